@@ -1,1 +1,310 @@
-fn main(){}
+//! The `toolgate` command line.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod commands;
+
+/// Tool-access policies as code: check, compile and query the policies that
+/// decide which tools an LLM agent is offered and may call.
+#[derive(Parser)]
+#[command(name = "toolgate", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate projects against their registries; report diagnostics.
+    ///
+    /// Exit code 0 when clean, 1 on errors (or warnings under --deny-warnings),
+    /// 2 on a usage or I/O error.
+    Check(CheckArgs),
+    /// Compile a project into a decision table file.
+    Compile(CompileArgs),
+    /// Registry tools: import an MCP server's tools/list answer.
+    #[command(subcommand)]
+    Registry(RegistryCommand),
+    /// Decide one tool for one context (exit 0 when allowed, 1 when refused).
+    Decide(DecideArgs),
+    /// Explain tools gate by gate: which gates passed, which refused, and why.
+    Explain(ExplainArgs),
+    /// List the registered tools a run will not be offered, and why.
+    Unavailable(UnavailableArgs),
+    /// Every registered tool for one context, as a table.
+    Simulate(SimulateArgs),
+    /// Readouts: a tool (group, class, the configurations excluding it) or a configuration.
+    #[command(subcommand)]
+    Show(ShowCommand),
+    /// Start or resume a run: print its stored state (allow-list and exclusions) as JSON.
+    #[command(subcommand)]
+    Run(RunCommand),
+    /// Count refusals in a decision log, per reason and per configuration.
+    Stats(StatsArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum CheckFormat {
+    Human,
+    Plain,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Project directories (or their toolgate.toml). Default: the current directory.
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: CheckFormat,
+    /// Fail (exit 1) on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+#[derive(Args)]
+pub struct CompileArgs {
+    /// Project directory (or its toolgate.toml).
+    project: PathBuf,
+    /// Where to write the table.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum RegistryCommand {
+    /// Turn an MCP `tools/list` result (JSON) into registry entries.
+    ImportMcp(ImportArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum RegistryFormat {
+    Toml,
+    Json,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The MCP server's name; tools become `mcp_<server>_<remote>` in group `mcp_<server>`.
+    #[arg(long)]
+    server: String,
+    /// The tools/list answer (a bare result or a JSON-RPC response).
+    file: PathBuf,
+    #[arg(long, value_enum, default_value = "toml")]
+    format: RegistryFormat,
+    /// Write here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// Where the table comes from, and who is asking.
+#[derive(Args, Clone)]
+pub struct ContextArgs {
+    /// Project directory, compiled in memory (ignored with --table).
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+    /// A compiled table file instead of a project.
+    #[arg(long)]
+    table: Option<PathBuf>,
+    /// The configuration of the run.
+    #[arg(long = "config", short = 'c')]
+    config: String,
+    /// The user is an administrator.
+    #[arg(long, conflicts_with = "no_user")]
+    admin: bool,
+    /// There is no user (counts as not admin).
+    #[arg(long)]
+    no_user: bool,
+    /// The MCP consumer asking (held to its access profile).
+    #[arg(long)]
+    consumer: Option<String>,
+    /// A stored run state (JSON) to hold the decision to.
+    #[arg(long)]
+    run: Option<PathBuf>,
+    /// The host's trust-zone enforcement setting; only `observe` observes.
+    #[arg(long)]
+    enforcement: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum OutFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+pub struct DecideArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    /// The tool to decide.
+    tool: String,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    /// Tool names (registered or not).
+    #[arg(required = true)]
+    tools: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum UnavailableFormat {
+    Text,
+    Json,
+    Prompt,
+}
+
+#[derive(Args)]
+pub struct UnavailableArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    #[arg(long, value_enum, default_value = "text")]
+    format: UnavailableFormat,
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// Table source only (readouts need no context).
+#[derive(Args, Clone)]
+pub struct SourceArgs {
+    /// Project directory, compiled in memory (ignored with --table).
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+    /// A compiled table file instead of a project.
+    #[arg(long)]
+    table: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+#[derive(Subcommand)]
+enum ShowCommand {
+    /// A tool: group, data class, state, and the configurations that exclude it.
+    Tool {
+        name: String,
+        #[command(flatten)]
+        src: SourceArgs,
+    },
+    /// A configuration: groups, exclusions (stale ones marked), provider, zone, ceiling.
+    Config {
+        name: String,
+        #[command(flatten)]
+        src: SourceArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunCommand {
+    /// Resolve a new run's stored state from its configuration and skills.
+    Start {
+        #[command(flatten)]
+        src: SourceArgs,
+        #[arg(long = "config", short = 'c')]
+        config: String,
+        /// Forced or invoked skills, besides the configuration's attached ones.
+        #[arg(long = "skill")]
+        skills: Vec<String>,
+    },
+    /// Resume a stored run: intersect its allow-list with the live one, union the exclusions.
+    Resume {
+        #[command(flatten)]
+        src: SourceArgs,
+        #[arg(long = "config", short = 'c')]
+        config: String,
+        #[arg(long = "skill")]
+        skills: Vec<String>,
+        /// The stored run state (JSON).
+        stored: PathBuf,
+    },
+}
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// A decision log (JSON lines).
+    log: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// Why a command stopped early.
+pub enum Failure {
+    /// A usage or I/O error: exit code 2.
+    Usage(String),
+    /// The input has errors, already rendered: exit code 1.
+    Findings(String),
+}
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure::Usage(e.to_string())
+    }
+}
+
+pub fn color_stdout() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+pub fn write_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+}
+
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(a) => commands::check(a),
+        Command::Compile(a) => commands::compile(a),
+        Command::Registry(RegistryCommand::ImportMcp(a)) => commands::import_mcp(a),
+        Command::Decide(a) => commands::decide(a),
+        Command::Explain(a) => commands::explain(a),
+        Command::Unavailable(a) => commands::unavailable(a),
+        Command::Simulate(a) => commands::simulate(a),
+        Command::Show(ShowCommand::Tool { name, src }) => commands::show_tool(&name, src),
+        Command::Show(ShowCommand::Config { name, src }) => commands::show_config(&name, src),
+        Command::Run(RunCommand::Start {
+            src,
+            config,
+            skills,
+        }) => commands::run_start(src, &config, &skills, None),
+        Command::Run(RunCommand::Resume {
+            src,
+            config,
+            skills,
+            stored,
+        }) => commands::run_start(src, &config, &skills, Some(stored)),
+        Command::Stats(a) => commands::stats(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Usage(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Findings(text)) => {
+            eprint!("{text}");
+            ExitCode::from(1)
+        }
+    }
+}

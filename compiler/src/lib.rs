@@ -1,1 +1,16 @@
-pub fn x(){}
+//! The toolgate compiler: policy text and a registry in, a validated model
+//! and a decision table out, with diagnostics on the way.
+//!
+//! Data flow: [`parse`] (text -> [`ast`]) -> [`validate`] (ast + [`registry`]
+//! -> [`model`]) -> [`lower`] (model -> `toolgate_runtime::TableSpec`).
+
+pub mod ast;
+pub mod diagnostics;
+pub mod lower;
+pub mod model;
+pub mod parse;
+pub mod project;
+pub mod registry;
+pub mod report;
+pub mod source;
+pub mod validate;

@@ -1,1 +1,31 @@
-pub fn x(){}
+//! toolgate runtime: load a compiled decision table and decide, per tool,
+//! whether an agent is offered it and whether a call may run, with a typed
+//! reason. No dependency on the compiler.
+//!
+//! ```no_run
+//! use toolgate_runtime::{Table, Role};
+//! let bytes = std::fs::read("policy.tgt").unwrap();
+//! let table = Table::load(&bytes).expect("a valid table");
+//! let ctx = table.context("editor-chat").unwrap().role(Role::User);
+//! let d = ctx.decide("delete_record");
+//! assert!(!d.allowed);
+//! print!("{}", ctx.unavailable_prompt());
+//! ```
+
+pub mod bits;
+pub mod decide;
+pub mod format;
+pub mod log;
+pub mod reason;
+pub mod resolve;
+pub mod run;
+pub mod spec;
+pub mod table;
+
+pub use decide::{Context, ContextError, Decision, GateOutcome, LiveTool, Mode, Role, Trace};
+pub use format::LoadError;
+pub use reason::{Reason, GATE_ORDER};
+pub use resolve::{render_prompt, Unavailable};
+pub use run::{AllowList, Exclusions, RunState};
+pub use spec::TableSpec;
+pub use table::Table;

@@ -1,0 +1,567 @@
+//! The subcommands. Every answer comes from a compiled table: loaded from a
+//! file, or compiled in memory from a project.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use toolgate_compiler::diagnostics::{Diagnostic, Severity};
+use toolgate_compiler::project::Project;
+use toolgate_compiler::{lower, registry, report, source::SourceMap};
+use toolgate_runtime::log::LogRecord;
+use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, RunState, Table, GATE_ORDER};
+
+use crate::*;
+
+type Res = Result<u8, Failure>;
+
+// ------------------------------------------------------------------ check
+
+pub fn check(a: CheckArgs) -> Res {
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
+    let mut all_errors = 0;
+    let mut all_warnings = 0;
+    let mut json_runs = Vec::new();
+    let mut summary_md = String::new();
+    for path in &paths {
+        let project = Project::load(path)?;
+        let checked = project.check();
+        let diags: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
+        let s = report::summary(&diags);
+        all_errors += s.errors;
+        all_warnings += s.warnings;
+        let sources = &project.sources;
+        match a.format {
+            CheckFormat::Human => write_out(&report::human(sources, &diags, color_stdout())),
+            CheckFormat::Plain => write_out(&report::plain(sources, &diags)),
+            CheckFormat::Json => {
+                json_runs.push((path.clone(), report::json_value(sources, &diags)))
+            }
+            CheckFormat::Sarif => {
+                if paths.len() > 1 {
+                    return Err(Failure::Usage(
+                        "--format sarif takes one project per run".into(),
+                    ));
+                }
+                write_out(&report::sarif(sources, &diags));
+            }
+            CheckFormat::Github => {
+                write_out(&report::github(sources, &diags));
+                summary_md.push_str(&report::github_summary(sources, &diags));
+            }
+        }
+    }
+    if a.format == CheckFormat::Json {
+        let doc = if json_runs.len() == 1 {
+            json_runs.remove(0).1
+        } else {
+            // Several projects: one object per project, same schema inside.
+            json!({"version": 1, "projects": json_runs.iter().map(|(p, v)| json!({"path": p.display().to_string(), "result": v})).collect::<Vec<_>>()})
+        };
+        write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
+    }
+    if a.format == CheckFormat::Github {
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            f.write_all(summary_md.as_bytes())?;
+        }
+    }
+    Ok(u8::from(
+        all_errors > 0 || (a.deny_warnings && all_warnings > 0),
+    ))
+}
+
+/// Compile a project in memory; on errors, the rendered diagnostics.
+fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model::Model), Failure> {
+    let project = Project::load(path)?;
+    let checked = project.check();
+    match checked.model {
+        Some(m) => Ok((project, m)),
+        None => {
+            let diags: Vec<Diagnostic> = checked
+                .problems
+                .iter()
+                .map(|p| p.diagnostic())
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
+            Err(Failure::Findings(report::human(
+                &project.sources,
+                &diags,
+                false,
+            )))
+        }
+    }
+}
+
+pub fn compile(a: CompileArgs) -> Res {
+    let (_, model) = compile_project(&a.project)?;
+    let bytes = lower::compile(&model);
+    std::fs::write(&a.output, &bytes)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", a.output.display())))?;
+    let table = Table::load(&bytes)?;
+    eprintln!(
+        "compiled {} tools, {} configurations into {} ({} bytes, digest {})",
+        table.tool_count(),
+        table.spec().configurations.len(),
+        a.output.display(),
+        bytes.len(),
+        table.digest_hex()
+    );
+    Ok(0)
+}
+
+pub fn import_mcp(a: ImportArgs) -> Res {
+    let text = String::from_utf8(read_file(&a.file)?)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", a.file.display())))?;
+    let mut sources = SourceMap::new();
+    let id = sources.add(a.file.display().to_string(), text.clone());
+    let (reg, problems) = registry::import_mcp(id, &text, &a.server);
+    let out = match a.format {
+        RegistryFormat::Toml => registry::to_toml(&reg).map_err(Failure::Usage)?,
+        RegistryFormat::Json => registry::to_json(&reg),
+    };
+    match &a.output {
+        Some(p) => {
+            std::fs::write(p, out).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?
+        }
+        None => write_out(&out),
+    }
+    if problems.is_empty() {
+        return Ok(0);
+    }
+    let diags: Vec<Diagnostic> = problems.iter().map(|p| p.diagnostic()).collect();
+    eprint!("{}", report::human(&sources, &diags, false));
+    Ok(1)
+}
+
+// ------------------------------------------------------------------ runtime queries
+
+fn load_table(project: &Path, table: Option<&Path>) -> Result<Table, Failure> {
+    match table {
+        Some(t) => {
+            let bytes = read_file(t)?;
+            Table::load(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", t.display())))
+        }
+        None => {
+            let (_, model) = compile_project(project)?;
+            Ok(lower::table(&model)?)
+        }
+    }
+}
+
+fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure> {
+    let role = if a.admin {
+        Role::Admin
+    } else if a.no_user {
+        Role::None
+    } else {
+        Role::User
+    };
+    let mut ctx = table
+        .context(&a.config)?
+        .role(role)
+        .consumer(a.consumer.as_deref())
+        .enforcement(a.enforcement.as_deref());
+    if let Some(run) = &a.run {
+        let text = String::from_utf8_lossy(&read_file(run)?).into_owned();
+        ctx = ctx.run(&RunState::from_json(&text));
+    }
+    Ok(ctx)
+}
+
+fn decision_text(d: &Decision<'_>) -> String {
+    match (d.allowed, d.reason) {
+        (true, Some(Reason::TrustZone)) => format!(
+            "{}: offered (observed only: class {} is above the ceiling {} of zone {})",
+            d.tool,
+            d.class.unwrap_or("?"),
+            d.ceiling.unwrap_or("?"),
+            d.zone.unwrap_or("?")
+        ),
+        (true, _) => format!("{}: offered", d.tool),
+        (false, Some(r)) => format!("{}: refused, {} ({})", d.tool, r.code(), r.message()),
+        (false, None) => format!("{}: refused", d.tool),
+    }
+}
+
+pub fn decide(a: DecideArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let d = ctx.decide(&a.tool);
+    match a.format {
+        OutFormat::Text => write_out(&format!("{}\n", decision_text(&d))),
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
+    }
+    Ok(u8::from(!d.allowed))
+}
+
+pub fn explain(a: ExplainArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let names: Vec<&str> = a.tools.iter().map(String::as_str).collect();
+    // `explain` shows to people: visibility applies (a hidden remote name is notRegistered).
+    let shown = ctx.explain(&names);
+    let traces: Vec<_> = shown
+        .iter()
+        .map(|d| {
+            if d.reason == Some(Reason::NotRegistered) {
+                toolgate_runtime::Trace {
+                    decision: *d,
+                    gates: vec![(Reason::NotRegistered, GateOutcome::Refused)],
+                }
+            } else {
+                ctx.trace(d.tool)
+            }
+        })
+        .collect();
+    match a.format {
+        OutFormat::Json => {
+            let v: Vec<_> = traces
+                .iter()
+                .map(|t| {
+                    json!({
+                        "tool": t.decision.tool,
+                        "allowed": t.decision.allowed,
+                        "reason": t.decision.reason,
+                        "observedOnly": t.decision.observed_only,
+                        "class": t.decision.class,
+                        "zone": t.decision.zone,
+                        "ceiling": t.decision.ceiling,
+                        "gates": t.gates.iter().map(|(g, o)| json!({"gate": g, "outcome": o})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+        }
+        OutFormat::Text => {
+            let mut out = String::new();
+            for t in &traces {
+                let _ = writeln!(out, "{}", decision_text(&t.decision));
+                for (g, o) in &t.gates {
+                    let mark = match o {
+                        GateOutcome::Passed => "pass   ",
+                        GateOutcome::Refused => "REFUSE ",
+                        GateOutcome::Observed => "observe",
+                    };
+                    let _ = writeln!(out, "  {mark} {}", g.code());
+                }
+            }
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn unavailable(a: UnavailableArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let list = ctx.unavailable();
+    match a.format {
+        UnavailableFormat::Json => {
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&list)?))
+        }
+        UnavailableFormat::Prompt => write_out(&ctx.unavailable_prompt()),
+        UnavailableFormat::Text => {
+            let mut out = String::new();
+            for u in &list {
+                let _ = writeln!(out, "{} {}", u.tool, u.reason.code());
+            }
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn simulate(a: SimulateArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let decisions: Vec<Decision> = ctx.decisions().collect();
+    match a.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
+        OutFormat::Text => {
+            let w = decisions
+                .iter()
+                .map(|d| d.tool.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            let mut out = format!(
+                "{:<w$}  {:<8}  {:<22}  {}\n",
+                "tool", "offered", "reason", "class"
+            );
+            for d in &decisions {
+                let offered = match (d.allowed, d.observed_only) {
+                    (true, true) => "observed",
+                    (true, false) => "yes",
+                    _ => "no",
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<w$}  {:<8}  {:<22}  {}",
+                    d.tool,
+                    offered,
+                    d.reason.map(Reason::code).unwrap_or("-"),
+                    d.class.unwrap_or("-")
+                );
+            }
+            let offered = decisions.iter().filter(|d| d.allowed).count();
+            let _ = writeln!(
+                out,
+                "\n{offered} of {} tools offered to configuration {} ({}, {}, trust zone {})",
+                decisions.len(),
+                ctx.configuration_name(),
+                ctx.user_role().as_str(),
+                ctx.mode().as_str(),
+                table.zone_name(
+                    table
+                        .configuration(ctx.configuration_name())
+                        .map(|c| c.zone)
+                        .unwrap_or(0)
+                ),
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+// ------------------------------------------------------------------ readouts
+
+pub fn show_tool(name: &str, src: SourceArgs) -> Res {
+    let table = load_table(&src.project, src.table.as_deref())?;
+    let spec = table.spec();
+    let Some(id) = table.tool_id(name) else {
+        return Err(Failure::Usage(format!("`{name}` is not a registered tool")));
+    };
+    let t = &spec.tools[id as usize];
+    let excluding = table.configurations_excluding(name);
+    let group = &spec.groups[t.group as usize].name;
+    let v = json!({
+        "tool": t.name,
+        "group": group,
+        "origin": if t.remote { "remote" } else { "builtin" },
+        "enabled": t.enabled,
+        "adminOnly": t.admin_only,
+        "class": spec.classes[t.class as usize],
+        "excludedBy": excluding,
+        "descriptorBytes": t.descriptor_bytes,
+    });
+    match src.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
+        OutFormat::Text => {
+            let mut out = String::new();
+            let _ = writeln!(out, "tool        {}", t.name);
+            let _ = writeln!(out, "group       {group}");
+            let _ = writeln!(
+                out,
+                "origin      {}",
+                if t.remote { "remote" } else { "builtin" }
+            );
+            let _ = writeln!(
+                out,
+                "state       {}",
+                if t.enabled { "enabled" } else { "disabled" }
+            );
+            let _ = writeln!(
+                out,
+                "admin-only  {}",
+                if t.admin_only { "yes" } else { "no" }
+            );
+            let _ = writeln!(out, "class       {}", spec.classes[t.class as usize]);
+            let _ = writeln!(
+                out,
+                "excluded by {}",
+                if excluding.is_empty() {
+                    "-".to_string()
+                } else {
+                    excluding.join(", ")
+                }
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn show_config(name: &str, src: SourceArgs) -> Res {
+    let table = load_table(&src.project, src.table.as_deref())?;
+    let spec = table.spec();
+    let c = table
+        .configuration(name)
+        .ok_or_else(|| Failure::Usage(format!("unknown configuration `{name}`")))?;
+    let (registered, stale) = table.exclusions_of(name).unwrap_or_default();
+    let zone = &spec.zones[c.zone as usize];
+    let groups: Option<Vec<&str>> = c.groups.as_ref().map(|g| {
+        g.iter()
+            .map(|&i| spec.groups[i as usize].name.as_str())
+            .collect()
+    });
+    let skills: Vec<&str> = c
+        .skills
+        .iter()
+        .map(|&s| spec.skills[s as usize].name.as_str())
+        .collect();
+    let v = json!({
+        "configuration": c.name,
+        "file": c.file,
+        "provider": c.provider,
+        "zone": zone.name,
+        "ceiling": spec.classes[zone.ceiling as usize],
+        "groups": groups,
+        "excluded": registered,
+        "noLongerRegistered": stale,
+        "skills": skills,
+    });
+    match src.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
+        OutFormat::Text => {
+            let mut out = String::new();
+            let _ = writeln!(out, "configuration  {}  ({})", c.name, c.file);
+            let _ = writeln!(
+                out,
+                "provider       {}",
+                c.provider.as_deref().unwrap_or("- (least trusted zone)")
+            );
+            let _ = writeln!(out, "zone           {}", zone.name);
+            let _ = writeln!(
+                out,
+                "ceiling        {}",
+                spec.classes[zone.ceiling as usize]
+            );
+            let _ = writeln!(
+                out,
+                "groups         {}",
+                groups.map(|g| g.join(", ")).unwrap_or_else(|| "all".into())
+            );
+            let _ = writeln!(
+                out,
+                "excluded       {}",
+                if registered.is_empty() {
+                    "-".into()
+                } else {
+                    registered.join(", ")
+                }
+            );
+            if !stale.is_empty() {
+                let _ = writeln!(out, "no longer registered  {}", stale.join(", "));
+            }
+            let _ = writeln!(
+                out,
+                "skills         {}",
+                if skills.is_empty() {
+                    "-".into()
+                } else {
+                    skills.join(", ")
+                }
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Option<PathBuf>) -> Res {
+    let table = load_table(&src.project, src.table.as_deref())?;
+    let extra: Vec<&str> = skills.iter().map(String::as_str).collect();
+    let live = RunState::start(&table, config, &extra)?;
+    let state = match stored {
+        None => live,
+        Some(p) => {
+            let text = String::from_utf8_lossy(&read_file(&p)?).into_owned();
+            RunState::from_json(&text).resume(&live)
+        }
+    };
+    write_out(&format!("{}\n", state.to_json()));
+    Ok(0)
+}
+
+// ------------------------------------------------------------------ stats
+
+pub fn stats(a: StatsArgs) -> Res {
+    let text = String::from_utf8_lossy(&read_file(&a.log)?).into_owned();
+    let mut by_reason: BTreeMap<usize, (Reason, usize)> = BTreeMap::new();
+    let mut unknown_reason: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_config: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let (mut total, mut refused, mut observed) = (0usize, 0usize, 0usize);
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: LogRecord = serde_json::from_str(line).map_err(|e| {
+            Failure::Usage(format!(
+                "{}:{}: not a decision record: {e}",
+                a.log.display(),
+                n + 1
+            ))
+        })?;
+        total += 1;
+        if rec.observed_only {
+            observed += 1;
+        }
+        if rec.allowed {
+            continue;
+        }
+        refused += 1;
+        let code = rec.reason.clone().unwrap_or_else(|| "unknown".into());
+        match Reason::from_code(&code) {
+            Some(r) => by_reason.entry(r.rank()).or_insert((r, 0)).1 += 1,
+            None => *unknown_reason.entry(code.clone()).or_default() += 1,
+        }
+        *by_config
+            .entry(rec.configuration)
+            .or_default()
+            .entry(code)
+            .or_default() += 1;
+    }
+    match a.format {
+        OutFormat::Json => {
+            let mut reasons = serde_json::Map::new();
+            for (_, (r, c)) in &by_reason {
+                reasons.insert(r.code().into(), json!(c));
+            }
+            for (code, c) in &unknown_reason {
+                reasons.insert(code.clone(), json!(c));
+            }
+            let v = json!({"decisions": total, "refused": refused, "observedOnly": observed, "byReason": reasons, "byConfiguration": by_config});
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+        }
+        OutFormat::Text => {
+            let mut out = format!("{total} decisions, {refused} refused, {observed} offered under observe\n\nrefusals by reason\n");
+            let rows: Vec<(String, usize)> = GATE_ORDER
+                .iter()
+                .filter_map(|r| {
+                    by_reason
+                        .get(&r.rank())
+                        .map(|(r, c)| (r.code().to_string(), *c))
+                })
+                .chain(unknown_reason.iter().map(|(k, v)| (k.clone(), *v)))
+                .collect();
+            let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
+            for (code, c) in &rows {
+                let bar = "█".repeat((c * 40).div_ceil(max));
+                let _ = writeln!(out, "  {code:<22} {c:>7}  {bar}");
+            }
+            out.push_str("\nrefusals by configuration\n");
+            for (cfg, m) in &by_config {
+                let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                let _ = writeln!(
+                    out,
+                    "  {cfg:<22} {:>7}  {}",
+                    m.values().sum::<usize>(),
+                    parts.join(", ")
+                );
+            }
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,190 @@
+//! Validated model -> decision table. This is where registry defaults and
+//! policy overrides become effective facts: enabled = group enabled AND tool
+//! state; class = declared, else group default, else the top class; a
+//! configuration's zone = the least trusted of its provider's and fallbacks'.
+
+use toolgate_runtime::format;
+use toolgate_runtime::spec::*;
+use toolgate_runtime::{LoadError, Table};
+
+use crate::model::{self, Audience, Model};
+use sha2::{Digest, Sha256};
+
+/// Lower a model into the plain table description.
+pub fn lower(m: &Model) -> TableSpec {
+    let least = m.least_trusted_zone().unwrap_or(0);
+    let provider_zone = |p: usize| m.providers[p].zone.unwrap_or(least);
+    // Lower ceiling = less trusted.
+    let less_trusted = |a: usize, b: usize| {
+        if m.zones[b].ceiling < m.zones[a].ceiling {
+            b
+        } else {
+            a
+        }
+    };
+    TableSpec {
+        policy_digests: m.provenance.policies.clone(),
+        registry_digest: m.provenance.registry.clone(),
+        classes: m.classes.clone(),
+        zones: m
+            .zones
+            .iter()
+            .map(|z| ZoneSpec {
+                name: z.name.clone(),
+                ceiling: z.ceiling as u32,
+            })
+            .collect(),
+        least_trusted_zone: least as u32,
+        groups: m
+            .groups
+            .iter()
+            .map(|g| GroupSpec {
+                name: g.name.clone(),
+                enabled: g.state != Some(false),
+                default_class: g.default_class.map(|c| c as u32),
+            })
+            .collect(),
+        tools: m
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ToolSpec {
+                name: t.name.clone(),
+                group: t.group as u32,
+                remote: t.remote,
+                enabled: m.groups[t.group].state != Some(false)
+                    && t.state.unwrap_or(t.default_enabled),
+                admin_only: t.admin_only,
+                class: m.tool_class(i) as u32,
+                descriptor_bytes: descriptor_bytes(t) as u32,
+            })
+            .collect(),
+        skills: m
+            .skills
+            .iter()
+            .map(|s| SkillSpec {
+                name: s.name.clone(),
+                tools: s.tools.clone(),
+            })
+            .collect(),
+        configurations: m
+            .configurations
+            .iter()
+            .map(|c| {
+                // A missing provider counts as the least trusted zone.
+                let zone = match c.provider {
+                    None => least,
+                    Some(p) => m.providers[p]
+                        .fallback
+                        .iter()
+                        .fold(provider_zone(p), |z, &f| less_trusted(z, provider_zone(f))),
+                };
+                ConfigurationSpec {
+                    name: c.name.clone(),
+                    file: c.file.clone(),
+                    provider: c.provider.map(|p| m.providers[p].name.clone()),
+                    zone: zone as u32,
+                    groups: c
+                        .groups
+                        .as_ref()
+                        .map(|g| g.iter().map(|&x| x as u32).collect()),
+                    excluded: c.excluded.clone(),
+                    skills: c.skills.iter().map(|&s| s as u32).collect(),
+                }
+            })
+            .collect(),
+        profiles: m
+            .profiles
+            .iter()
+            .map(|p| {
+                let mut spec = ProfileSpec {
+                    name: p.name.clone(),
+                    file: p.file.clone(),
+                    tools: Vec::new(),
+                    groups: Vec::new(),
+                    prefixes: Vec::new(),
+                };
+                for s in &p.allow {
+                    match s {
+                        model::Selector::Tool(n) => spec.tools.push(n.clone()),
+                        model::Selector::Group(g) => spec.groups.push(*g as u32),
+                        model::Selector::Prefix(x) => spec.prefixes.push(x.clone()),
+                    }
+                }
+                spec
+            })
+            .collect(),
+        consumers: m
+            .consumers
+            .iter()
+            .map(|c| ConsumerSpec {
+                name: c.name.clone(),
+                profile: c.profile as u32,
+            })
+            .collect(),
+        gateways: m
+            .gateways
+            .iter()
+            .map(|g| GatewaySpec {
+                name: g.name.clone(),
+                rules: g
+                    .rules
+                    .iter()
+                    .map(|r| RuleSpec {
+                        name: r.name.clone(),
+                        http_status: r.http_status,
+                        error_code: r.error_code,
+                        message: r.message.clone(),
+                        data: r.data.clone(),
+                        result_text: r.result_text.clone(),
+                        outcome: match r.outcome {
+                            model::Outcome::NotInProfile => RuleOutcome::NotInProfile,
+                            model::Outcome::ContentPolicy => RuleOutcome::ContentPolicy,
+                            model::Outcome::Policy => RuleOutcome::Policy,
+                            model::Outcome::ToolFailure => RuleOutcome::ToolFailure,
+                        },
+                    })
+                    .collect(),
+            })
+            .collect(),
+        observe: m.settings.enforcement == model::Enforcement::Observe,
+        remote_visibility: match m.settings.remote_visibility {
+            Audience::Admins => Visibility::Admins,
+            Audience::Everyone => Visibility::Everyone,
+            Audience::Nobody => Visibility::Nobody,
+        },
+        unprofiled: match m.settings.unprofiled {
+            model::Unprofiled::Unrestricted => Unprofiled::Unrestricted,
+            model::Unprofiled::Refused => Unprofiled::Refused,
+        },
+        skill_loader: m.settings.skill_loader.clone(),
+    }
+}
+
+/// What a tool's descriptor costs in a prompt: its name, description and
+/// input schema as compact JSON.
+fn descriptor_bytes(t: &model::Tool) -> usize {
+    let schema = t
+        .input_schema
+        .as_ref()
+        .map(|s| s.to_string().len())
+        .unwrap_or(0);
+    t.name.len() + t.description.as_deref().map(str::len).unwrap_or(0) + schema
+}
+
+/// The compiled artifact: header + payload, byte-identical for the same input.
+pub fn compile(m: &Model) -> Vec<u8> {
+    let payload = format::encode_payload(&lower(m));
+    format::frame(&payload, digest(&payload))
+}
+
+fn digest(payload: &[u8]) -> [u8; 32] {
+    Sha256::digest(payload).into()
+}
+
+/// The in-memory table of a model, as the runtime would load it.
+pub fn table(m: &Model) -> Result<Table, LoadError> {
+    let spec = lower(m);
+    let d = digest(&format::encode_payload(&spec));
+    Table::from_spec(spec, d)
+}

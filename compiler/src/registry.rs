@@ -1,0 +1,390 @@
+//! The registry: the tools that exist, in registry order. Read from TOML or
+//! JSON (one schema, docs/registry.md), or imported from an MCP `tools/list`
+//! answer.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::Problem;
+use crate::source::{FileId, Span};
+
+/// Registry files larger than this are refused with TG0002.
+pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;
+/// At most this many tools in one registry (TG0002 beyond).
+pub const MAX_TOOLS: usize = 1 << 20;
+/// The longest a remote tool's local name may be.
+pub const MAX_REMOTE_NAME: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Builtin,
+    Remote { server: String },
+}
+
+/// One registered tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub span: Span,
+    pub group: String,
+    pub origin: Origin,
+    pub admin_only: bool,
+    pub enabled: bool,
+    pub class: Option<String>,
+    pub description: Option<String>,
+    pub input_schema: Option<serde_json::Value>,
+}
+
+impl Tool {
+    pub fn is_remote(&self) -> bool {
+        matches!(self.origin, Origin::Remote { .. })
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    pub tools: Vec<Tool>,
+}
+
+/// The file schema (TOML `[[tool]]` tables, or JSON `{"tool": [...]}`).
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct RawRegistry {
+    #[serde(default, alias = "tools")]
+    tool: Vec<RawTool>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct RawTool {
+    name: String,
+    group: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    origin: Option<RawOrigin>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    admin_only: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    class: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    input_schema: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RawOrigin {
+    Builtin,
+    Remote,
+}
+
+/// Byte offset of a 1-based line and column.
+fn offset_of(text: &str, line: usize, col: usize) -> usize {
+    let mut off = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return off
+                + l.char_indices()
+                    .nth(col.saturating_sub(1))
+                    .map(|(b, _)| b)
+                    .unwrap_or(l.len());
+        }
+        off += l.len();
+    }
+    text.len()
+}
+
+/// Read a registry file; `is_json` picks the syntax. Returns the tools that
+/// are valid and a problem for each that is not.
+pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>) {
+    if text.len() > MAX_REGISTRY_BYTES {
+        return (
+            Registry::default(),
+            vec![Problem::TooLarge {
+                span: Span::new(file, 0..0),
+                what: "registry file",
+                limit: MAX_REGISTRY_BYTES,
+                actual: text.len(),
+            }],
+        );
+    }
+    let raw: Result<RawRegistry, (std::ops::Range<usize>, String)> = if is_json {
+        serde_json::from_str(text).map_err(|e| {
+            let at = offset_of(text, e.line(), e.column());
+            (at..at, e.to_string())
+        })
+    } else {
+        toml::from_str(text).map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
+    };
+    let raw = match raw {
+        Ok(r) => r,
+        Err((range, message)) => {
+            return (
+                Registry::default(),
+                vec![Problem::RegistryInvalid {
+                    span: Span::new(file, range),
+                    message,
+                }],
+            )
+        }
+    };
+    if raw.tool.len() > MAX_TOOLS {
+        return (
+            Registry::default(),
+            vec![Problem::TooLarge {
+                span: Span::new(file, 0..0),
+                what: "registry (tools)",
+                limit: MAX_TOOLS,
+                actual: raw.tool.len(),
+            }],
+        );
+    }
+    let mut problems = Vec::new();
+    let mut tools = Vec::with_capacity(raw.tool.len());
+    let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
+    let mut cursor = 0;
+    for t in raw.tool {
+        let span = locate(file, text, &t.name, &mut cursor);
+        let origin = match (t.origin, t.server) {
+            (Some(RawOrigin::Remote), None) => {
+                problems.push(Problem::RegistryInvalid {
+                    span,
+                    message: format!("remote tool `{}` has no `server`", t.name),
+                });
+                continue;
+            }
+            (Some(RawOrigin::Builtin), Some(_)) => {
+                problems.push(Problem::RegistryInvalid {
+                    span,
+                    message: format!(
+                        "builtin tool `{}` names a `server`; only remote tools have one",
+                        t.name
+                    ),
+                });
+                continue;
+            }
+            (_, Some(server)) => Origin::Remote { server },
+            (_, None) => Origin::Builtin,
+        };
+        let remote = matches!(origin, Origin::Remote { .. });
+        let tool = Tool {
+            name: t.name,
+            span,
+            group: t.group,
+            origin,
+            // Remote tools are admin-only and disabled unless the registry says otherwise.
+            admin_only: t.admin_only.unwrap_or(remote),
+            enabled: t.enabled.unwrap_or(!remote),
+            class: t.class,
+            description: t.description,
+            input_schema: t.input_schema,
+        };
+        if let Some(p) = check_tool(&tool) {
+            problems.push(p);
+            continue;
+        }
+        if let Some(first) = seen.get(&tool.name) {
+            problems.push(Problem::DuplicateRegistryTool {
+                name: tool.name.clone(),
+                span,
+                first: *first,
+            });
+            continue;
+        }
+        seen.insert(tool.name.clone(), span);
+        tools.push(tool);
+    }
+    (Registry { tools }, problems)
+}
+
+/// Span of the quoted name, searching forward from `cursor` (tools appear in order).
+fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize) -> Span {
+    for quote in ['"', '\''] {
+        let needle = format!("{quote}{name}{quote}");
+        if let Some(i) = text.get(*cursor..).and_then(|t| t.find(&needle)) {
+            let start = *cursor + i;
+            *cursor = start + needle.len();
+            return Span::new(file, start..start + needle.len());
+        }
+    }
+    Span::new(file, *cursor..*cursor)
+}
+
+/// The naming rule for remote tools: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn remote_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    if name.len() > MAX_REMOTE_NAME {
+        return Some(format!(
+            "it is {} characters long, over {}",
+            name.len(),
+            MAX_REMOTE_NAME
+        ));
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        .map(|c| {
+            format!(
+                "it contains `{}`, outside [a-zA-Z0-9_-]",
+                c.escape_default()
+            )
+        })
+}
+
+fn check_tool(tool: &Tool) -> Option<Problem> {
+    if tool.name.is_empty() {
+        return Some(Problem::RegistryInvalid {
+            span: tool.span,
+            message: "a tool has an empty name".into(),
+        });
+    }
+    if let Origin::Remote { server } = &tool.origin {
+        let prefix = format!("mcp_{server}_");
+        if !tool.name.starts_with(&prefix) || tool.name.len() == prefix.len() {
+            return Some(Problem::RemoteNameInvalid {
+                name: tool.name.clone(),
+                span: tool.span,
+                reason: format!("it does not have the form `{prefix}<remote>`"),
+            });
+        }
+        if let Some(reason) = remote_name_problem(&tool.name) {
+            return Some(Problem::RemoteNameInvalid {
+                name: tool.name.clone(),
+                span: tool.span,
+                reason,
+            });
+        }
+        let expected = format!("mcp_{server}");
+        if tool.group != expected {
+            return Some(Problem::RemoteGroupMismatch {
+                tool: tool.name.clone(),
+                span: tool.span,
+                expected,
+            });
+        }
+    }
+    None
+}
+
+/// The MCP `tools/list` result (bare, or inside a JSON-RPC response).
+#[derive(Deserialize)]
+struct ToolsList {
+    tools: Vec<McpTool>,
+}
+
+#[derive(Deserialize)]
+struct McpTool {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, rename = "inputSchema")]
+    input_schema: Option<serde_json::Value>,
+}
+
+/// Turn an MCP `tools/list` answer from `server` into registry entries. A
+/// remote name that breaks the naming rule is a problem, never a silent drop.
+pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Problem>) {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let at = offset_of(text, e.line(), e.column());
+            return (
+                Registry::default(),
+                vec![Problem::RegistryInvalid {
+                    span: Span::new(file, at..at),
+                    message: e.to_string(),
+                }],
+            );
+        }
+    };
+    // Accept the JSON-RPC envelope `{"jsonrpc":"2.0","id":1,"result":{"tools":[...]}}` too.
+    let list = value.get("result").cloned().unwrap_or(value);
+    let list: ToolsList = match serde_json::from_value(list) {
+        Ok(l) => l,
+        Err(e) => {
+            return (
+                Registry::default(),
+                vec![Problem::RegistryInvalid {
+                    span: Span::new(file, 0..0),
+                    message: format!("not an MCP tools/list result: {e}"),
+                }],
+            )
+        }
+    };
+    let mut problems = Vec::new();
+    if let Some(reason) = remote_name_problem(server) {
+        problems.push(Problem::RemoteNameInvalid {
+            name: server.to_string(),
+            span: Span::new(file, 0..0),
+            reason: format!("the server name is invalid: {reason}"),
+        });
+        return (Registry::default(), problems);
+    }
+    let mut tools = Vec::new();
+    let mut cursor = 0;
+    for t in list.tools {
+        let span = locate(file, text, &t.name, &mut cursor);
+        let name = format!("mcp_{server}_{}", t.name);
+        if let Some(reason) = remote_name_problem(&t.name).or_else(|| remote_name_problem(&name)) {
+            problems.push(Problem::RemoteNameInvalid { name, span, reason });
+            continue;
+        }
+        tools.push(Tool {
+            name,
+            span,
+            group: format!("mcp_{server}"),
+            origin: Origin::Remote {
+                server: server.to_string(),
+            },
+            admin_only: true,
+            enabled: false,
+            class: None,
+            description: t.description,
+            input_schema: t.input_schema,
+        });
+    }
+    (Registry { tools }, problems)
+}
+
+/// Render registry entries as TOML in the registry schema. Fails when an
+/// input schema holds a JSON `null`, which TOML cannot express.
+pub fn to_toml(registry: &Registry) -> Result<String, String> {
+    let raw = RawRegistry {
+        tool: registry.tools.iter().map(raw_tool).collect(),
+    };
+    toml::to_string(&raw).map_err(|e| format!("cannot write TOML ({e}); use --format json"))
+}
+
+/// Render registry entries as JSON in the registry schema.
+pub fn to_json(registry: &Registry) -> String {
+    let raw = RawRegistry {
+        tool: registry.tools.iter().map(raw_tool).collect(),
+    };
+    serde_json::to_string_pretty(&raw).unwrap_or_default()
+}
+
+fn raw_tool(t: &Tool) -> RawTool {
+    let server = match &t.origin {
+        Origin::Remote { server } => Some(server.clone()),
+        Origin::Builtin => None,
+    };
+    RawTool {
+        name: t.name.clone(),
+        group: t.group.clone(),
+        origin: Some(if server.is_some() {
+            RawOrigin::Remote
+        } else {
+            RawOrigin::Builtin
+        }),
+        server,
+        admin_only: Some(t.admin_only),
+        enabled: Some(t.enabled),
+        class: t.class.clone(),
+        description: t.description.clone(),
+        input_schema: t.input_schema.clone(),
+    }
+}

@@ -1,0 +1,362 @@
+//! Output formats for diagnostics: `human` (miette's graphical report),
+//! `plain` (codespan-reporting, rustc style, no colour), `json` (stable
+//! schema, docs/diagnostics.md), `sarif` (2.1.0) and `github` (workflow
+//! commands, plus a Markdown summary).
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::diagnostics::{Diagnostic, Severity, CATALOGUE};
+use crate::source::SourceMap;
+
+/// Where the catalogue lives, for links in SARIF and summaries.
+pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Plain,
+    Json,
+    Sarif,
+    Github,
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+pub fn summary(diags: &[Diagnostic]) -> Summary {
+    Summary {
+        errors: diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+        warnings: diags
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count(),
+    }
+}
+
+// ------------------------------------------------------------------ human
+
+#[derive(Debug)]
+struct MietteDiag {
+    d: Diagnostic,
+    src: miette::NamedSource<String>,
+}
+
+impl std::fmt::Display for MietteDiag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl std::error::Error for MietteDiag {}
+
+impl miette::Diagnostic for MietteDiag {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(self.d.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.d
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.src)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let primary = miette::LabeledSpan::new_primary_with_span(
+            Some(self.d.label.clone()),
+            self.d.span.range(),
+        );
+        let others = self
+            .d
+            .labels
+            .iter()
+            .filter(|l| l.span.file == self.d.span.file)
+            .map(|l| miette::LabeledSpan::new_with_span(Some(l.message.clone()), l.span.range()));
+        Some(Box::new(std::iter::once(primary).chain(others)))
+    }
+}
+
+/// miette's graphical report; `color` picks the themed or the plain style.
+pub fn human(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    let theme = if color {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    let handler = miette::GraphicalReportHandler::new_themed(theme).with_width(100);
+    let mut out = String::new();
+    for d in diags {
+        let file = sources.get(d.span.file);
+        let md = MietteDiag {
+            d: d.clone(),
+            src: miette::NamedSource::new(file.name.clone(), file.text.clone()),
+        };
+        let _ = handler.render_report(&mut out, &md);
+        // Labels in other files are rendered as notes with their location.
+        for l in d.labels.iter().filter(|l| l.span.file != d.span.file) {
+            let f = sources.get(l.span.file);
+            let (line, col) = f.line_col(l.span.start as usize);
+            let _ = writeln!(out, "  note: {} ({}:{}:{})", l.message, f.name, line, col);
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary_line(summary(diags)));
+    out
+}
+
+pub fn summary_line(s: Summary) -> String {
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "{}, {}\n",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning")
+    )
+}
+
+// ------------------------------------------------------------------ plain
+
+/// rustc-style text from codespan-reporting, without colour.
+pub fn plain(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label as CsLabel};
+    use codespan_reporting::files::SimpleFiles;
+    use codespan_reporting::term::{self, termcolor::NoColor};
+
+    let mut files = SimpleFiles::new();
+    let ids: Vec<usize> = sources
+        .files()
+        .map(|(_, f)| files.add(f.name.clone(), f.text.clone()))
+        .collect();
+    let mut buf = NoColor::new(Vec::new());
+    let config = term::Config::default();
+    for d in diags {
+        let base = match d.severity {
+            Severity::Error => CsDiag::error(),
+            Severity::Warning => CsDiag::warning(),
+        };
+        let mut labels = vec![
+            CsLabel::primary(ids[d.span.file.0 as usize], d.span.range())
+                .with_message(d.label.clone()),
+        ];
+        labels.extend(d.labels.iter().map(|l| {
+            CsLabel::secondary(ids[l.span.file.0 as usize], l.span.range())
+                .with_message(l.message.clone())
+        }));
+        let cs = base
+            .with_code(d.code)
+            .with_message(d.message.clone())
+            .with_labels(labels)
+            .with_notes(d.help.iter().map(|h| format!("help: {h}")).collect());
+        let _ = term::emit(&mut buf, &config, &files, &cs);
+    }
+    let mut out = String::from_utf8_lossy(&buf.into_inner()).into_owned();
+    out.push_str(&summary_line(summary(diags)));
+    out
+}
+
+// ------------------------------------------------------------------ json
+
+/// Location of a diagnostic: file, 1-based line/column of start and end.
+fn location(sources: &SourceMap, d: &Diagnostic) -> (String, usize, usize, usize, usize) {
+    let f = sources.get(d.span.file);
+    let (l1, c1) = f.line_col(d.span.start as usize);
+    let (l2, c2) = f.line_col(d.span.end as usize);
+    (f.name.clone(), l1, c1, l2, c2)
+}
+
+pub fn json_value(sources: &SourceMap, diags: &[Diagnostic]) -> Value {
+    let items: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let (file, line, column, end_line, end_column) = location(sources, d);
+            json!({
+                "code": d.code,
+                "severity": d.severity.as_str(),
+                "message": d.message,
+                "file": file,
+                "line": line,
+                "column": column,
+                "endLine": end_line,
+                "endColumn": end_column,
+                "help": d.help,
+                "labels": d.labels.iter().map(|l| {
+                    let f = sources.get(l.span.file);
+                    let (line, column) = f.line_col(l.span.start as usize);
+                    json!({"message": l.message, "file": f.name, "line": line, "column": column})
+                }).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let s = summary(diags);
+    json!({
+        "version": 1,
+        "diagnostics": items,
+        "summary": {"errors": s.errors, "warnings": s.warnings},
+    })
+}
+
+pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut s = serde_json::to_string_pretty(&json_value(sources, diags)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+// ------------------------------------------------------------------ sarif
+
+fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
+    // Stable when lines move: code, file, the text under the span, the message.
+    let f = sources.get(d.span.file);
+    let text = sources.text(d.span);
+    let key = format!("{}\0{}\0{}\0{}", d.code, f.name, text, d.message);
+    crate::project::sha256_hex(key.as_bytes())[..32].to_string()
+}
+
+pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let rules: Vec<Value> = CATALOGUE
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.code,
+                "name": c.name,
+                "shortDescription": {"text": c.summary},
+                "fullDescription": {"text": c.summary},
+                "helpUri": format!("{DOCS_URL}#{}", c.code.to_lowercase()),
+                "help": {"text": format!("{}: {}. See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "defaultConfiguration": {"level": c.severity.as_str()},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let (file, line, column, end_line, end_column) = location(sources, d);
+            let rule_index = CATALOGUE.iter().position(|c| c.code == d.code).unwrap_or(0);
+            let mut text = d.message.clone();
+            if let Some(h) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            json!({
+                "ruleId": d.code,
+                "ruleIndex": rule_index,
+                "level": d.severity.as_str(),
+                "message": {"text": text},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": file},
+                        "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column},
+                    }
+                }],
+                "partialFingerprints": {"toolgateDiagnostic/v1": fingerprint(sources, d)},
+            })
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolgate",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": DOCS_URL,
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+// ------------------------------------------------------------------ github
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Workflow commands, one per diagnostic.
+pub fn github(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let (file, line, column, end_line, end_column) = location(sources, d);
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut msg = d.message.clone();
+        if let Some(h) = &d.help {
+            msg.push_str("\nhelp: ");
+            msg.push_str(h);
+        }
+        let _ = writeln!(
+            out,
+            "::{kind} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}",
+            escape_property(&file),
+            escape_property(&format!("{} {}", d.code, name_of(d.code))),
+            escape_data(&msg)
+        );
+    }
+    out
+}
+
+fn name_of(code: &str) -> &'static str {
+    CATALOGUE
+        .iter()
+        .find(|c| c.code == code)
+        .map(|c| c.name)
+        .unwrap_or("")
+}
+
+/// The Markdown job summary: counts, then every finding (GitHub shows only
+/// ten annotations of a kind per step, so the summary carries the rest).
+pub fn github_summary(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let s = summary(diags);
+    let mut out = String::from("## toolgate check\n\n");
+    let _ = writeln!(
+        out,
+        "| errors | warnings |\n| ---: | ---: |\n| {} | {} |\n",
+        s.errors, s.warnings
+    );
+    if diags.is_empty() {
+        out.push_str("No findings.\n");
+        return out;
+    }
+    out.push_str("| code | severity | location | message |\n| --- | --- | --- | --- |\n");
+    for d in diags {
+        let (file, line, column, _, _) = location(sources, d);
+        let _ = writeln!(
+            out,
+            "| [{}]({DOCS_URL}#{}) | {} | `{}:{}:{}` | {} |",
+            d.code,
+            d.code.to_lowercase(),
+            d.severity.as_str(),
+            file,
+            line,
+            column,
+            d.message.replace('|', "\\|")
+        );
+    }
+    out
+}

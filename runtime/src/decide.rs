@@ -1,0 +1,601 @@
+//! The gate. A [`Context`] fixes who is asking (configuration, role,
+//! consumer, run state, enforcement); [`Context::decide`] answers for one
+//! tool. Every answer comes from [`Context::gate_masks`]: for one 64-tool
+//! word, the tools each gate refuses. A single decision reads one bit of
+//! those words; a list over all tools reads every word. One implementation.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use crate::bits::{BitIter, BitSet};
+use crate::reason::{Reason, GATE_ORDER};
+use crate::run::{AllowList, Exclusions, RunState};
+use crate::spec::{Unprofiled, Visibility};
+use crate::table::Table;
+
+/// Who the user is. No user counts as not admin (fail closed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Admin,
+    User,
+    None,
+}
+
+impl Role {
+    pub fn is_admin(self) -> bool {
+        self == Role::Admin
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::User => "user",
+            Role::None => "none",
+        }
+    }
+    pub const ALL: [Role; 3] = [Role::Admin, Role::User, Role::None];
+}
+
+/// Trust-zone enforcement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Observe,
+    Enforce,
+}
+
+impl Mode {
+    /// Only `observe` (trimmed, any case) observes; anything else, empty,
+    /// misspelt or unreadable, enforces.
+    pub fn parse(setting: &str) -> Mode {
+        if setting.trim().eq_ignore_ascii_case("observe") {
+            Mode::Observe
+        } else {
+            Mode::Enforce
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Observe => "observe",
+            Mode::Enforce => "enforce",
+        }
+    }
+}
+
+/// Why a context could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContextError {
+    UnknownConfiguration {
+        name: String,
+        suggestion: Option<String>,
+    },
+}
+
+impl std::fmt::Display for ContextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContextError::UnknownConfiguration { name, suggestion } => {
+                write!(f, "unknown configuration `{name}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, "; did you mean `{s}`?")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ContextError {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProfileGate {
+    /// Not an MCP consumer, or an unprofiled one under `unrestricted`.
+    Open,
+    Profile(u32),
+    /// An unprofiled consumer under `consumers-without-profile refused`.
+    Closed,
+}
+
+/// Everything a decision depends on besides the tool.
+#[derive(Debug, Clone)]
+pub struct Context<'t> {
+    pub(crate) table: &'t Table,
+    pub(crate) config: u32,
+    pub(crate) role: Role,
+    pub(crate) consumer: Option<String>,
+    pub(crate) profile: ProfileGate,
+    pub(crate) mode: Mode,
+    /// Passes the group gate: allowed groups ∩ run allow-list, plus the loader.
+    pub(crate) allowed: Cow<'t, BitSet>,
+    /// Refused by the exclusion gate: configuration ∪ run.
+    pub(crate) excluded: Cow<'t, BitSet>,
+    pub(crate) run: RunState,
+    /// `above[ceiling]`, the tools over the zone's ceiling.
+    pub(crate) above: &'t BitSet,
+}
+
+/// One tool's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision<'a> {
+    pub tool: &'a str,
+    pub allowed: bool,
+    pub reason: Option<Reason>,
+    /// Offered only because the trust zone is observed: logged, not enforced.
+    pub observed_only: bool,
+    /// Trust-zone facts, present only when the trust-zone gate was reached
+    /// (an earlier refusal reveals nothing about zones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<&'a str>,
+}
+
+/// A tool the host registered after the table was compiled, with its live metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTool {
+    pub name: String,
+    pub group: String,
+    pub remote: bool,
+    pub enabled: bool,
+    pub admin_only: bool,
+    pub class: Option<String>,
+}
+
+/// How one gate went, for `explain`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GateOutcome {
+    Passed,
+    Refused,
+    /// The trust-zone gate would refuse, but it is observed.
+    Observed,
+}
+
+/// The gates a tool went through, in order, up to the first refusal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Trace<'a> {
+    pub decision: Decision<'a>,
+    pub gates: Vec<(Reason, GateOutcome)>,
+}
+
+impl Table {
+    /// Start a context for a configuration; refine it with the builder methods.
+    pub fn context(&self, configuration: &str) -> Result<Context<'_>, ContextError> {
+        let Some(&ci) = self.config_index.get(configuration) else {
+            let suggestion = self
+                .configuration_names()
+                .filter(|c| close(c, configuration))
+                .map(str::to_string)
+                .next();
+            return Err(ContextError::UnknownConfiguration {
+                name: configuration.to_string(),
+                suggestion,
+            });
+        };
+        let row = &self.configs[ci as usize];
+        Ok(Context {
+            table: self,
+            config: ci,
+            role: Role::None,
+            consumer: None,
+            profile: ProfileGate::Open,
+            mode: if self.spec.observe {
+                Mode::Observe
+            } else {
+                Mode::Enforce
+            },
+            allowed: Cow::Borrowed(&row.allowed),
+            excluded: Cow::Borrowed(&row.excluded),
+            run: RunState::default(),
+            above: &self.above[row.ceiling as usize],
+        })
+    }
+}
+
+/// Near enough for a suggestion: differs in at most two characters' worth.
+fn close(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()] <= 2
+}
+
+impl<'t> Context<'t> {
+    pub fn role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
+    }
+
+    /// The MCP consumer asking, if any. A consumer bound to a profile is held
+    /// to it; one that is not gets what `consumers-without-profile` says.
+    pub fn consumer(mut self, consumer: Option<&str>) -> Self {
+        let t = self.table;
+        self.consumer = consumer.map(str::to_string);
+        self.profile = match consumer {
+            None => ProfileGate::Open,
+            Some(c) => match t.consumer_index.get(c) {
+                Some(&i) => ProfileGate::Profile(t.spec.consumers[i as usize].profile),
+                None => match t.spec.unprofiled {
+                    Unprofiled::Unrestricted => ProfileGate::Open,
+                    Unprofiled::Refused => ProfileGate::Closed,
+                },
+            },
+        };
+        self
+    }
+
+    /// The host's own enforcement setting, parsed by the same rule as the
+    /// policy's (anything but `observe` enforces). `None` keeps the policy's.
+    pub fn enforcement(mut self, setting: Option<&str>) -> Self {
+        if let Some(s) = setting {
+            self.mode = Mode::parse(s);
+        }
+        self
+    }
+
+    /// Hold the context to a run's stored allow-list and exclusions.
+    pub fn run(mut self, run: &RunState) -> Self {
+        let t = self.table;
+        let n = t.tool_count();
+        let row = &t.configs[self.config as usize];
+        let mut allowed = row.allowed.clone();
+        match &run.allowed {
+            AllowList::Unrestricted => {}
+            AllowList::Only(names) => {
+                let mut list = BitSet::new(n);
+                for name in names {
+                    if let Some(i) = t.tool_id(name) {
+                        list.insert(i as usize);
+                    }
+                }
+                allowed.intersect_with(&list);
+                if let Some(l) = t.loader {
+                    allowed.insert(l as usize);
+                }
+            }
+            // Cannot say what it allowed: nothing passes, the loader included.
+            AllowList::Unreadable => allowed = BitSet::new(n),
+        }
+        let mut excluded = row.excluded.clone();
+        match &run.excluded {
+            Exclusions::Names(names) => {
+                for name in names {
+                    if let Some(i) = t.tool_id(name) {
+                        excluded.insert(i as usize);
+                    }
+                }
+            }
+            Exclusions::Unreadable => excluded = BitSet::full(n),
+        }
+        self.allowed = Cow::Owned(allowed);
+        self.excluded = Cow::Owned(excluded);
+        self.run = run.clone();
+        self
+    }
+
+    pub fn table(&self) -> &'t Table {
+        self.table
+    }
+    pub fn configuration_name(&self) -> &'t str {
+        &self.table.spec.configurations[self.config as usize].name
+    }
+    pub fn user_role(&self) -> Role {
+        self.role
+    }
+    pub fn consumer_name(&self) -> Option<&str> {
+        self.consumer.as_deref()
+    }
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// The profile the consumer is held to, if any.
+    pub fn profile_name(&self) -> Option<&'t str> {
+        match self.profile {
+            ProfileGate::Profile(p) => Some(&self.table.spec.profiles[p as usize].name),
+            _ => None,
+        }
+    }
+
+    /// For word `w` of the tool indices: the tools each gate refuses, by gate
+    /// rank, before the "first gate wins" rule; and the tools over the ceiling.
+    #[inline]
+    pub(crate) fn gate_masks(&self, w: usize) -> ([u64; 7], u64) {
+        let t = self.table;
+        let valid = valid_mask(t.tool_count(), w);
+        let word = |b: &BitSet| b.words().get(w).copied().unwrap_or(0);
+        let above = word(self.above);
+        let mut m = [0u64; 7];
+        for gate in GATE_ORDER {
+            m[gate.rank()] = valid
+                & match gate {
+                    Reason::NotRegistered => 0,
+                    Reason::ToolDisabled => !word(&t.enabled),
+                    Reason::RequiresAdmin => {
+                        if self.role.is_admin() {
+                            0
+                        } else {
+                            word(&t.admin_only)
+                        }
+                    }
+                    Reason::NotInProfile => match self.profile {
+                        ProfileGate::Open => 0,
+                        ProfileGate::Profile(p) => !word(&t.profiles[p as usize]),
+                        ProfileGate::Closed => !0,
+                    },
+                    Reason::ConfigurationGroup => !word(&self.allowed),
+                    Reason::ConfigurationExcluded => word(&self.excluded),
+                    // Remote tools are enforced in both modes.
+                    Reason::TrustZone => match self.mode {
+                        Mode::Enforce => above,
+                        Mode::Observe => above & word(&t.remote),
+                    },
+                };
+        }
+        (m, above & valid)
+    }
+
+    /// The first refusing gate for tool index `i`, and whether it is over the ceiling.
+    #[inline]
+    fn first_refusal(&self, i: usize) -> (Option<Reason>, bool) {
+        let (m, above) = self.gate_masks(i / 64);
+        let bit = 1u64 << (i % 64);
+        let reason = GATE_ORDER.into_iter().find(|g| m[g.rank()] & bit != 0);
+        (reason, above & bit != 0)
+    }
+
+    fn decision_for(&self, i: usize) -> Decision<'t> {
+        let t = self.table;
+        let (reason, above) = self.first_refusal(i);
+        let spec = &t.spec;
+        let reached_zone = matches!(reason, None | Some(Reason::TrustZone));
+        let cfg = &spec.configurations[self.config as usize];
+        let zone = &spec.zones[cfg.zone as usize];
+        Decision {
+            tool: &spec.tools[i].name,
+            allowed: reason.is_none(),
+            reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
+            observed_only: reason.is_none() && above,
+            class: reached_zone.then(|| spec.classes[spec.tools[i].class as usize].as_str()),
+            zone: reached_zone.then_some(zone.name.as_str()),
+            ceiling: reached_zone.then(|| spec.classes[zone.ceiling as usize].as_str()),
+        }
+    }
+
+    /// Decide for a tool by name. A name the table does not hold is `notRegistered`.
+    pub fn decide<'n>(&self, tool: &'n str) -> Decision<'n>
+    where
+        't: 'n,
+    {
+        match self.table.tool_id(tool) {
+            Some(i) => self.decision_for(i as usize),
+            None => not_registered(tool),
+        }
+    }
+
+    /// Decide by tool index (the hot path: no hashing).
+    #[inline]
+    pub fn decide_id(&self, id: u32) -> Decision<'t> {
+        self.decision_for(id as usize)
+    }
+
+    /// Whether tool index `id` is offered. The cheapest question.
+    #[inline]
+    pub fn is_offered(&self, id: u32) -> bool {
+        self.first_refusal(id as usize).0.is_none()
+    }
+
+    /// Decide for a tool with its live metadata: the table's facts when the
+    /// table knows the name, else the same gates over the live metadata.
+    pub fn decide_live<'n>(&self, tool: &'n LiveTool) -> Decision<'n>
+    where
+        't: 'n,
+    {
+        if let Some(i) = self.table.tool_id(&tool.name) {
+            return self.decision_for(i as usize);
+        }
+        let (reason, above, class) = self.live_refusal(tool);
+        let spec = &self.table.spec;
+        let cfg = &spec.configurations[self.config as usize];
+        let zone = &spec.zones[cfg.zone as usize];
+        let reached_zone = matches!(reason, None | Some(Reason::TrustZone));
+        Decision {
+            tool: &tool.name,
+            allowed: reason.is_none(),
+            reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
+            observed_only: reason.is_none() && above,
+            class: reached_zone.then(|| spec.classes[class as usize].as_str()),
+            zone: reached_zone.then_some(zone.name.as_str()),
+            ceiling: reached_zone.then(|| spec.classes[zone.ceiling as usize].as_str()),
+        }
+    }
+
+    /// The gates over live metadata, in [`GATE_ORDER`].
+    fn live_refusal(&self, tool: &LiveTool) -> (Option<Reason>, bool, u32) {
+        let t = self.table;
+        let spec = &t.spec;
+        let group = t
+            .group_index
+            .get(&tool.group)
+            .map(|&g| &spec.groups[g as usize]);
+        let top = spec.classes.len() as u32 - 1;
+        let class = tool
+            .class
+            .as_deref()
+            .and_then(|c| spec.classes.iter().position(|x| x == c).map(|p| p as u32))
+            .or_else(|| group.and_then(|g| g.default_class))
+            .unwrap_or(top);
+        let cfg = &spec.configurations[self.config as usize];
+        let ceiling = spec.zones[cfg.zone as usize].ceiling;
+        let above = class > ceiling;
+        let is_loader = tool.name == spec.skill_loader;
+        for gate in GATE_ORDER {
+            let refuses = match gate {
+                Reason::NotRegistered => false,
+                Reason::ToolDisabled => !tool.enabled || group.is_some_and(|g| !g.enabled),
+                Reason::RequiresAdmin => tool.admin_only && !self.role.is_admin(),
+                Reason::NotInProfile => match self.profile {
+                    ProfileGate::Open => false,
+                    ProfileGate::Closed => true,
+                    ProfileGate::Profile(p) => {
+                        let p = &spec.profiles[p as usize];
+                        !(p.tools.contains(&tool.name)
+                            || t.group_index
+                                .get(&tool.group)
+                                .is_some_and(|g| p.groups.contains(g))
+                            || p.prefixes
+                                .iter()
+                                .any(|pre| tool.name.starts_with(pre.as_str())))
+                    }
+                },
+                Reason::ConfigurationGroup => match &self.run.allowed {
+                    AllowList::Unreadable => true,
+                    _ if is_loader => false,
+                    run => {
+                        let in_groups = match &cfg.groups {
+                            None => true,
+                            Some(gs) => t
+                                .group_index
+                                .get(&tool.group)
+                                .is_some_and(|g| gs.contains(g)),
+                        };
+                        let in_run = match run {
+                            AllowList::Only(names) => names.contains(&tool.name),
+                            _ => true,
+                        };
+                        !(in_groups && in_run)
+                    }
+                },
+                // A name in the exclusion list excludes the tool even when it
+                // was registered after compilation; a new name never is.
+                Reason::ConfigurationExcluded => {
+                    cfg.excluded.contains(&tool.name)
+                        || match &self.run.excluded {
+                            Exclusions::Names(n) => n.contains(&tool.name),
+                            Exclusions::Unreadable => true,
+                        }
+                }
+                Reason::TrustZone => above && (tool.remote || self.mode == Mode::Enforce),
+            };
+            if refuses {
+                return (Some(gate), above, class);
+            }
+        }
+        (None, above, class)
+    }
+
+    /// Gate by gate for one name, up to the first refusal.
+    pub fn trace<'n>(&self, tool: &'n str) -> Trace<'n>
+    where
+        't: 'n,
+    {
+        let decision = self.decide(tool);
+        let mut gates = Vec::new();
+        for gate in GATE_ORDER {
+            match decision.reason {
+                Some(r) if r == gate && !decision.allowed => {
+                    gates.push((gate, GateOutcome::Refused));
+                    break;
+                }
+                Some(r) if r == gate && decision.observed_only => {
+                    gates.push((gate, GateOutcome::Observed));
+                }
+                _ => gates.push((gate, GateOutcome::Passed)),
+            }
+        }
+        Trace { decision, gates }
+    }
+
+    /// Whether remote tool names may be shown to this context's user.
+    pub fn remote_names_visible(&self) -> bool {
+        match self.table.spec.remote_visibility {
+            Visibility::Admins => self.role.is_admin(),
+            Visibility::Everyone => true,
+            Visibility::Nobody => false,
+        }
+    }
+
+    /// Decisions for any names, for showing to the user. A remote tool whose
+    /// name the visibility rule hides from this user is answered as
+    /// `notRegistered`, exactly like a name that does not exist.
+    pub fn explain<'n, S: AsRef<str> + ?Sized>(&self, names: &'n [&'n S]) -> Vec<Decision<'n>>
+    where
+        't: 'n,
+    {
+        names
+            .iter()
+            .map(|n| {
+                let name = n.as_ref();
+                match self.table.tool_id(name) {
+                    Some(i)
+                        if self.table.remote.contains(i as usize)
+                            && !self.remote_names_visible() =>
+                    {
+                        not_registered(name)
+                    }
+                    Some(i) => self.decision_for(i as usize),
+                    None => not_registered(name),
+                }
+            })
+            .collect()
+    }
+
+    /// The check a host runs when a call executes, and again when an approval
+    /// or an input resumes a run: the same decision, as a result.
+    pub fn check_call<'n>(&self, tool: &'n str) -> Result<Decision<'n>, Decision<'n>>
+    where
+        't: 'n,
+    {
+        let d = self.decide(tool);
+        if d.allowed {
+            Ok(d)
+        } else {
+            Err(d)
+        }
+    }
+
+    /// Iterate the decisions of every registered tool, in registry order.
+    pub fn decisions(&self) -> impl Iterator<Item = Decision<'t>> + '_ {
+        (0..self.table.tool_count()).map(move |i| self.decision_for(i))
+    }
+
+    /// Set bits of one word.
+    pub(crate) fn bits(word: u64, w: usize) -> BitIter {
+        BitIter { word, base: w * 64 }
+    }
+}
+
+fn not_registered(tool: &str) -> Decision<'_> {
+    Decision {
+        tool,
+        allowed: false,
+        reason: Some(Reason::NotRegistered),
+        observed_only: false,
+        class: None,
+        zone: None,
+        ceiling: None,
+    }
+}
+
+/// The bits of word `w` that are tools.
+#[inline]
+pub(crate) fn valid_mask(n: usize, w: usize) -> u64 {
+    let start = w * 64;
+    if start >= n {
+        0
+    } else if n - start >= 64 {
+        !0
+    } else {
+        (1u64 << (n - start)) - 1
+    }
+}

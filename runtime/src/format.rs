@@ -1,0 +1,482 @@
+//! The compiled table file: a fixed header, then the [`TableSpec`] in a
+//! little-endian length-prefixed encoding. docs/table-format.md is the
+//! reference. Loading fails closed: any doubt is a [`LoadError`].
+
+use crate::spec::*;
+
+pub const MAGIC: &[u8; 8] = b"TGTABLE\0";
+pub const FORMAT_VERSION: u32 = 1;
+/// magic, version, payload length, digest, crc.
+pub const HEADER_LEN: usize = 8 + 4 + 8 + 32 + 4;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// Not a toolgate table (wrong magic).
+    NotATable,
+    /// A table of another format version.
+    Version { found: u32, supported: u32 },
+    /// Shorter than its header says.
+    Truncated { expected: u64, found: u64 },
+    /// Longer than its header says.
+    TrailingBytes { extra: u64 },
+    /// The checksum does not match: the file was altered or damaged.
+    Checksum { stored: u32, computed: u32 },
+    /// The checksum matched but the content does not make a valid table.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::NotATable => write!(f, "not a toolgate table (bad magic bytes)"),
+            LoadError::Version { found, supported } => write!(
+                f,
+                "table format version {found} is not supported (this runtime reads version {supported}); recompile the policy with a matching toolgate"
+            ),
+            LoadError::Truncated { expected, found } => {
+                write!(f, "table is truncated: {found} bytes, header says {expected}")
+            }
+            LoadError::TrailingBytes { extra } => {
+                write!(f, "table has {extra} bytes after its end")
+            }
+            LoadError::Checksum { stored, computed } => write!(
+                f,
+                "table checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is damaged or was altered"
+            ),
+            LoadError::Corrupt(m) => write!(f, "table is corrupt: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Encode a spec. `digest` is the sha256 of the payload, computed by the
+/// caller (the compiler), stored in the header and covered by the checksum.
+pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    w.strs2(&spec.policy_digests);
+    w.str(&spec.registry_digest);
+    w.list(&spec.classes, |w, c| w.str(c));
+    w.list(&spec.zones, |w, z| {
+        w.str(&z.name);
+        w.u32(z.ceiling);
+    });
+    w.u32(spec.least_trusted_zone);
+    w.list(&spec.groups, |w, g| {
+        w.str(&g.name);
+        w.bool(g.enabled);
+        w.opt_u32(g.default_class);
+    });
+    w.list(&spec.tools, |w, t| {
+        w.str(&t.name);
+        w.u32(t.group);
+        w.u8((t.remote as u8) | (t.enabled as u8) << 1 | (t.admin_only as u8) << 2);
+        w.u32(t.class);
+        w.u32(t.descriptor_bytes);
+    });
+    w.list(&spec.skills, |w, s| {
+        w.str(&s.name);
+        match &s.tools {
+            None => w.u8(0),
+            Some(t) => {
+                w.u8(1);
+                w.list(t, |w, n| w.str(n));
+            }
+        }
+    });
+    w.list(&spec.configurations, |w, c| {
+        w.str(&c.name);
+        w.str(&c.file);
+        match &c.provider {
+            None => w.u8(0),
+            Some(p) => {
+                w.u8(1);
+                w.str(p);
+            }
+        }
+        w.u32(c.zone);
+        match &c.groups {
+            None => w.u8(0),
+            Some(g) => {
+                w.u8(1);
+                w.list(g, |w, x| w.u32(*x));
+            }
+        }
+        w.list(&c.excluded, |w, n| w.str(n));
+        w.list(&c.skills, |w, x| w.u32(*x));
+    });
+    w.list(&spec.profiles, |w, p| {
+        w.str(&p.name);
+        w.str(&p.file);
+        w.list(&p.tools, |w, n| w.str(n));
+        w.list(&p.groups, |w, x| w.u32(*x));
+        w.list(&p.prefixes, |w, n| w.str(n));
+    });
+    w.list(&spec.consumers, |w, c| {
+        w.str(&c.name);
+        w.u32(c.profile);
+    });
+    w.list(&spec.gateways, |w, g| {
+        w.str(&g.name);
+        w.list(&g.rules, |w, r| {
+            w.str(&r.name);
+            w.opt_i64(r.http_status);
+            w.opt_i64(r.error_code);
+            w.opt_str(r.message.as_deref());
+            w.strs2(&r.data);
+            w.opt_str(r.result_text.as_deref());
+            w.u8(r.outcome as u8);
+        });
+    });
+    w.bool(spec.observe);
+    w.u8(spec.remote_visibility as u8);
+    w.u8(spec.unprofiled as u8);
+    w.str(&spec.skill_loader);
+    w.buf
+}
+
+/// Wrap a payload in the header.
+pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&digest);
+    let mut h = crc32fast::Hasher::new();
+    h.update(&out[8..]);
+    h.update(payload);
+    out.extend_from_slice(&h.finalize().to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Check the header and checksum; decode the payload. Returns the spec and
+/// the digest from the header.
+pub fn decode(bytes: &[u8]) -> Result<(TableSpec, [u8; 32]), LoadError> {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err(LoadError::NotATable);
+    }
+    if bytes.len() < 12 {
+        return Err(LoadError::Truncated {
+            expected: HEADER_LEN as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != FORMAT_VERSION {
+        return Err(LoadError::Version {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(LoadError::Truncated {
+            expected: HEADER_LEN as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    let mut len8 = [0u8; 8];
+    len8.copy_from_slice(&bytes[12..20]);
+    let len = u64::from_le_bytes(len8);
+    let expected = (HEADER_LEN as u64).saturating_add(len);
+    if (bytes.len() as u64) < expected {
+        return Err(LoadError::Truncated {
+            expected,
+            found: bytes.len() as u64,
+        });
+    }
+    if (bytes.len() as u64) > expected {
+        return Err(LoadError::TrailingBytes {
+            extra: bytes.len() as u64 - expected,
+        });
+    }
+    let mut digest = [0u8; 32];
+    digest.copy_from_slice(&bytes[20..52]);
+    let stored = u32::from_le_bytes([bytes[52], bytes[53], bytes[54], bytes[55]]);
+    let payload = &bytes[HEADER_LEN..];
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[8..52]);
+    h.update(payload);
+    let computed = h.finalize();
+    if computed != stored {
+        return Err(LoadError::Checksum { stored, computed });
+    }
+    let mut r = Reader {
+        buf: payload,
+        pos: 0,
+    };
+    let spec = r.spec().map_err(LoadError::Corrupt)?;
+    if r.pos != payload.len() {
+        return Err(LoadError::Corrupt(
+            "bytes left after the last section".into(),
+        ));
+    }
+    Ok((spec, digest))
+}
+
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+    fn bool(&mut self, v: bool) {
+        self.u8(v as u8);
+    }
+    fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+    fn opt_u32(&mut self, v: Option<u32>) {
+        match v {
+            None => self.u8(0),
+            Some(x) => {
+                self.u8(1);
+                self.u32(x);
+            }
+        }
+    }
+    fn opt_i64(&mut self, v: Option<i64>) {
+        match v {
+            None => self.u8(0),
+            Some(x) => {
+                self.u8(1);
+                self.i64(x);
+            }
+        }
+    }
+    fn opt_str(&mut self, v: Option<&str>) {
+        match v {
+            None => self.u8(0),
+            Some(x) => {
+                self.u8(1);
+                self.str(x);
+            }
+        }
+    }
+    fn list<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Self, &T)) {
+        self.u32(items.len() as u32);
+        for i in items {
+            f(self, i);
+        }
+    }
+    fn strs2(&mut self, items: &[(String, String)]) {
+        self.list(items, |w, (a, b)| {
+            w.str(a);
+            w.str(b);
+        });
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> R<&'a [u8]> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.buf.len())
+            .ok_or_else(|| format!("unexpected end of payload at byte {}", self.pos))?;
+        let s = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> R<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn bool(&mut self) -> R<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            x => Err(format!("bad boolean {x} at byte {}", self.pos - 1)),
+        }
+    }
+    fn u32(&mut self) -> R<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn i64(&mut self) -> R<i64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(i64::from_le_bytes(a))
+    }
+    fn str(&mut self) -> R<String> {
+        let n = self.u32()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec())
+            .map_err(|_| format!("invalid UTF-8 in a name at byte {}", self.pos - n))
+    }
+    fn tag(&mut self) -> R<bool> {
+        self.bool()
+    }
+    fn opt_u32(&mut self) -> R<Option<u32>> {
+        Ok(if self.tag()? { Some(self.u32()?) } else { None })
+    }
+    fn opt_i64(&mut self) -> R<Option<i64>> {
+        Ok(if self.tag()? { Some(self.i64()?) } else { None })
+    }
+    fn opt_str(&mut self) -> R<Option<String>> {
+        Ok(if self.tag()? { Some(self.str()?) } else { None })
+    }
+    /// A count, bounded by the bytes left (each item takes at least `min` bytes),
+    /// so a corrupt count cannot make us allocate without bound.
+    fn list<T>(&mut self, min: usize, mut f: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+        let n = self.u32()? as usize;
+        let left = self.buf.len() - self.pos;
+        if n.saturating_mul(min.max(1)) > left {
+            return Err(format!("list of {n} items cannot fit in {left} bytes"));
+        }
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(f(self)?);
+        }
+        Ok(out)
+    }
+    fn strs2(&mut self) -> R<Vec<(String, String)>> {
+        self.list(8, |r| Ok((r.str()?, r.str()?)))
+    }
+
+    fn spec(&mut self) -> R<TableSpec> {
+        let policy_digests = self.strs2()?;
+        let registry_digest = self.str()?;
+        let classes = self.list(4, |r| r.str())?;
+        let zones = self.list(8, |r| {
+            Ok(ZoneSpec {
+                name: r.str()?,
+                ceiling: r.u32()?,
+            })
+        })?;
+        let least_trusted_zone = self.u32()?;
+        let groups = self.list(6, |r| {
+            Ok(GroupSpec {
+                name: r.str()?,
+                enabled: r.bool()?,
+                default_class: r.opt_u32()?,
+            })
+        })?;
+        let tools = self.list(17, |r| {
+            let name = r.str()?;
+            let group = r.u32()?;
+            let flags = r.u8()?;
+            if flags > 7 {
+                return Err(format!("bad tool flags {flags}"));
+            }
+            Ok(ToolSpec {
+                name,
+                group,
+                remote: flags & 1 != 0,
+                enabled: flags & 2 != 0,
+                admin_only: flags & 4 != 0,
+                class: r.u32()?,
+                descriptor_bytes: r.u32()?,
+            })
+        })?;
+        let skills = self.list(5, |r| {
+            Ok(SkillSpec {
+                name: r.str()?,
+                tools: if r.tag()? {
+                    Some(r.list(4, |r| r.str())?)
+                } else {
+                    None
+                },
+            })
+        })?;
+        let configurations = self.list(22, |r| {
+            Ok(ConfigurationSpec {
+                name: r.str()?,
+                file: r.str()?,
+                provider: r.opt_str()?,
+                zone: r.u32()?,
+                groups: if r.tag()? {
+                    Some(r.list(4, |r| r.u32())?)
+                } else {
+                    None
+                },
+                excluded: r.list(4, |r| r.str())?,
+                skills: r.list(4, |r| r.u32())?,
+            })
+        })?;
+        let profiles = self.list(20, |r| {
+            Ok(ProfileSpec {
+                name: r.str()?,
+                file: r.str()?,
+                tools: r.list(4, |r| r.str())?,
+                groups: r.list(4, |r| r.u32())?,
+                prefixes: r.list(4, |r| r.str())?,
+            })
+        })?;
+        let consumers = self.list(8, |r| {
+            Ok(ConsumerSpec {
+                name: r.str()?,
+                profile: r.u32()?,
+            })
+        })?;
+        let gateways = self.list(8, |r| {
+            Ok(GatewaySpec {
+                name: r.str()?,
+                rules: r.list(10, |r| {
+                    Ok(RuleSpec {
+                        name: r.str()?,
+                        http_status: r.opt_i64()?,
+                        error_code: r.opt_i64()?,
+                        message: r.opt_str()?,
+                        data: r.strs2()?,
+                        result_text: r.opt_str()?,
+                        outcome: match r.u8()? {
+                            0 => RuleOutcome::NotInProfile,
+                            1 => RuleOutcome::ContentPolicy,
+                            2 => RuleOutcome::Policy,
+                            3 => RuleOutcome::ToolFailure,
+                            x => return Err(format!("bad rule outcome {x}")),
+                        },
+                    })
+                })?,
+            })
+        })?;
+        let observe = self.bool()?;
+        let remote_visibility = match self.u8()? {
+            0 => Visibility::Admins,
+            1 => Visibility::Everyone,
+            2 => Visibility::Nobody,
+            x => return Err(format!("bad visibility {x}")),
+        };
+        let unprofiled = match self.u8()? {
+            0 => Unprofiled::Unrestricted,
+            1 => Unprofiled::Refused,
+            x => return Err(format!("bad unprofiled setting {x}")),
+        };
+        let skill_loader = self.str()?;
+        Ok(TableSpec {
+            policy_digests,
+            registry_digest,
+            classes,
+            zones,
+            least_trusted_zone,
+            groups,
+            tools,
+            skills,
+            configurations,
+            profiles,
+            consumers,
+            gateways,
+            observe,
+            remote_visibility,
+            unprofiled,
+            skill_loader,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The resolver: the gate over every registered tool at once. `offered` is
+//! what a run is given; `unavailable` is what it is not, and why (seed 000).
+//! Both read the same per-word gate masks as [`Context::decide`].
+
+use serde::Serialize;
+
+use crate::decide::{Context, LiveTool};
+use crate::reason::{Reason, GATE_ORDER};
+
+/// One refused tool, as the unavailable list reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Unavailable<'a> {
+    pub tool: &'a str,
+    pub reason: Reason,
+}
+
+/// The heading of the system-prompt section.
+pub const PROMPT_HEADING: &str =
+    "Tools that exist but are not available here (tell the user to ask an administrator if they need one):";
+
+impl<'t> Context<'t> {
+    /// Indices of offered tools (allowed, observed-only included), registry order.
+    pub fn offered_ids(&self) -> Vec<u32> {
+        let n = self.table.tool_count();
+        let mut out = Vec::new();
+        for w in 0..n.div_ceil(64) {
+            let (m, _) = self.gate_masks(w);
+            let refused = m.iter().fold(0, |a, b| a | b);
+            let offered = crate::decide::valid_mask(n, w) & !refused;
+            out.extend(Self::bits(offered, w).map(|i| i as u32));
+        }
+        out
+    }
+
+    /// Names of offered tools, registry order.
+    pub fn offered(&self) -> Vec<&'t str> {
+        self.offered_ids()
+            .into_iter()
+            .map(|i| self.table.tool_name(i))
+            .collect()
+    }
+
+    /// Number of offered tools, without building the list.
+    pub fn offered_count(&self) -> usize {
+        let n = self.table.tool_count();
+        (0..n.div_ceil(64))
+            .map(|w| {
+                let (m, _) = self.gate_masks(w);
+                let refused = m.iter().fold(0, |a, b| a | b);
+                (crate::decide::valid_mask(n, w) & !refused).count_ones() as usize
+            })
+            .sum()
+    }
+
+    /// Every registered tool the gate refuses, in registry order, with the
+    /// first refusing gate. Observe-mode trust-zone refusals of builtin tools
+    /// are not refusals (those tools are offered). Remote tools are listed
+    /// only where the visibility rule lets this user see their names.
+    pub fn unavailable(&self) -> Vec<Unavailable<'t>> {
+        let mut out = Vec::new();
+        self.for_each_unavailable(|tool, reason| out.push(Unavailable { tool, reason }));
+        out
+    }
+
+    /// The allocation-free core of [`Context::unavailable`].
+    pub fn for_each_unavailable(&self, mut f: impl FnMut(&'t str, Reason)) {
+        let t = self.table;
+        let hide_remote = !self.remote_names_visible();
+        for w in 0..t.tool_count().div_ceil(64) {
+            let (m, _) = self.gate_masks(w);
+            let mut refused = m.iter().fold(0, |a, b| a | b);
+            if hide_remote {
+                refused &= !t.remote.words().get(w).copied().unwrap_or(0);
+            }
+            for i in Self::bits(refused, w) {
+                let bit = 1u64 << (i % 64);
+                // The first gate in order that refuses this bit.
+                if let Some(reason) = GATE_ORDER.into_iter().find(|g| m[g.rank()] & bit != 0) {
+                    f(t.tool_name(i as u32), reason);
+                }
+            }
+        }
+    }
+
+    /// The unavailable list over the table's tools and then the host's live
+    /// tools that the table does not know (in the order given).
+    pub fn unavailable_with<'a>(&'a self, live: &'a [LiveTool]) -> Vec<Unavailable<'a>> {
+        let mut out: Vec<Unavailable<'a>> = self.unavailable();
+        let show_remote = self.remote_names_visible();
+        for tool in live {
+            if self.table.tool_id(&tool.name).is_some() || (tool.remote && !show_remote) {
+                continue;
+            }
+            let d = self.decide_live(tool);
+            if let (false, Some(reason)) = (d.allowed, d.reason) {
+                out.push(Unavailable {
+                    tool: &tool.name,
+                    reason,
+                });
+            }
+        }
+        out
+    }
+
+    /// The unavailable list as a system-prompt section.
+    pub fn unavailable_prompt(&self) -> String {
+        render_prompt(self.unavailable().iter().map(|u| (u.tool, u.reason.code())))
+    }
+}
+
+/// Render (name, reason code) pairs for a system prompt: a heading, then one
+/// `- name: text` line per tool; an unknown code is shown raw; an empty list
+/// renders as nothing at all.
+pub fn render_prompt<'a>(items: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut out = String::new();
+    for (name, code) in items {
+        if out.is_empty() {
+            out.push_str(PROMPT_HEADING);
+            out.push('\n');
+        }
+        let text = Reason::from_code(code).map(Reason::message).unwrap_or(code);
+        out.push_str("- ");
+        out.push_str(name);
+        out.push_str(": ");
+        out.push_str(text);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_is_empty_for_an_empty_list_and_raw_for_unknown_codes() {
+        assert_eq!(render_prompt(std::iter::empty()), "");
+        assert_eq!(
+            render_prompt([("a", "toolDisabled"), ("b", "quotaExceeded")]),
+            format!(
+                "{PROMPT_HEADING}\n- a: switched off by an administrator\n- b: quotaExceeded\n"
+            )
+        );
+    }
+}

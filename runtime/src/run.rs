@@ -1,0 +1,299 @@
+//! Run state: the skill allow-list and the exclusions a run started with,
+//! stored with the run and narrowed (never widened) on resume.
+//!
+//! Stored form (JSON), as seed 002 item 4 describes:
+//! `{"allowedToolNames": null | ["a", ...], "excludedToolNames": ["x", ...]}`
+//! where `excludedToolNames` is written only when non-empty. A stored value
+//! that is not a list of names cannot say what it allowed or excluded, and
+//! admits no tool, the skill loader included.
+
+use serde_json::{Map, Value};
+
+use crate::table::Table;
+
+/// The run's skill allow-list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowList {
+    /// No skill declared one: no restriction.
+    Unrestricted,
+    /// Only these names (an empty list allows no tool but the skill loader).
+    Only(Vec<String>),
+    /// The stored value was not a list: no tool at all.
+    Unreadable,
+}
+
+/// The exclusions the run carries from its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exclusions {
+    Names(Vec<String>),
+    /// The stored value was not a list: no tool at all.
+    Unreadable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunState {
+    pub allowed: AllowList,
+    pub excluded: Exclusions,
+}
+
+impl Default for RunState {
+    fn default() -> RunState {
+        RunState {
+            allowed: AllowList::Unrestricted,
+            excluded: Exclusions::Names(Vec::new()),
+        }
+    }
+}
+
+/// Why a run could not be started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    UnknownConfiguration(String),
+    UnknownSkill(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::UnknownConfiguration(c) => write!(f, "unknown configuration `{c}`"),
+            RunError::UnknownSkill(s) => write!(f, "unknown skill `{s}`"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// `none` with X is X; otherwise the names in both, in the first list's order.
+pub fn intersect(a: &AllowList, b: &AllowList) -> AllowList {
+    match (a, b) {
+        (AllowList::Unreadable, _) | (_, AllowList::Unreadable) => AllowList::Unreadable,
+        (AllowList::Unrestricted, x) | (x, AllowList::Unrestricted) => x.clone(),
+        (AllowList::Only(x), AllowList::Only(y)) => {
+            AllowList::Only(x.iter().filter(|n| y.contains(n)).cloned().collect())
+        }
+    }
+}
+
+fn union_names(a: &Exclusions, b: &Exclusions) -> Exclusions {
+    match (a, b) {
+        (Exclusions::Names(x), Exclusions::Names(y)) => {
+            let mut out = x.clone();
+            for n in y {
+                if !out.contains(n) {
+                    out.push(n.clone());
+                }
+            }
+            Exclusions::Names(out)
+        }
+        _ => Exclusions::Unreadable,
+    }
+}
+
+impl RunState {
+    /// Resolve at run start: the allow-list is the union of the declarations
+    /// of the configuration's attached skills and the forced and invoked ones
+    /// (`extra_skills`); skills that declare nothing do not restrict. The
+    /// exclusions are the configuration's at this moment.
+    pub fn start(
+        table: &Table,
+        configuration: &str,
+        extra_skills: &[&str],
+    ) -> Result<RunState, RunError> {
+        let spec = table.spec();
+        let cfg = table
+            .configuration(configuration)
+            .ok_or_else(|| RunError::UnknownConfiguration(configuration.to_string()))?;
+        let mut skills: Vec<u32> = cfg.skills.clone();
+        for s in extra_skills {
+            let i = *table
+                .skill_index
+                .get(*s)
+                .ok_or_else(|| RunError::UnknownSkill(s.to_string()))?;
+            if !skills.contains(&i) {
+                skills.push(i);
+            }
+        }
+        let mut allowed = AllowList::Unrestricted;
+        for s in skills {
+            if let Some(tools) = &spec.skills[s as usize].tools {
+                let mut list = match allowed {
+                    AllowList::Only(l) => l,
+                    _ => Vec::new(),
+                };
+                for t in tools {
+                    if !list.contains(t) {
+                        list.push(t.clone());
+                    }
+                }
+                allowed = AllowList::Only(list);
+            }
+        }
+        Ok(RunState {
+            allowed,
+            excluded: Exclusions::Names(cfg.excluded.clone()),
+        })
+    }
+
+    /// On resume: `self` is the stored state, `live` the one resolved now.
+    /// Allow-lists intersect; exclusions union. Never wider than either.
+    pub fn resume(&self, live: &RunState) -> RunState {
+        RunState {
+            allowed: intersect(&self.allowed, &live.allowed),
+            excluded: union_names(&self.excluded, &live.excluded),
+        }
+    }
+
+    /// Read the stored form. Never fails: what cannot be read admits nothing.
+    pub fn from_json(text: &str) -> RunState {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => RunState::from_value(&v),
+            Err(_) => RunState {
+                allowed: AllowList::Unreadable,
+                excluded: Exclusions::Unreadable,
+            },
+        }
+    }
+
+    pub fn from_value(v: &Value) -> RunState {
+        let Some(obj) = v.as_object() else {
+            return RunState {
+                allowed: AllowList::Unreadable,
+                excluded: Exclusions::Unreadable,
+            };
+        };
+        let allowed = match obj.get("allowedToolNames") {
+            None | Some(Value::Null) => AllowList::Unrestricted,
+            Some(v) => match names(v) {
+                Some(n) => AllowList::Only(n),
+                None => AllowList::Unreadable,
+            },
+        };
+        let excluded = match obj.get("excludedToolNames") {
+            // A run stored before exclusions existed: none stored, the live list holds.
+            None => Exclusions::Names(Vec::new()),
+            Some(v) => match names(v) {
+                Some(n) => Exclusions::Names(n),
+                None => Exclusions::Unreadable,
+            },
+        };
+        RunState { allowed, excluded }
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert(
+            "allowedToolNames".into(),
+            match &self.allowed {
+                AllowList::Unrestricted => Value::Null,
+                AllowList::Only(n) => Value::from(n.clone()),
+                // Written so that it reads back unreadable again.
+                AllowList::Unreadable => Value::Bool(false),
+            },
+        );
+        match &self.excluded {
+            Exclusions::Names(n) if n.is_empty() => {}
+            Exclusions::Names(n) => {
+                m.insert("excludedToolNames".into(), Value::from(n.clone()));
+            }
+            Exclusions::Unreadable => {
+                m.insert("excludedToolNames".into(), Value::Bool(false));
+            }
+        }
+        Value::Object(m)
+    }
+
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
+fn names(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only(n: &[&str]) -> AllowList {
+        AllowList::Only(n.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn intersections_of_gate_semantics_case_13() {
+        assert_eq!(
+            intersect(&only(&["read_a"]), &AllowList::Unrestricted),
+            only(&["read_a"])
+        );
+        assert_eq!(
+            intersect(&AllowList::Unrestricted, &AllowList::Unrestricted),
+            AllowList::Unrestricted
+        );
+        assert_eq!(
+            intersect(
+                &only(&["approve", "read_a", "read_b"]),
+                &only(&["read_a", "read_c"])
+            ),
+            only(&["read_a"])
+        );
+        assert_eq!(intersect(&only(&["read_a"]), &only(&[])), only(&[]));
+    }
+
+    #[test]
+    fn stored_form_writes_exclusions_only_when_non_empty() {
+        let r = RunState::default();
+        assert_eq!(r.to_json(), r#"{"allowedToolNames":null}"#);
+        let r = RunState {
+            allowed: only(&["a"]),
+            excluded: Exclusions::Names(vec!["delete_record".into()]),
+        };
+        assert_eq!(
+            r.to_json(),
+            r#"{"allowedToolNames":["a"],"excludedToolNames":["delete_record"]}"#
+        );
+        assert_eq!(RunState::from_json(&r.to_json()), r);
+    }
+
+    #[test]
+    fn stored_values_that_are_not_lists_admit_nothing() {
+        let r =
+            RunState::from_json(r#"{"allowedToolNames":null,"excludedToolNames":"delete_record"}"#);
+        assert_eq!(r.excluded, Exclusions::Unreadable);
+        let r = RunState::from_json(r#"{"allowedToolNames":null,"excludedToolNames":[1]}"#);
+        assert_eq!(r.excluded, Exclusions::Unreadable);
+        let r = RunState::from_json(r#"{"allowedToolNames":{}}"#);
+        assert_eq!(r.allowed, AllowList::Unreadable);
+        assert_eq!(
+            RunState::from_json("nonsense").excluded,
+            Exclusions::Unreadable
+        );
+        // Unreadable survives a round trip.
+        let back = RunState::from_json(&r.to_json());
+        assert_eq!(back.allowed, AllowList::Unreadable);
+    }
+
+    #[test]
+    fn a_run_stored_before_exclusions_reads_back_without_them() {
+        let r = RunState::from_json(r#"{"allowedToolNames":["read_a"]}"#);
+        assert_eq!(r.excluded, Exclusions::Names(vec![]));
+        assert_eq!(r.allowed, only(&["read_a"]));
+    }
+
+    #[test]
+    fn resume_narrows_and_keeps_exclusions_of_both() {
+        let stored = RunState {
+            allowed: only(&["a", "b"]),
+            excluded: Exclusions::Names(vec!["x".into()]),
+        };
+        let live = RunState {
+            allowed: AllowList::Unrestricted,
+            excluded: Exclusions::Names(vec!["y".into()]),
+        };
+        let r = stored.resume(&live);
+        assert_eq!(r.allowed, only(&["a", "b"]));
+        assert_eq!(r.excluded, Exclusions::Names(vec!["x".into(), "y".into()]));
+    }
+}
