@@ -1,1 +1,204 @@
+//! Test support: compile policies from text, and a deliberately naive
+//! reference interpreter of the validated model, written from
+//! gate-semantics.md without looking at the table, to check the table against.
 
+use toolgate_compiler::diagnostics::{Diagnostic, Severity};
+use toolgate_compiler::model::{Audience, Enforcement, Model, Selector, Unprofiled};
+use toolgate_compiler::project::Project;
+use toolgate_compiler::{lower, report};
+use toolgate_runtime::{AllowList, Exclusions, Role, RunState, Table};
+
+/// Compile a registry (TOML) and policy files; panic with the rendered
+/// diagnostics if there is an error.
+pub fn model(registry: &str, policies: &[&str]) -> Model {
+    let named: Vec<(String, &str)> = policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("policy{i}.tg"), *p))
+        .collect();
+    let refs: Vec<(&str, &str)> = named.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let project = Project::from_texts(("registry.toml", registry), &refs);
+    let checked = project.check();
+    match checked.model {
+        Some(m) => m,
+        None => {
+            let diags: Vec<Diagnostic> = checked
+                .problems
+                .iter()
+                .map(|p| p.diagnostic())
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
+            panic!(
+                "policy has errors:\n{}",
+                report::plain(&project.sources, &diags)
+            )
+        }
+    }
+}
+
+pub fn table(registry: &str, policies: &[&str]) -> Table {
+    let m = model(registry, policies);
+    Table::load(&lower::compile(&m)).expect("compiled table loads")
+}
+
+/// A context as the reference interpreter sees it.
+#[derive(Debug, Clone)]
+pub struct RefCtx {
+    pub config: String,
+    pub role: Role,
+    pub consumer: Option<String>,
+    pub enforcement: Option<String>,
+    pub run: Option<RunState>,
+}
+
+/// The reference's answer: (allowed, reason code, observed only).
+pub type RefDecision = (bool, Option<&'static str>, bool);
+
+fn ladder_rank(m: &Model, zone: Option<usize>) -> usize {
+    // Unknown or missing zone: the least trusted, i.e. the lowest ceiling.
+    match zone {
+        Some(z) => m.zones[z].ceiling,
+        None => m.zones.iter().map(|z| z.ceiling).min().unwrap_or(0),
+    }
+}
+
+/// The gate, naively, in the order of gate-semantics.md.
+pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
+    let Some(t) = m.tools.iter().find(|t| t.name == name) else {
+        return (false, Some("notRegistered"), false);
+    };
+    let group = &m.groups[t.group];
+    let cfg = m
+        .configurations
+        .iter()
+        .find(|c| c.name == ctx.config)
+        .expect("known configuration");
+
+    // 2. enabled = group enabled AND tool (override, else registry default)
+    let group_on = group.state != Some(false);
+    let tool_on = t.state.unwrap_or(t.default_enabled);
+    if !(group_on && tool_on) {
+        return (false, Some("toolDisabled"), false);
+    }
+    // 3. admin-only
+    if t.admin_only && ctx.role != Role::Admin {
+        return (false, Some("requiresAdmin"), false);
+    }
+    // notInProfile
+    if let Some(c) = &ctx.consumer {
+        match m.consumers.iter().find(|x| &x.name == c) {
+            Some(binding) => {
+                let p = &m.profiles[binding.profile];
+                let ok = p.allow.iter().any(|s| match s {
+                    Selector::Tool(n) => n == name,
+                    Selector::Group(g) => *g == t.group,
+                    Selector::Prefix(x) => name.starts_with(x.as_str()),
+                });
+                if !ok {
+                    return (false, Some("notInProfile"), false);
+                }
+            }
+            None => {
+                if m.settings.unprofiled == Unprofiled::Refused {
+                    return (false, Some("notInProfile"), false);
+                }
+            }
+        }
+    }
+    // 4. group gate and run allow-list; the skill loader is exempt unless the
+    //    stored allow-list is unreadable.
+    let run = ctx.run.clone().unwrap_or_default();
+    let loader = name == m.settings.skill_loader;
+    let unreadable = run.allowed == AllowList::Unreadable;
+    if unreadable || !loader {
+        let in_groups = match &cfg.groups {
+            None => true,
+            Some(gs) => gs.contains(&t.group),
+        };
+        let in_run = match &run.allowed {
+            AllowList::Unrestricted => true,
+            AllowList::Only(n) => n.iter().any(|x| x == name),
+            AllowList::Unreadable => false,
+        };
+        if !(in_groups && in_run) {
+            return (false, Some("configurationGroup"), false);
+        }
+    }
+    // 5. exclusions: live ∪ stored
+    let stored_excludes = match &run.excluded {
+        Exclusions::Names(n) => n.iter().any(|x| x == name),
+        Exclusions::Unreadable => true,
+    };
+    if cfg.excluded.iter().any(|x| x == name) || stored_excludes {
+        return (false, Some("configurationExcluded"), false);
+    }
+    // 6. trust zone
+    let class = t
+        .class
+        .or(group.default_class)
+        .unwrap_or(m.classes.len() - 1);
+    let ceiling = match cfg.provider {
+        None => ladder_rank(m, None),
+        Some(p) => {
+            let mut c = ladder_rank(m, m.providers[p].zone);
+            for &f in &m.providers[p].fallback {
+                c = c.min(ladder_rank(m, m.providers[f].zone));
+            }
+            c
+        }
+    };
+    let observe = match &ctx.enforcement {
+        Some(s) => s.trim().to_lowercase() == "observe",
+        None => m.settings.enforcement == Enforcement::Observe,
+    };
+    if class > ceiling {
+        if t.remote || !observe {
+            return (false, Some("trustZone"), false);
+        }
+        return (true, Some("trustZone"), true);
+    }
+    (true, None, false)
+}
+
+/// The unavailable list, naively: every registered tool in registry order,
+/// the refusals, remote tools only where visible.
+pub fn reference_unavailable(m: &Model, ctx: &RefCtx) -> Vec<(String, &'static str)> {
+    let visible = match m.settings.remote_visibility {
+        Audience::Admins => ctx.role == Role::Admin,
+        Audience::Everyone => true,
+        Audience::Nobody => false,
+    };
+    m.tools
+        .iter()
+        .filter(|t| visible || !t.remote)
+        .filter_map(|t| match reference_decide(m, ctx, &t.name) {
+            (false, Some(r), _) => Some((t.name.clone(), r)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Build the runtime context that matches a reference context.
+pub fn runtime_ctx<'t>(table: &'t Table, ctx: &RefCtx) -> toolgate_runtime::Context<'t> {
+    let mut c = table
+        .context(&ctx.config)
+        .expect("known configuration")
+        .role(ctx.role)
+        .consumer(ctx.consumer.as_deref())
+        .enforcement(ctx.enforcement.as_deref());
+    if let Some(r) = &ctx.run {
+        c = c.run(r);
+    }
+    c
+}
+
+/// Shorthand for a context with defaults.
+pub fn ctx(config: &str, role: Role) -> RefCtx {
+    RefCtx {
+        config: config.into(),
+        role,
+        consumer: None,
+        enforcement: None,
+        run: None,
+    }
+}

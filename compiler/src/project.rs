@@ -126,6 +126,23 @@ impl Project {
         Ok(project)
     }
 
+    /// A project from texts in memory: (name, text) of the registry (a name
+    /// ending in `.json` reads as JSON) and of each policy file.
+    pub fn from_texts(registry: (&str, &str), policies: &[(&str, &str)]) -> Project {
+        let mut sources = SourceMap::new();
+        let manifest = sources.add(MANIFEST, "");
+        let registry = Some(sources.add(registry.0, registry.1));
+        let policies = policies.iter().map(|(n, t)| sources.add(*n, *t)).collect();
+        Project {
+            root: PathBuf::from("."),
+            sources,
+            manifest,
+            registry,
+            policies,
+            problems: Vec::new(),
+        }
+    }
+
     /// Parse and validate everything.
     pub fn check(&self) -> Checked {
         let mut problems = self.problems.clone();
