@@ -107,7 +107,24 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
     }
     // 4. group gate and run allow-list; the skill loader is exempt unless the
     //    stored allow-list is unreadable.
-    let run = ctx.run.clone().unwrap_or_default();
+    // No run given: a new run, held to the union of the allow-lists that the
+    // configuration's attached skills declare (none declared: no restriction).
+    let run = ctx.run.clone().unwrap_or_else(|| {
+        let declared: Vec<&Vec<String>> = cfg
+            .skills
+            .iter()
+            .filter_map(|&s| m.skills[s].tools.as_ref())
+            .collect();
+        let allowed = if declared.is_empty() {
+            AllowList::Unrestricted
+        } else {
+            AllowList::Only(declared.into_iter().flatten().cloned().collect())
+        };
+        RunState {
+            allowed,
+            excluded: Exclusions::Names(vec![]),
+        }
+    });
     let loader = name == m.settings.skill_loader;
     let unreadable = run.allowed == AllowList::Unreadable;
     if unreadable || !loader {

@@ -123,6 +123,14 @@ pub enum Problem {
     },
     /// TG2005
     LadderMisuse { span: Span, message: String },
+    /// TG2006
+    MissingProperty {
+        kind: NameKind,
+        name: String,
+        property: &'static str,
+        example: &'static str,
+        span: Span,
+    },
     /// TG3001
     ExclusionOutsideGroups {
         name: String,
@@ -408,6 +416,7 @@ impl Problem {
             Problem::Repeated { .. } => "TG2003",
             Problem::ListedTwice { .. } => "TG2004",
             Problem::LadderMisuse { .. } => "TG2005",
+            Problem::MissingProperty { .. } => "TG2006",
             Problem::ExclusionOutsideGroups { .. } => "TG3001",
             Problem::EnableInDisabledGroup { .. } => "TG3002",
             Problem::CeilingUnreached { .. } => "TG3003",
@@ -546,6 +555,13 @@ impl Problem {
                 "here",
                 vec![],
                 Some("write one `classes [least, ..., most]` statement listing every data class, least sensitive first".into()),
+            ),
+            Problem::MissingProperty { kind, name, property, example, span } => d(
+                *span,
+                format!("{} `{}` has no `{}`", kind.as_str(), name, property),
+                &format!("needs `{property}`"),
+                vec![],
+                Some(format!("add it, for example: `{} {} {{ {} }}`", kind.as_str(), name, example)),
             ),
             Problem::ExclusionOutsideGroups { name, span, configuration, group } => d(
                 *span,

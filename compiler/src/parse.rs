@@ -52,6 +52,7 @@ fn syntax_problem(file: FileId, text: &str, err: pest::error::Error<Rule>) -> Pr
         ErrorVariant::ParsingError { positives, .. } => positives
             .iter()
             .filter_map(|r| describe(*r))
+            .flat_map(|d| d.split('|'))
             .map(str::to_string)
             .collect(),
         ErrorVariant::CustomError { message } => vec![message.clone()],
@@ -89,17 +90,17 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::policy | Rule::statement => "a statement",
         Rule::classes_stmt | Rule::kw_classes => "`classes`",
         Rule::enforcement_stmt | Rule::kw_enforcement => "`enforcement`",
-        Rule::enforcement_mode => "`observe` or `enforce`",
+        Rule::enforcement_mode => "`observe`|`enforce`",
         Rule::kw_observe => "`observe`",
         Rule::kw_enforce => "`enforce`",
         Rule::remote_visibility_stmt | Rule::kw_remote_tools => "`remote-tools`",
         Rule::kw_visible_to => "`visible-to`",
-        Rule::audience => "`admins`, `everyone` or `nobody`",
+        Rule::audience => "`admins`|`everyone`|`nobody`",
         Rule::kw_admins => "`admins`",
         Rule::kw_everyone => "`everyone`",
         Rule::kw_nobody => "`nobody`",
         Rule::unprofiled_stmt | Rule::kw_unprofiled => "`consumers-without-profile`",
-        Rule::unprofiled_mode => "`unrestricted` or `refused`",
+        Rule::unprofiled_mode => "`unrestricted`|`refused`",
         Rule::kw_unrestricted => "`unrestricted`",
         Rule::kw_refused => "`refused`",
         Rule::skill_loader_stmt | Rule::kw_skill_loader => "`skill-loader`",
@@ -112,7 +113,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::profile_block | Rule::kw_profile | Rule::profile_prop => "`profile`",
         Rule::consumer_block | Rule::kw_consumer => "`consumer`",
         Rule::gateway_block | Rule::kw_gateway => "`gateway`",
-        Rule::state_prop => "`enabled` or `disabled`",
+        Rule::state_prop => "`enabled`|`disabled`",
         Rule::kw_enabled => "`enabled`",
         Rule::kw_disabled => "`disabled`",
         Rule::admin_prop | Rule::kw_admin_only => "`admin-only`",
@@ -132,7 +133,14 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::data_match | Rule::kw_data => "`data`",
         Rule::result_text_match | Rule::kw_result_text => "`result-text`",
         Rule::outcome_prop => "`=>`",
-        Rule::outcome => "`not-in-profile`, `content-policy`, `policy` or `tool-failure`",
+        Rule::outcome => "`not-in-profile`|`content-policy`|`policy`|`tool-failure`",
+        Rule::lbrace => "`{`",
+        Rule::rbrace => "`}`",
+        Rule::lbracket => "`[`",
+        Rule::rbracket => "`]`",
+        Rule::comma => "`,`",
+        Rule::equals => "`=`",
+        Rule::arrow => "`=>`",
         Rule::kw_not_in_profile => "`not-in-profile`",
         Rule::kw_content_policy => "`content-policy`",
         Rule::kw_policy => "`policy`",
@@ -174,7 +182,7 @@ impl Builder {
     }
 
     fn names(&self, list: Pair<Rule>) -> Vec<Name> {
-        list.into_inner().map(|p| self.name(p)).collect()
+        self.parts(list).map(|p| self.name(p)).collect()
     }
 
     fn string(&self, pair: Pair<Rule>) -> String {
@@ -427,8 +435,8 @@ impl Builder {
                     }
                 }
                 Rule::outcome_prop => {
-                    let kw = p
-                        .into_inner()
+                    let kw = self
+                        .parts(p)
                         .next()
                         .and_then(|o| o.into_inner().next())
                         .map(|k| k.as_rule());
@@ -461,7 +469,14 @@ type Rule_ = crate::ast::GatewayRule;
 fn is_keyword(rule: Rule) -> bool {
     matches!(
         rule,
-        Rule::kw_classes
+        Rule::lbrace
+            | Rule::rbrace
+            | Rule::lbracket
+            | Rule::rbracket
+            | Rule::comma
+            | Rule::equals
+            | Rule::arrow
+            | Rule::kw_classes
             | Rule::kw_enforcement
             | Rule::kw_observe
             | Rule::kw_enforce

@@ -32,6 +32,9 @@ pub struct Tool {
     pub class: Option<String>,
     pub description: Option<String>,
     pub input_schema: Option<serde_json::Value>,
+    /// MCP `title` and `annotations`, kept as given.
+    pub title: Option<String>,
+    pub annotations: Option<serde_json::Value>,
 }
 
 impl Tool {
@@ -69,9 +72,13 @@ struct RawTool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     class: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     input_schema: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    annotations: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
@@ -181,6 +188,8 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
             class: t.class,
             description: t.description,
             input_schema: t.input_schema,
+            title: t.title,
+            annotations: t.annotations,
         };
         if let Some(p) = check_tool(&tool) {
             problems.push(p);
@@ -280,9 +289,13 @@ struct ToolsList {
 struct McpTool {
     name: String,
     #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
     description: Option<String>,
     #[serde(default, rename = "inputSchema")]
     input_schema: Option<serde_json::Value>,
+    #[serde(default)]
+    annotations: Option<serde_json::Value>,
 }
 
 /// Turn an MCP `tools/list` answer from `server` into registry entries. A
@@ -345,6 +358,8 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             class: None,
             description: t.description,
             input_schema: t.input_schema,
+            title: t.title,
+            annotations: t.annotations,
         });
     }
     (Registry { tools }, problems)
@@ -384,7 +399,9 @@ fn raw_tool(t: &Tool) -> RawTool {
         admin_only: Some(t.admin_only),
         enabled: Some(t.enabled),
         class: t.class.clone(),
+        title: t.title.clone(),
         description: t.description.clone(),
         input_schema: t.input_schema.clone(),
+        annotations: t.annotations.clone(),
     }
 }

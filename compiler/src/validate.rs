@@ -412,11 +412,12 @@ impl<'a> Validator<'a> {
                     ..
                 }) => resolve_class(self, c),
                 None => {
-                    self.problems.push(Problem::Unknown {
-                        kind: NameKind::Class,
-                        name: String::new(),
+                    self.problems.push(Problem::MissingProperty {
+                        kind: NameKind::Zone,
+                        name: b.name.text.clone(),
+                        property: "ceiling",
+                        example: "ceiling editorContent",
                         span: b.name.span,
-                        suggestion: None,
                     });
                     None
                 }
@@ -723,11 +724,12 @@ impl<'a> Validator<'a> {
                     name: b.name.text.clone(),
                     profile,
                 }),
-                None if b.props.is_empty() => self.problems.push(Problem::Unknown {
-                    kind: NameKind::Profile,
-                    name: String::new(),
+                None if b.props.is_empty() => self.problems.push(Problem::MissingProperty {
+                    kind: NameKind::Consumer,
+                    name: b.name.text.clone(),
+                    property: "profile",
+                    example: "profile support-readonly",
                     span: b.name.span,
-                    suggestion: None,
                 }),
                 None => {}
             }

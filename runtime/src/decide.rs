@@ -110,7 +110,7 @@ pub struct Context<'t> {
     pub(crate) allowed: Cow<'t, BitSet>,
     /// Refused by the exclusion gate: configuration ∪ run.
     pub(crate) excluded: Cow<'t, BitSet>,
-    pub(crate) run: RunState,
+    pub(crate) run: Cow<'t, RunState>,
     /// `above[ceiling]`, the tools over the zone's ceiling.
     pub(crate) above: &'t BitSet,
 }
@@ -188,9 +188,11 @@ impl Table {
             } else {
                 Mode::Enforce
             },
-            allowed: Cow::Borrowed(&row.allowed),
+            // Until a run is given, the context is a new run's: held to the
+            // allow-list of the configuration's attached skills.
+            allowed: Cow::Borrowed(&row.fresh_allowed),
             excluded: Cow::Borrowed(&row.excluded),
-            run: RunState::default(),
+            run: Cow::Borrowed(&row.fresh_run),
             above: &self.above[row.ceiling as usize],
         })
     }
@@ -244,7 +246,8 @@ impl<'t> Context<'t> {
         self
     }
 
-    /// Hold the context to a run's stored allow-list and exclusions.
+    /// Hold the context to a run's stored allow-list and exclusions (instead
+    /// of a new run's).
     pub fn run(mut self, run: &RunState) -> Self {
         let t = self.table;
         let n = t.tool_count();
@@ -280,7 +283,7 @@ impl<'t> Context<'t> {
         }
         self.allowed = Cow::Owned(allowed);
         self.excluded = Cow::Owned(excluded);
-        self.run = run.clone();
+        self.run = Cow::Owned(run.clone());
         self
     }
 
@@ -458,7 +461,7 @@ impl<'t> Context<'t> {
                                 .any(|pre| tool.name.starts_with(pre.as_str())))
                     }
                 },
-                Reason::ConfigurationGroup => match &self.run.allowed {
+                Reason::ConfigurationGroup => match &self.run.as_ref().allowed {
                     AllowList::Unreadable => true,
                     _ if is_loader => false,
                     run => {

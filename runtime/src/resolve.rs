@@ -16,7 +16,7 @@ pub struct Unavailable<'a> {
 
 /// The heading of the system-prompt section.
 pub const PROMPT_HEADING: &str =
-    "Tools that exist but are not available here (tell the user to ask an administrator if they need one):";
+    "Tools that exist but are not available in this conversation, and why:";
 
 impl<'t> Context<'t> {
     /// Indices of offered tools (allowed, observed-only included), registry order.

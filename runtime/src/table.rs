@@ -34,6 +34,10 @@ pub struct Table {
 pub(crate) struct ConfigRow {
     /// Tools of the allowed groups, plus the skill loader.
     pub allowed: BitSet,
+    /// A new run's: `allowed` narrowed by the attached skills' allow-list.
+    pub fresh_allowed: BitSet,
+    /// A new run's state: the attached skills' allow-list, the exclusions.
+    pub fresh_run: crate::run::RunState,
     pub excluded: BitSet,
     pub ceiling: u32,
 }
@@ -166,8 +170,27 @@ impl Table {
                     c.name
                 )));
             }
+            let fresh_run = crate::run::RunState {
+                allowed: crate::run::allow_list_of(&spec, &c.skills),
+                excluded: crate::run::Exclusions::Names(c.excluded.clone()),
+            };
+            let mut fresh_allowed = allowed.clone();
+            if let crate::run::AllowList::Only(names) = &fresh_run.allowed {
+                let mut list = BitSet::new(n);
+                for name in names {
+                    if let Some(&i) = tool_index.get(name) {
+                        list.insert(i as usize);
+                    }
+                }
+                fresh_allowed.intersect_with(&list);
+                if let Some(l) = loader {
+                    fresh_allowed.insert(l as usize);
+                }
+            }
             configs.push(ConfigRow {
                 allowed,
+                fresh_allowed,
+                fresh_run,
                 excluded,
                 ceiling: zone.ceiling,
             });

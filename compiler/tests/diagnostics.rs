@@ -1,0 +1,449 @@
+//! One case per diagnostic code: the exact code, span and message, and
+//! snapshots of the human (miette) and JSON renderings.
+
+use toolgate_compiler::diagnostics::{Diagnostic, CATALOGUE};
+use toolgate_compiler::project::Project;
+use toolgate_compiler::report;
+
+const REGISTRY: &str = r#"
+[[tool]]
+name = "get_page_content"
+group = "content"
+
+[[tool]]
+name = "update_record"
+group = "editing"
+
+[[tool]]
+name = "delete_record"
+group = "editing"
+
+[[tool]]
+name = "read_source"
+group = "code"
+class = "sourceCode"
+
+[[tool]]
+name = "mcp_crm_lookup"
+group = "mcp_crm"
+server = "crm"
+"#;
+
+/// Check a policy; return the diagnostics with `code`, and the project for rendering.
+fn run(registry: (&str, &str), policy: &str, code: &str) -> (Project, Vec<Diagnostic>) {
+    let project = Project::from_texts(registry, &[("policy.tg", policy)]);
+    let checked = project.check();
+    let diags: Vec<Diagnostic> = checked
+        .problems
+        .iter()
+        .map(|p| p.diagnostic())
+        .filter(|d| d.code == code)
+        .collect();
+    assert!(
+        !diags.is_empty(),
+        "no {code} for {policy:?}; got {:?}",
+        checked
+            .problems
+            .iter()
+            .map(|p| p.code())
+            .collect::<Vec<_>>()
+    );
+    (project, diags)
+}
+
+/// Assert code, the text under the primary span, and the message; snapshot both renderings.
+fn case(code: &str, registry: (&str, &str), policy: &str, spanned: &str, message: &str) {
+    let (project, diags) = run(registry, policy, code);
+    let d = &diags[0];
+    assert_eq!(project.sources.text(d.span), spanned, "span of {code}");
+    assert_eq!(d.message, message);
+    let human = report::human(&project.sources, &diags[..1], false);
+    let json = report::json(&project.sources, &diags[..1]);
+    insta::assert_snapshot!(format!("{code}-human"), human);
+    insta::assert_snapshot!(format!("{code}-json"), json);
+}
+
+fn reg() -> (&'static str, &'static str) {
+    ("registry.toml", REGISTRY)
+}
+
+#[test]
+fn tg0001_syntax_error() {
+    case(
+        "TG0001",
+        reg(),
+        "configuration c {\n  provder openai\n}\n",
+        "provder",
+        "expected `exclude`, `groups`, `provider`, `skills` or `}`, found `provder`",
+    );
+}
+
+#[test]
+fn tg0001_syntax_error_at_end_of_file() {
+    let (p, d) = run(reg(), "group content {", "TG0001");
+    assert_eq!(
+        d[0].message,
+        "expected `class`, `disabled`, `enabled` or `}`, found end of file"
+    );
+    assert_eq!(p.sources.text(d[0].span), "");
+}
+
+#[test]
+fn tg0002_input_too_large() {
+    let big = "# ".repeat(toolgate_compiler::parse::MAX_POLICY_BYTES / 2 + 1);
+    let (_, d) = run(reg(), &big, "TG0002");
+    assert!(d[0]
+        .message
+        .starts_with("policy file is 8388610 bytes, over the limit of 8388608 bytes"));
+}
+
+#[test]
+fn tg0003_invalid_manifest() {
+    let dir = std::env::temp_dir().join(format!("tg0003-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"r.toml\"\npolicy = [\"p.tg\"]\n",
+    )
+    .unwrap();
+    let project = Project::load(&dir).unwrap();
+    let d: Vec<Diagnostic> = project
+        .check()
+        .problems
+        .iter()
+        .map(|p| p.diagnostic())
+        .collect();
+    assert_eq!(d[0].code, "TG0003");
+    assert!(
+        d[0].message.contains("unknown field `policy`"),
+        "{}",
+        d[0].message
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tg0004_invalid_registry() {
+    case(
+        "TG0004",
+        ("registry.toml", "[[tool]]\nname = \"a\"\n"),
+        "",
+        "[[tool]]\nname = \"a\"",
+        "invalid registry: missing field `group`",
+    );
+}
+
+#[test]
+fn tg1001_unknown_tool() {
+    case(
+        "TG1001",
+        reg(),
+        "tool read_sorce { disabled }",
+        "read_sorce",
+        "unknown tool `read_sorce`",
+    );
+}
+
+#[test]
+fn tg1002_unknown_group() {
+    case(
+        "TG1002",
+        reg(),
+        "configuration c { groups [contnet] }",
+        "contnet",
+        "unknown group `contnet`",
+    );
+}
+
+#[test]
+fn tg1003_unknown_zone() {
+    case(
+        "TG1003",
+        reg(),
+        "provider p { zone externalGlobl }",
+        "externalGlobl",
+        "unknown zone `externalGlobl`",
+    );
+}
+
+#[test]
+fn tg1004_unknown_class() {
+    case(
+        "TG1004",
+        reg(),
+        "group code { class sourcecode }",
+        "sourcecode",
+        "unknown class `sourcecode`",
+    );
+}
+
+#[test]
+fn tg1005_unknown_provider() {
+    case(
+        "TG1005",
+        reg(),
+        "provider openai { zone local }\nconfiguration c { provider opneai }",
+        "opneai",
+        "unknown provider `opneai`",
+    );
+}
+
+#[test]
+fn tg1006_unknown_skill() {
+    case(
+        "TG1006",
+        reg(),
+        "skill triage { tools [read_source] }\nconfiguration c { skills [traige] }",
+        "traige",
+        "unknown skill `traige`",
+    );
+}
+
+#[test]
+fn tg1007_unknown_profile() {
+    case(
+        "TG1007",
+        reg(),
+        "profile support { allow [get_page_content] }\nconsumer bot { profile suport }",
+        "suport",
+        "unknown profile `suport`",
+    );
+}
+
+#[test]
+fn tg1008_unknown_configuration() {
+    // Configurations are referenced from outside the policy: the CLI and test files.
+    use toolgate_compiler::diagnostics::{NameKind, Problem};
+    use toolgate_compiler::source::Span;
+    let project = Project::from_texts(reg(), &[("policy.tg", "configuration editor-chat { }")]);
+    let p = Problem::Unknown {
+        kind: NameKind::Configuration,
+        name: "editor-caht".into(),
+        span: Span::new(toolgate_compiler::source::FileId(2), 14..25),
+        suggestion: toolgate_compiler::diagnostics::did_you_mean("editor-caht", ["editor-chat"]),
+    };
+    let d = p.diagnostic();
+    assert_eq!(
+        (d.code, d.help.as_deref()),
+        ("TG1008", Some("did you mean `editor-chat`?"))
+    );
+    insta::assert_snapshot!(
+        "TG1008-human",
+        report::human(&project.sources, &[d.clone()], false)
+    );
+    insta::assert_snapshot!("TG1008-json", report::json(&project.sources, &[d]));
+}
+
+#[test]
+fn tg1009_stale_exclusion() {
+    case(
+        "TG1009",
+        reg(),
+        "configuration c { exclude [retired_tool] }",
+        "retired_tool",
+        "`retired_tool` is no longer registered",
+    );
+}
+
+#[test]
+fn tg1010_exclusion_typo_suggests_the_registered_tool() {
+    case(
+        "TG1010",
+        reg(),
+        "configuration editor-chat {\n  exclude [delete_recrod]\n}\n",
+        "delete_recrod",
+        "excluded tool `delete_recrod` is not registered; did you mean `delete_record`?",
+    );
+}
+
+#[test]
+fn tg2001_duplicate_definition() {
+    case(
+        "TG2001",
+        reg(),
+        "configuration c { }\nconfiguration c { }",
+        "c",
+        "configuration `c` is defined twice",
+    );
+}
+
+#[test]
+fn tg2002_contradiction() {
+    case(
+        "TG2002",
+        reg(),
+        "tool read_source {\n  enabled\n  disabled\n}",
+        "disabled",
+        "contradictory statements about `enabled/disabled`",
+    );
+}
+
+#[test]
+fn tg2003_repeated_property() {
+    case(
+        "TG2003",
+        reg(),
+        "enforcement observe\nenforcement observe\n",
+        "observe",
+        "`enforcement` is given twice",
+    );
+}
+
+#[test]
+fn tg2004_listed_twice() {
+    case(
+        "TG2004",
+        reg(),
+        "configuration c { groups [content, editing, content] }",
+        "content",
+        "`content` is listed twice",
+    );
+}
+
+#[test]
+fn tg2005_invalid_ladder() {
+    case(
+        "TG2005",
+        reg(),
+        "classes []",
+        "classes []",
+        "the `classes` ladder is empty",
+    );
+}
+
+#[test]
+fn tg2006_missing_property() {
+    case(
+        "TG2006",
+        reg(),
+        "zone onprem { }",
+        "onprem",
+        "zone `onprem` has no `ceiling`",
+    );
+}
+
+#[test]
+fn tg3001_exclusion_without_effect() {
+    case(
+        "TG3001",
+        reg(),
+        "configuration c { groups [content] exclude [read_source] }",
+        "read_source",
+        "excluding `read_source` has no effect",
+    );
+}
+
+#[test]
+fn tg3002_enable_in_disabled_group() {
+    case(
+        "TG3002",
+        reg(),
+        "group code { disabled }\ntool read_source { enabled }",
+        "enabled",
+        "enabling `read_source` has no effect: its group `code` is disabled",
+    );
+}
+
+#[test]
+fn tg3003_ceiling_unreached() {
+    case(
+        "TG3003",
+        reg(),
+        "group content { class publicContent }\ngroup editing { class publicContent }\ngroup mcp_crm { class publicContent }\nzone eu { ceiling internalConfiguration }\nzone top { ceiling secretAdjacent }",
+        "ceiling internalConfiguration",
+        "the ceiling of zone `eu` refuses no registered tool",
+    );
+}
+
+#[test]
+fn tg3004_empty_groups() {
+    case(
+        "TG3004",
+        reg(),
+        "configuration c { groups [] }",
+        "groups []",
+        "an empty `groups` list puts no restriction on configuration `c`",
+    );
+}
+
+#[test]
+fn tg3005_pattern_matches_nothing() {
+    case(
+        "TG3005",
+        reg(),
+        "profile p { allow [mcp_billing_*] }",
+        "mcp_billing_*",
+        "`mcp_billing_*` matches no registered tool",
+    );
+}
+
+#[test]
+fn tg3006_fallback_to_self() {
+    case(
+        "TG3006",
+        reg(),
+        "provider p { zone local fallback [p] }",
+        "p",
+        "provider `p` falls back to itself",
+    );
+}
+
+#[test]
+fn tg4001_remote_name_invalid() {
+    let r = "[[tool]]\nname = \"mcp_crm_look up\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n";
+    case("TG4001", ("registry.toml", r), "", "\"mcp_crm_look up\"", "remote tool name `mcp_crm_look up` breaks the naming rule: it contains ` `, outside [a-zA-Z0-9_-]");
+}
+
+#[test]
+fn tg4002_remote_group_mismatch() {
+    let r = "[[tool]]\nname = \"mcp_crm_lookup\"\ngroup = \"crm\"\nserver = \"crm\"\n";
+    case(
+        "TG4002",
+        ("registry.toml", r),
+        "",
+        "\"mcp_crm_lookup\"",
+        "remote tool `mcp_crm_lookup` must be in group `mcp_crm`",
+    );
+}
+
+#[test]
+fn tg4003_duplicate_registry_tool() {
+    let r = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"a\"\ngroup = \"g\"\n";
+    case(
+        "TG4003",
+        ("registry.toml", r),
+        "",
+        "\"a\"",
+        "the registry lists `a` twice",
+    );
+}
+
+#[test]
+fn every_catalogue_code_has_a_test_and_a_docs_entry() {
+    let tests = include_str!("diagnostics.rs");
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/diagnostics.md"
+    ))
+    .unwrap_or_default();
+    for c in CATALOGUE {
+        assert!(
+            tests.contains(&format!("fn {}_", c.code.to_lowercase())),
+            "no test for {}",
+            c.code
+        );
+        assert!(
+            docs.contains(&format!("## {} {}", c.code, c.name)),
+            "no docs entry `## {} {}`",
+            c.code,
+            c.name
+        );
+    }
+}
+
+#[test]
+fn json_registries_get_spans_too() {
+    let r = r#"{"tool": [{"name": "mcp_crm_bad name", "group": "mcp_crm", "server": "crm"}]}"#;
+    let (p, d) = run(("registry.json", r), "", "TG4001");
+    assert_eq!(p.sources.text(d[0].span), "\"mcp_crm_bad name\"");
+}
