@@ -28,6 +28,9 @@ struct GenTool {
     class: Option<usize>,
 }
 
+/// (provider, groups, excluded tools, a stale name too?, skills)
+type GenConfig = (Option<usize>, Option<Vec<usize>>, Vec<usize>, bool, Vec<usize>);
+
 #[derive(Debug, Clone)]
 struct World {
     tools: Vec<GenTool>,
@@ -40,13 +43,7 @@ struct World {
     /// None: declares nothing.
     skills: Vec<Option<Vec<usize>>>,
     /// (provider, groups, excluded tools, stale name?, skills)
-    configs: Vec<(
-        Option<usize>,
-        Option<Vec<usize>>,
-        Vec<usize>,
-        bool,
-        Vec<usize>,
-    )>,
+    configs: Vec<GenConfig>,
     /// (tools, groups, remote server prefixes)
     profiles: Vec<(Vec<usize>, Vec<usize>, Vec<u8>)>,
     consumers: Vec<usize>,

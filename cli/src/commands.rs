@@ -525,7 +525,7 @@ pub fn stats(a: StatsArgs) -> Res {
     match a.format {
         OutFormat::Json => {
             let mut reasons = serde_json::Map::new();
-            for (_, (r, c)) in &by_reason {
+            for (r, c) in by_reason.values() {
                 reasons.insert(r.code().into(), json!(c));
             }
             for (code, c) in &unknown_reason {

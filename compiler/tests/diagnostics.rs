@@ -229,7 +229,7 @@ fn tg1008_unknown_configuration() {
     );
     insta::assert_snapshot!(
         "TG1008-human",
-        report::human(&project.sources, &[d.clone()], false)
+        report::human(&project.sources, std::slice::from_ref(&d), false)
     );
     insta::assert_snapshot!("TG1008-json", report::json(&project.sources, &[d]));
 }

@@ -17,7 +17,7 @@ impl BitSet {
         let mut b = BitSet {
             words: vec![!0; len.div_ceil(64)],
         };
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             if let Some(last) = b.words.last_mut() {
                 *last = (1u64 << (len % 64)) - 1;
             }
