@@ -27,7 +27,10 @@ fn every_truncation_is_refused() {
         let r = Table::load(&b[..len]);
         assert!(r.is_err(), "truncated to {len} bytes loaded");
         if len >= HEADER_LEN {
-            assert!(matches!(r, Err(LoadError::Truncated { .. })), "{len}: {r:?}");
+            assert!(
+                matches!(r, Err(LoadError::Truncated { .. })),
+                "{len}: {r:?}"
+            );
         }
     }
 }
@@ -39,7 +42,10 @@ fn every_single_byte_flip_is_refused() {
         for bit in 0..8 {
             let mut c = b.clone();
             c[i] ^= 1 << bit;
-            assert!(Table::load(&c).is_err(), "flip of bit {bit} in byte {i} loaded");
+            assert!(
+                Table::load(&c).is_err(),
+                "flip of bit {bit} in byte {i} loaded"
+            );
         }
     }
 }
@@ -49,12 +55,24 @@ fn another_format_version_is_refused_with_a_clear_error() {
     let mut b = bytes();
     b[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
     let e = Table::load(&b).unwrap_err();
-    assert_eq!(e, LoadError::Version { found: FORMAT_VERSION + 1, supported: FORMAT_VERSION });
+    assert_eq!(
+        e,
+        LoadError::Version {
+            found: FORMAT_VERSION + 1,
+            supported: FORMAT_VERSION
+        }
+    );
     assert!(e.to_string().contains("recompile"));
-    assert_eq!(Table::load(b"PK\x03\x04 not a table").unwrap_err(), LoadError::NotATable);
+    assert_eq!(
+        Table::load(b"PK\x03\x04 not a table").unwrap_err(),
+        LoadError::NotATable
+    );
     let mut long = bytes();
     long.push(0);
-    assert_eq!(Table::load(&long).unwrap_err(), LoadError::TrailingBytes { extra: 1 });
+    assert_eq!(
+        Table::load(&long).unwrap_err(),
+        LoadError::TrailingBytes { extra: 1 }
+    );
 }
 
 #[test]
@@ -75,7 +93,18 @@ fn a_corrupt_payload_with_a_valid_checksum_is_refused() {
 
 #[test]
 fn missing_empty_or_misspelt_enforcement_enforces() {
-    for s in ["", " ", "observ", "obsrve", "enforce", "off", "0", "\u{0}", "o b s e r v e", "observe!"] {
+    for s in [
+        "",
+        " ",
+        "observ",
+        "obsrve",
+        "enforce",
+        "off",
+        "0",
+        "\u{0}",
+        "o b s e r v e",
+        "observe!",
+    ] {
         assert_eq!(Mode::parse(s), Mode::Enforce, "{s:?}");
     }
     for s in ["observe", " OBSERVE", "Observe\n"] {
@@ -96,14 +125,25 @@ fn an_unknown_zone_is_the_least_trusted() {
     let t = Table::load(&lower::compile(&model(reg, &[pol]))).unwrap();
     for c in ["none", "pz"] {
         let d = t.context(c).unwrap().role(Role::Admin).decide("a");
-        assert_eq!((d.reason, d.zone, d.ceiling), (Some(Reason::TrustZone), Some("low"), Some("publicContent")), "{c}");
+        assert_eq!(
+            (d.reason, d.zone, d.ceiling),
+            (Some(Reason::TrustZone), Some("low"), Some("publicContent")),
+            "{c}"
+        );
     }
 }
 
 #[test]
 fn a_tool_without_any_class_is_the_most_sensitive() {
     let reg = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n";
-    let t = Table::load(&lower::compile(&model(reg, &["provider p { zone privateHosted } configuration c { provider p }"]))).unwrap();
+    let t = Table::load(&lower::compile(&model(
+        reg,
+        &["provider p { zone privateHosted } configuration c { provider p }"],
+    )))
+    .unwrap();
     let d = t.context("c").unwrap().decide("a");
-    assert_eq!((d.allowed, d.reason, d.class), (false, Some(Reason::TrustZone), Some("secretAdjacent")));
+    assert_eq!(
+        (d.allowed, d.reason, d.class),
+        (false, Some(Reason::TrustZone), Some("secretAdjacent"))
+    );
 }

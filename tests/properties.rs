@@ -29,7 +29,13 @@ struct GenTool {
 }
 
 /// (provider, groups, excluded tools, a stale name too?, skills)
-type GenConfig = (Option<usize>, Option<Vec<usize>>, Vec<usize>, bool, Vec<usize>);
+type GenConfig = (
+    Option<usize>,
+    Option<Vec<usize>>,
+    Vec<usize>,
+    bool,
+    Vec<usize>,
+);
 
 #[derive(Debug, Clone)]
 struct World {

@@ -105,9 +105,10 @@ fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model::Mo
 pub fn compile(a: CompileArgs) -> Res {
     let (_, model) = compile_project(&a.project)?;
     let bytes = lower::compile(&model);
+    // Verify by loading before anything is written: never leave a table the runtime would refuse.
+    let table = Table::load(&bytes)?;
     std::fs::write(&a.output, &bytes)
         .map_err(|e| Failure::Usage(format!("{}: {e}", a.output.display())))?;
-    let table = Table::load(&bytes)?;
     eprintln!(
         "compiled {} tools, {} configurations into {} ({} bytes, digest {})",
         table.tool_count(),
@@ -127,7 +128,7 @@ pub fn import_mcp(a: ImportArgs) -> Res {
     let (reg, problems) = registry::import_mcp(id, &text, &a.server);
     let out = match a.format {
         RegistryFormat::Toml => registry::to_toml(&reg).map_err(Failure::Usage)?,
-        RegistryFormat::Json => registry::to_json(&reg),
+        RegistryFormat::Json => registry::to_json(&reg) + "\n",
     };
     match &a.output {
         Some(p) => {

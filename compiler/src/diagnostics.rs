@@ -323,6 +323,12 @@ pub const CATALOGUE: &[CodeInfo] = &[
         summary: "The `classes` ladder is missing, empty or given twice.",
     },
     CodeInfo {
+        code: "TG2006",
+        name: "missing-property",
+        severity: Severity::Error,
+        summary: "A block lacks a property it cannot do without.",
+    },
+    CodeInfo {
         code: "TG3001",
         name: "exclusion-without-effect",
         severity: Severity::Warning,
@@ -435,6 +441,7 @@ impl Problem {
             .iter()
             .find(|c| c.code == code)
             .map(|c| c.severity)
+            // Unreachable while the catalogue is complete (a test checks it); an error is the safe side.
             .unwrap_or(Severity::Error)
     }
 

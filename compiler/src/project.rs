@@ -66,7 +66,8 @@ fn display(path: &Path) -> String {
         .as_deref()
         .and_then(|c| path.strip_prefix(c).ok())
         .unwrap_or(path);
-    shown.to_string_lossy().replace('\\', "/")
+    let s = shown.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -157,11 +158,23 @@ impl Project {
         let (registry, mut reg_problems) = registry::load(reg_id, &reg_file.text, is_json);
         problems.append(&mut reg_problems);
         let mut asts = Vec::new();
+        let mut syntax_errors = false;
         for &id in &self.policies {
             match parse::parse_policy(id, &self.sources.get(id).text) {
                 Ok(ast) => asts.push((id, ast)),
-                Err(p) => problems.push(p),
+                Err(p) => {
+                    syntax_errors = true;
+                    problems.push(p);
+                }
             }
+        }
+        // Names defined in a file that did not parse would be reported as
+        // unknown elsewhere: report the syntax errors alone.
+        if syntax_errors {
+            return Checked {
+                model: None,
+                problems,
+            };
         }
         let provenance = Provenance {
             policies: self

@@ -314,6 +314,17 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             );
         }
     };
+    if let Some(err) = value.get("error") {
+        return (
+            Registry::default(),
+            vec![Problem::RegistryInvalid {
+                span: Span::new(file, 0..text.len().min(200)),
+                message: format!(
+                    "this is a JSON-RPC error response, not a tools/list result: {err}"
+                ),
+            }],
+        );
+    }
     // Accept the JSON-RPC envelope `{"jsonrpc":"2.0","id":1,"result":{"tools":[...]}}` too.
     let list = value.get("result").cloned().unwrap_or(value);
     let list: ToolsList = match serde_json::from_value(list) {

@@ -236,7 +236,7 @@ pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                 "shortDescription": {"text": c.summary},
                 "fullDescription": {"text": c.summary},
                 "helpUri": format!("{DOCS_URL}#{}", c.code.to_lowercase()),
-                "help": {"text": format!("{}: {}. See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
                 "defaultConfiguration": {"level": c.severity.as_str()},
             })
         })

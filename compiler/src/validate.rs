@@ -391,6 +391,16 @@ impl<'a> Validator<'a> {
                     });
                 }
             }
+            // The default zones are written against the default ladder.
+            if zones.len() < model::DEFAULT_ZONES.len() {
+                zones.clear();
+                if let Some(c) = ladder {
+                    self.problems.push(Problem::LadderMisuse {
+                        span: c.span,
+                        message: "a custom `classes` ladder needs `zone` blocks: the default zones name the default classes".into(),
+                    });
+                }
+            }
         }
         let mut zone_index: HashMap<String, usize> = zones
             .iter()
@@ -532,6 +542,18 @@ impl<'a> Validator<'a> {
             .get()
             .cloned()
             .unwrap_or_else(|| model::DEFAULT_SKILL_LOADER.to_string());
+        if let (Some(span), false) = (loader.span(), tool_index.contains_key(loader_name.as_str()))
+        {
+            let c = tool_candidates(&tools);
+            self.unknown(
+                NameKind::Tool,
+                &Name {
+                    text: loader_name.clone(),
+                    span,
+                },
+                c,
+            );
+        }
         let mut configurations = Vec::new();
         for (b, file) in &configs_d.list {
             let mut provider = None;
@@ -539,7 +561,8 @@ impl<'a> Validator<'a> {
             let mut excluded: Vec<String> = Vec::new();
             let mut excluded_names: Vec<&Name> = Vec::new();
             let mut cskills = Vec::new();
-            let mut seen_prop: HashMap<&'static str, Span> = HashMap::new();
+            let mut seen_prop: HashMap<&'static str, (Span, &ast::ConfigurationProp)> =
+                HashMap::new();
             for Prop { value, span } in &b.props {
                 let key = match value {
                     ast::ConfigurationProp::Provider(_) => "provider",
@@ -547,15 +570,16 @@ impl<'a> Validator<'a> {
                     ast::ConfigurationProp::Exclude(_) => "exclude",
                     ast::ConfigurationProp::Skills(_) => "skills",
                 };
-                if let Some(first) = seen_prop.get(key) {
-                    self.problems.push(Problem::Repeated {
-                        property: key,
-                        span: *span,
-                        first: *first,
-                    });
+                if let Some((first, first_value)) = seen_prop.get(key) {
+                    self.problems.push(repeated(
+                        key,
+                        *span,
+                        *first,
+                        same_names(first_value, value),
+                    ));
                     continue;
                 }
-                seen_prop.insert(key, *span);
+                seen_prop.insert(key, (*span, value));
                 match value {
                     ast::ConfigurationProp::Provider(p) => {
                         match providers_d.index.get(p.text.as_str()) {
@@ -649,21 +673,19 @@ impl<'a> Validator<'a> {
         let mut profiles = Vec::new();
         for (b, file) in &profiles_d.list {
             let mut allow = Vec::new();
-            let mut first_span: Option<Span> = None;
+            let mut first: Option<(Span, &Vec<ast::Selector>)> = None;
             for Prop {
                 value: ast::ProfileProp::Allow(list),
                 span,
             } in &b.props
             {
-                if let Some(first) = first_span {
-                    self.problems.push(Problem::Repeated {
-                        property: "allow",
-                        span: *span,
-                        first,
-                    });
+                if let Some((first_span, first_list)) = first {
+                    let same = strip(first_list) == strip(list);
+                    self.problems
+                        .push(repeated("allow", *span, first_span, same));
                     continue;
                 }
-                first_span = Some(*span);
+                first = Some((*span, list));
                 for sel in list {
                     match sel {
                         ast::Selector::Tool(n) => {
@@ -760,7 +782,7 @@ impl<'a> Validator<'a> {
                     result_text: None,
                     outcome: r.outcome,
                 };
-                let mut once: HashMap<&'static str, Span> = HashMap::new();
+                let mut once: HashMap<&'static str, (Span, &ast::Matcher)> = HashMap::new();
                 for (m, span) in &r.matchers {
                     let key = match m {
                         ast::Matcher::HttpStatus(_) => "http-status",
@@ -770,15 +792,12 @@ impl<'a> Validator<'a> {
                         ast::Matcher::ResultText(_) => "result-text",
                     };
                     if key != "data" {
-                        if let Some(first) = once.get(key) {
-                            self.problems.push(Problem::Contradiction {
-                                subject: format!("`{key}` in rule `{}`", r.name.text),
-                                span: *span,
-                                other: *first,
-                            });
+                        if let Some((first, first_m)) = once.get(key) {
+                            self.problems
+                                .push(repeated(key, *span, *first, *first_m == m));
                             continue;
                         }
-                        once.insert(key, *span);
+                        once.insert(key, (*span, m));
                     }
                     match m {
                         ast::Matcher::HttpStatus(n) => rule.http_status = Some(*n),
@@ -838,4 +857,44 @@ impl<'a> Validator<'a> {
         }
         model
     }
+}
+
+/// A property given twice: a warning when both say the same, else an error.
+fn repeated(property: &'static str, span: Span, first: Span, same: bool) -> Problem {
+    if same {
+        Problem::Repeated {
+            property,
+            span,
+            first,
+        }
+    } else {
+        Problem::Contradiction {
+            subject: format!("`{property}`"),
+            span,
+            other: first,
+        }
+    }
+}
+
+fn same_names(a: &ast::ConfigurationProp, b: &ast::ConfigurationProp) -> bool {
+    let texts = |p: &ast::ConfigurationProp| -> Vec<String> {
+        match p {
+            ast::ConfigurationProp::Provider(n) => vec![n.text.clone()],
+            ast::ConfigurationProp::Groups(l)
+            | ast::ConfigurationProp::Exclude(l)
+            | ast::ConfigurationProp::Skills(l) => l.iter().map(|n| n.text.clone()).collect(),
+        }
+    };
+    texts(a) == texts(b)
+}
+
+/// Selectors without spans, for comparing two `allow` lists.
+fn strip(list: &[ast::Selector]) -> Vec<(u8, String)> {
+    list.iter()
+        .map(|s| match s {
+            ast::Selector::Tool(n) => (0, n.text.clone()),
+            ast::Selector::Group(n) => (1, n.text.clone()),
+            ast::Selector::Prefix(n) => (2, n.text.clone()),
+        })
+        .collect()
 }

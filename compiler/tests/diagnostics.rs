@@ -55,6 +55,12 @@ fn run(registry: (&str, &str), policy: &str, code: &str) -> (Project, Vec<Diagno
 fn case(code: &str, registry: (&str, &str), policy: &str, spanned: &str, message: &str) {
     let (project, diags) = run(registry, policy, code);
     let d = &diags[0];
+    assert!(
+        CATALOGUE
+            .iter()
+            .any(|c| c.code == code && c.severity == d.severity),
+        "{code} not in the catalogue"
+    );
     assert_eq!(project.sources.text(d.span), spanned, "span of {code}");
     assert_eq!(d.message, message);
     let human = report::human(&project.sources, &diags[..1], false);
@@ -446,4 +452,88 @@ fn json_registries_get_spans_too() {
     let r = r#"{"tool": [{"name": "mcp_crm_bad name", "group": "mcp_crm", "server": "crm"}]}"#;
     let (p, d) = run(("registry.json", r), "", "TG4001");
     assert_eq!(p.sources.text(d[0].span), "\"mcp_crm_bad name\"");
+}
+
+fn codes(registry: (&str, &str), policies: &[(&str, &str)]) -> Vec<&'static str> {
+    Project::from_texts(registry, policies)
+        .check()
+        .problems
+        .iter()
+        .map(|p| p.code())
+        .collect()
+}
+
+#[test]
+fn a_second_exclude_line_with_other_names_is_a_contradiction_not_ignored() {
+    assert_eq!(
+        codes(
+            reg(),
+            &[(
+                "p.tg",
+                "configuration c { exclude [read_source] exclude [update_record] }"
+            )]
+        ),
+        vec!["TG2002"]
+    );
+    assert_eq!(
+        codes(
+            reg(),
+            &[(
+                "p.tg",
+                "configuration c { exclude [read_source] exclude [read_source] }"
+            )]
+        ),
+        vec!["TG2003"]
+    );
+    assert_eq!(
+        codes(
+            reg(),
+            &[(
+                "p.tg",
+                "profile p { allow [read_source] allow [update_record] }"
+            )]
+        ),
+        vec!["TG2002"]
+    );
+}
+
+#[test]
+fn a_custom_ladder_without_zones_is_an_error() {
+    let r = (
+        "registry.toml",
+        "[[tool]]\nname = \"a\"\ngroup = \"g\"\nclass = \"high\"\n",
+    );
+    assert_eq!(
+        codes(r, &[("p.tg", "classes [low, high]\nconfiguration c { }")]),
+        vec!["TG2005"]
+    );
+    assert!(codes(
+        r,
+        &[(
+            "p.tg",
+            "classes [low, high]\nzone z { ceiling low }\nconfiguration c { }"
+        )]
+    )
+    .is_empty());
+}
+
+#[test]
+fn a_syntax_error_does_not_cascade_into_other_files() {
+    let got = codes(
+        reg(),
+        &[
+            ("a.tg", "provider p { zone local "),
+            ("b.tg", "configuration c { provider p }"),
+        ],
+    );
+    assert_eq!(got, vec!["TG0001"]);
+}
+
+#[test]
+fn an_explicit_skill_loader_must_be_registered() {
+    assert_eq!(
+        codes(reg(), &[("p.tg", "skill-loader load_skills")]),
+        vec!["TG1001"]
+    );
+    assert!(codes(reg(), &[("p.tg", "skill-loader read_source")]).is_empty());
 }

@@ -1,0 +1,81 @@
+//! One decision, the offered set and the unavailable list: the compiled table
+//! side by side with the naive reference interpreter, in the same run.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::time::Duration;
+use toolgate_compiler::lower;
+use toolgate_runtime::{Role, Table};
+use toolgate_tests::{model, reference_decide, reference_unavailable, RefCtx};
+
+fn bench(c: &mut Criterion) {
+    for &n in &[100usize, 1_000, 10_000] {
+        let w = toolgate_bench::generate(n, 10, 42);
+        let m = model(&w.registry, &[&w.policy]);
+        let table = Table::load(&lower::compile(&m)).unwrap();
+        let cfg = &w.configurations[0];
+        let ctx = table
+            .context(cfg)
+            .unwrap()
+            .role(Role::User)
+            .consumer(Some("k0"));
+        let rctx = RefCtx {
+            config: cfg.clone(),
+            role: Role::User,
+            consumer: Some("k0".into()),
+            enforcement: None,
+            run: None,
+        };
+        let ids: Vec<u32> = (0..n as u32).collect();
+
+        let mut g = c.benchmark_group("decide");
+        g.bench_with_input(BenchmarkId::new("table_by_id", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(ctx.decide_id(black_box(ids[i])))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("table_by_name", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(ctx.decide(black_box(&w.tool_names[i])))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(reference_decide(&m, &rctx, black_box(&w.tool_names[i])))
+            })
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group("unavailable");
+        g.bench_with_input(BenchmarkId::new("table", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.unavailable()))
+        });
+        if n <= 1_000 {
+            g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+                b.iter(|| black_box(reference_unavailable(&m, &rctx)))
+            });
+        }
+        g.finish();
+
+        let mut g = c.benchmark_group("offered");
+        g.bench_with_input(BenchmarkId::new("table", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.offered_ids()))
+        });
+        g.bench_with_input(BenchmarkId::new("table_count", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.offered_count()))
+        });
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,163 @@
+//! A deterministic workload generator: realistic registries and policies of
+//! any size (groups, admin-only and remote tools, exclusions, zones and
+//! fallback chains, skills, profiles), from a seed.
+
+/// splitmix64: a tiny deterministic stream; the workload must not depend on a
+/// random crate's version.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+const CLASSES: [&str; 6] = [
+    "publicContent",
+    "editorContent",
+    "sourceCode",
+    "internalConfiguration",
+    "systemDiagnostics",
+    "secretAdjacent",
+];
+const ZONES: [&str; 4] = ["local", "privateHosted", "externalEu", "externalGlobal"];
+
+/// A generated project: the registry (TOML) and one policy file.
+pub struct Workload {
+    pub registry: String,
+    pub policy: String,
+    pub tool_names: Vec<String>,
+    pub configurations: Vec<String>,
+}
+
+/// `tools` tools in about `tools / 40` groups (a tenth of them remote
+/// servers), `configs` configurations.
+pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
+    let mut r = Rng(seed);
+    let groups = (tools / 40).max(2);
+    let remote_groups = (groups / 10).max(1);
+    let mut registry = String::with_capacity(tools * 80);
+    let mut tool_names = Vec::with_capacity(tools);
+    let mut tool_groups: Vec<String> = Vec::with_capacity(tools);
+    registry.push_str("[[tool]]\nname = \"load_skill\"\ngroup = \"skills\"\n");
+    tool_names.push("load_skill".to_string());
+    tool_groups.push("skills".into());
+    for i in 1..tools {
+        let g = r.below(groups);
+        if g < remote_groups {
+            let name = format!("mcp_srv{g}_tool{i}");
+            registry.push_str(&format!(
+                "[[tool]]\nname = \"{name}\"\ngroup = \"mcp_srv{g}\"\nserver = \"srv{g}\"\nenabled = {}\nadmin_only = {}\nclass = \"{}\"\n",
+                r.chance(80),
+                r.chance(30),
+                CLASSES[r.below(6)]
+            ));
+            tool_names.push(name);
+            tool_groups.push(format!("mcp_srv{g}"));
+        } else {
+            let name = format!("tool{i}");
+            registry.push_str(&format!(
+                "[[tool]]\nname = \"{name}\"\ngroup = \"group{g}\"\n"
+            ));
+            if r.chance(5) {
+                registry.push_str("admin_only = true\n");
+            }
+            if r.chance(3) {
+                registry.push_str("enabled = false\n");
+            }
+            if r.chance(20) {
+                registry.push_str(&format!("class = \"{}\"\n", CLASSES[r.below(6)]));
+            }
+            tool_names.push(name);
+            tool_groups.push(format!("group{g}"));
+        }
+    }
+    let mut all_groups: Vec<String> = Vec::new();
+    for g in &tool_groups {
+        if !all_groups.contains(g) {
+            all_groups.push(g.clone());
+        }
+    }
+    let mut p = String::with_capacity(configs * 200 + groups * 40);
+    p.push_str("enforcement observe\n");
+    for g in &all_groups {
+        if g.starts_with("group") {
+            let state = if r.chance(3) { " disabled" } else { "" };
+            p.push_str(&format!(
+                "group {g} {{ class {}{state} }}\n",
+                CLASSES[r.below(6)]
+            ));
+        }
+    }
+    let providers = (configs / 5).max(3);
+    for i in 0..providers {
+        p.push_str(&format!("provider p{i} {{ zone {}", ZONES[r.below(4)]));
+        if r.chance(30) {
+            p.push_str(&format!(" fallback [p{}]", (i + 1) % providers));
+        }
+        p.push_str(" }\n");
+    }
+    let skills = (configs / 10).max(2);
+    for i in 0..skills {
+        let list: Vec<&str> = (0..5)
+            .map(|_| tool_names[r.below(tools)].as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        p.push_str(&format!("skill s{i} {{ tools [{}] }}\n", list.join(", ")));
+    }
+    let mut configurations = Vec::with_capacity(configs);
+    for i in 0..configs {
+        let name = format!("config{i}");
+        p.push_str(&format!(
+            "configuration {name} {{ provider p{}",
+            r.below(providers)
+        ));
+        if r.chance(80) {
+            let n = 1 + r.below(all_groups.len().min(12));
+            let list: std::collections::BTreeSet<&str> = (0..n)
+                .map(|_| all_groups[r.below(all_groups.len())].as_str())
+                .collect();
+            p.push_str(&format!(
+                " groups [{}]",
+                list.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let ex: std::collections::BTreeSet<&str> = (0..r.below(6))
+            .map(|_| tool_names[r.below(tools)].as_str())
+            .collect();
+        if !ex.is_empty() {
+            p.push_str(&format!(
+                " exclude [{}]",
+                ex.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if r.chance(20) {
+            p.push_str(&format!(" skills [s{}]", r.below(skills)));
+        }
+        p.push_str(" }\n");
+        configurations.push(name);
+    }
+    let profiles = (configs / 10).max(2);
+    for i in 0..profiles {
+        let a = tool_names[r.below(tools)].as_str();
+        let g = all_groups[r.below(all_groups.len())].as_str();
+        p.push_str(&format!("profile pr{i} {{ allow [{a}, group {g}, mcp_srv0_*] }}\nconsumer k{i} {{ profile pr{i} }}\n"));
+    }
+    Workload {
+        registry,
+        policy: p,
+        tool_names,
+        configurations,
+    }
+}
