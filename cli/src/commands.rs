@@ -198,6 +198,13 @@ pub fn decide(a: DecideArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
     let d = ctx.decide(&a.tool);
+    if a.refusal {
+        match ctx.refusal(&d) {
+            Some(r) => write_out(&format!("{}\n", serde_json::to_string_pretty(&r)?)),
+            None => write_out("null\n"),
+        }
+        return Ok(u8::from(!d.allowed));
+    }
     match a.format {
         OutFormat::Text => write_out(&format!("{}\n", decision_text(&d))),
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
@@ -332,6 +339,75 @@ pub fn simulate(a: SimulateArgs) -> Res {
             write_out(&out);
         }
     }
+    Ok(0)
+}
+
+pub fn offered(a: SimulateArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let set = ctx.tool_set();
+    match a.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&set)?)),
+        OutFormat::Text => {
+            let mut out = String::new();
+            for t in &set.offered {
+                let _ = writeln!(out, "{t}");
+            }
+            if !set.excluded.is_empty() {
+                out.push_str("\nheld back:\n");
+                for u in &set.excluded {
+                    let _ = writeln!(out, "  {} {}", u.tool, u.reason.code());
+                }
+            }
+            let _ = writeln!(
+                out,
+                "\n{} tools offered, {} descriptor bytes, about {} tokens (4 bytes per token)",
+                set.offered.len(),
+                set.descriptor_bytes,
+                set.estimated_tokens
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn classify(a: ClassifyArgs) -> Res {
+    let text = read_file(&a.file)?;
+    let v: serde_json::Value = serde_json::from_slice(&text)
+        .map_err(|e| Failure::Usage(format!("{}: not JSON: {e}", a.file.display())))?;
+    // The fixture envelope: {"httpStatus", "origin", "body"}.
+    let envelope = v.get("body").is_some()
+        && v.get("jsonrpc").is_none()
+        && v.get("result").is_none()
+        && v.get("error").is_none();
+    let (body, status, origin) = if envelope {
+        (
+            v["body"].clone(),
+            v.get("httpStatus")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok()),
+            v.get("origin")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+        )
+    } else {
+        (v.clone(), None, None)
+    };
+    let answer = toolgate_runtime::Answer {
+        body: &body,
+        http_status: a.http_status.or(status),
+        origin: a.origin.as_deref().or(origin.as_deref()),
+        tool: a.tool.as_deref(),
+    };
+    let outcome = match (&a.table, &a.project) {
+        (None, None) => toolgate_runtime::classify(&answer),
+        (t, p) => {
+            let project = p.clone().unwrap_or_else(|| PathBuf::from("."));
+            load_table(&project, t.as_deref())?.classify(&answer)
+        }
+    };
+    write_out(&format!("{}\n", serde_json::to_string_pretty(&outcome)?));
     Ok(0)
 }
 

@@ -37,6 +37,10 @@ enum Command {
     Unavailable(UnavailableArgs),
     /// Every registered tool for one context, as a table.
     Simulate(SimulateArgs),
+    /// The offered set (discovery) for one context: offered tools, what was held back and why, descriptor cost.
+    Offered(SimulateArgs),
+    /// Classify a gateway's answer to a tool call: success, tool failure, or a typed refusal (JSON).
+    Classify(ClassifyArgs),
     /// Readouts: a tool (group, class, the configurations excluding it) or a configuration.
     #[command(subcommand)]
     Show(ShowCommand),
@@ -146,6 +150,30 @@ pub struct DecideArgs {
     tool: String,
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
+    /// Print the typed refusal (JSON: kind, class, retryable, action, remediation, model text) when refused.
+    #[arg(long)]
+    refusal: bool,
+}
+
+#[derive(Args)]
+pub struct ClassifyArgs {
+    /// The answer: a JSON-RPC response body, or `{"httpStatus": N, "origin": "...", "body": {...}}`.
+    file: PathBuf,
+    /// The gateway that answered: its declared rules apply first.
+    #[arg(long)]
+    origin: Option<String>,
+    /// The HTTP status of the answer.
+    #[arg(long)]
+    http_status: Option<u16>,
+    /// The tool that was called.
+    #[arg(long)]
+    tool: Option<String>,
+    /// A project whose `gateway` rules to use (default: built-in rules only).
+    #[arg(long, short = 'p')]
+    project: Option<PathBuf>,
+    /// A compiled table whose `gateway` rules to use.
+    #[arg(long)]
+    table: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -281,6 +309,8 @@ fn main() -> ExitCode {
         Command::Explain(a) => commands::explain(a),
         Command::Unavailable(a) => commands::unavailable(a),
         Command::Simulate(a) => commands::simulate(a),
+        Command::Offered(a) => commands::offered(a),
+        Command::Classify(a) => commands::classify(a),
         Command::Show(ShowCommand::Tool { name, src }) => commands::show_tool(&name, src),
         Command::Show(ShowCommand::Config { name, src }) => commands::show_config(&name, src),
         Command::Run(RunCommand::Start {

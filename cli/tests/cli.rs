@@ -480,3 +480,96 @@ fn import_mcp_reports_bad_names_and_keeps_good_ones() {
         "{err}"
     );
 }
+
+#[test]
+fn classify_prints_the_outcome_as_json() {
+    let f = "tests/fixtures/gateway/G-mulesoft-flex-403.json";
+    let o = run(&["classify", f, "--tool", "refund.issue"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["outcome"].as_str(),
+            v["refusal"]["kind"].as_str(),
+            v["refusal"]["class"].as_str()
+        ),
+        (Some("refusal"), Some("notInProfile"), Some("configuration"))
+    );
+    // With the project's declared rules, the fastmcp isError denial is a refusal too.
+    let e = "tests/fixtures/gateway/E-fastmcp-isError-denial.json";
+    let v: serde_json::Value = serde_json::from_slice(&run(&["classify", e]).stdout).unwrap();
+    assert_eq!(v["outcome"], "toolFailure");
+    let v: serde_json::Value =
+        serde_json::from_slice(&run(&["classify", e, "-p", "policies/mcp-profiles"]).stdout)
+            .unwrap();
+    assert_eq!(
+        (v["outcome"].as_str(), v["refusal"]["rule"].as_str()),
+        (Some("refusal"), Some("authorization-failed"))
+    );
+    // A bare body with flags.
+    let dir = std::env::temp_dir().join(format!("toolgate-cli-{}-classify", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = dir.join("body.json");
+    std::fs::write(&body, r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32003,"message":"Access denied to: refund.issue"}}"#).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(
+        &run(&[
+            "classify",
+            body.to_str().unwrap(),
+            "--http-status",
+            "403",
+            "--origin",
+            "mulesoft",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["refusal"]["rule"], "mulesoft-access-denied");
+}
+
+#[test]
+fn offered_and_decide_refusal_for_the_seed_003_consumer() {
+    let o = run(&[
+        "offered",
+        "-p",
+        "policies/mcp-profiles",
+        "-c",
+        "support-chat",
+        "--consumer",
+        "support-bot",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(!v["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == "refund.issue"));
+    assert!(v["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u["tool"] == "refund.issue" && u["reason"] == "notInProfile"));
+    assert!(v["estimatedTokens"].as_u64().unwrap() > 0);
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/mcp-profiles",
+        "-c",
+        "support-chat",
+        "--consumer",
+        "support-bot",
+        "refund.issue",
+        "--refusal",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["profile"].as_str(),
+            v["retryable"].as_bool()
+        ),
+        (Some("notInProfile"), Some("support-readonly"), Some(false))
+    );
+}

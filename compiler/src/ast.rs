@@ -184,6 +184,7 @@ pub enum Matcher {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     NotInProfile,
+    NotRegistered,
     ContentPolicy,
     Policy,
     ToolFailure,

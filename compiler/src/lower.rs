@@ -139,6 +139,7 @@ pub fn lower(m: &Model) -> TableSpec {
                         result_text: r.result_text.clone(),
                         outcome: match r.outcome {
                             model::Outcome::NotInProfile => RuleOutcome::NotInProfile,
+                            model::Outcome::NotRegistered => RuleOutcome::NotRegistered,
                             model::Outcome::ContentPolicy => RuleOutcome::ContentPolicy,
                             model::Outcome::Policy => RuleOutcome::Policy,
                             model::Outcome::ToolFailure => RuleOutcome::ToolFailure,

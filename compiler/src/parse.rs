@@ -133,7 +133,9 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::data_match | Rule::kw_data => "`data`",
         Rule::result_text_match | Rule::kw_result_text => "`result-text`",
         Rule::outcome_prop => "`=>`",
-        Rule::outcome => "`not-in-profile`|`content-policy`|`policy`|`tool-failure`",
+        Rule::outcome => {
+            "`not-in-profile`|`not-registered`|`content-policy`|`policy`|`tool-failure`"
+        }
         Rule::lbrace => "`{`",
         Rule::rbrace => "`}`",
         Rule::lbracket => "`[`",
@@ -142,6 +144,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::equals => "`=`",
         Rule::arrow => "`=>`",
         Rule::kw_not_in_profile => "`not-in-profile`",
+        Rule::kw_not_registered => "`not-registered`",
         Rule::kw_content_policy => "`content-policy`",
         Rule::kw_policy => "`policy`",
         Rule::kw_tool_failure => "`tool-failure`",
@@ -442,6 +445,7 @@ impl Builder {
                         .map(|k| k.as_rule());
                     let o = match kw {
                         Some(Rule::kw_not_in_profile) => Outcome::NotInProfile,
+                        Some(Rule::kw_not_registered) => Outcome::NotRegistered,
                         Some(Rule::kw_content_policy) => Outcome::ContentPolicy,
                         Some(Rule::kw_tool_failure) => Outcome::ToolFailure,
                         _ => Outcome::Policy,
@@ -517,6 +521,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_data
             | Rule::kw_result_text
             | Rule::kw_not_in_profile
+            | Rule::kw_not_registered
             | Rule::kw_content_policy
             | Rule::kw_policy
             | Rule::kw_tool_failure

@@ -441,6 +441,7 @@ impl<'a> Reader<'a> {
                             1 => RuleOutcome::ContentPolicy,
                             2 => RuleOutcome::Policy,
                             3 => RuleOutcome::ToolFailure,
+                            4 => RuleOutcome::NotRegistered,
                             x => return Err(format!("bad rule outcome {x}")),
                         },
                     })

@@ -13,19 +13,23 @@
 //! ```
 
 pub mod bits;
+pub mod classify;
 pub mod decide;
 pub mod format;
 pub mod log;
 pub mod reason;
+pub mod refusal;
 pub mod resolve;
 pub mod run;
 pub mod spec;
 pub mod table;
 
+pub use classify::{classify, Answer, Classified};
 pub use decide::{Context, ContextError, Decision, GateOutcome, LiveTool, Mode, Role, Trace};
 pub use format::LoadError;
 pub use reason::{Reason, GATE_ORDER};
-pub use resolve::{render_prompt, Unavailable};
+pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
+pub use resolve::{render_prompt, ToolSet, Unavailable};
 pub use run::{AllowList, Exclusions, RunState};
 pub use spec::TableSpec;
 pub use table::Table;

@@ -143,3 +143,46 @@ mod tests {
         );
     }
 }
+
+/// Bytes of descriptor per estimated prompt token: the usual rule of thumb
+/// for English text and JSON under BPE tokenizers. An estimate, documented
+/// as such; providers add their own framing per tool.
+pub const BYTES_PER_TOKEN: u64 = 4;
+
+/// What a consumer is given (discovery), what it is not and why, and what the
+/// offered descriptors cost in the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSet<'a> {
+    pub configuration: &'a str,
+    pub consumer: Option<String>,
+    pub profile: Option<&'a str>,
+    pub offered: Vec<&'a str>,
+    /// What was held back and why (remote names only where visible).
+    pub excluded: Vec<Unavailable<'a>>,
+    /// Bytes of the offered tools' descriptors (name, description, input schema).
+    pub descriptor_bytes: u64,
+    /// `descriptor_bytes` / [`BYTES_PER_TOKEN`], rounded up per tool.
+    pub estimated_tokens: u64,
+}
+
+impl<'t> Context<'t> {
+    /// The offered set with its accounting and what was held back.
+    pub fn tool_set(&self) -> ToolSet<'t> {
+        let ids = self.offered_ids();
+        let spec = &self.table.spec;
+        let bytes: Vec<u64> = ids
+            .iter()
+            .map(|&i| u64::from(spec.tools[i as usize].descriptor_bytes))
+            .collect();
+        ToolSet {
+            configuration: self.configuration_name(),
+            consumer: self.consumer.clone(),
+            profile: self.profile_name(),
+            offered: ids.iter().map(|&i| self.table.tool_name(i)).collect(),
+            excluded: self.unavailable(),
+            descriptor_bytes: bytes.iter().sum(),
+            estimated_tokens: bytes.iter().map(|b| b.div_ceil(BYTES_PER_TOKEN)).sum(),
+        }
+    }
+}

@@ -139,4 +139,5 @@ pub enum RuleOutcome {
     ContentPolicy = 1,
     Policy = 2,
     ToolFailure = 3,
+    NotRegistered = 4,
 }

@@ -1,0 +1,334 @@
+//! Classification of gateway answers: success, a tool failure, or a typed
+//! refusal. The rules are data: the policy's declared `gateway` rules for the
+//! answer's origin first, then the built-in rule sets for the denial shapes
+//! public gateways produce (docs/refusals.md), then the fallbacks. An answer
+//! nothing recognises is a generic policy refusal: never success, never
+//! "retry forever".
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::refusal::{Facts, Refusal, RefusalKind};
+use crate::spec::{RuleOutcome, RuleSpec};
+use crate::table::Table;
+
+/// What a gateway answer means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+pub enum Classified {
+    /// A normal tool result.
+    Success,
+    /// The tool ran and failed (`isError: true`): not a refusal.
+    ToolFailure {
+        text: String,
+    },
+    Refusal {
+        refusal: Box<Refusal>,
+    },
+}
+
+/// One answer to classify.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    /// The JSON body (a JSON-RPC response, or a gateway's own error body).
+    pub body: &'a Value,
+    pub http_status: Option<u16>,
+    /// The gateway that answered (a `gateway` name of the policy).
+    pub origin: Option<&'a str>,
+    /// The tool that was called, when the caller knows it.
+    pub tool: Option<&'a str>,
+}
+
+fn rule(
+    name: &str,
+    status: Option<i64>,
+    code: Option<i64>,
+    message: Option<&str>,
+    data: &[(&str, &str)],
+    outcome: RuleOutcome,
+) -> RuleSpec {
+    RuleSpec {
+        name: name.to_string(),
+        http_status: status,
+        error_code: code,
+        message: message.map(str::to_string),
+        data: data
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        result_text: None,
+        outcome,
+    }
+}
+
+/// The built-in rule sets, in the order they are tried, for the shapes of
+/// /docs/refusals.md (A to G). A denial inside an `isError` result (shape E)
+/// has no built-in rule: it is a tool failure unless the policy declares a
+/// rule for that gateway.
+pub fn builtin_rules() -> &'static [RuleSpec] {
+    static RULES: OnceLock<Vec<RuleSpec>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        vec![
+            // C: ContextForge plugin (content) violation, HTTP 422.
+            rule(
+                "contextforge-plugin-violation",
+                None,
+                None,
+                None,
+                &[("plugin_error_code", "*")],
+                RuleOutcome::ContentPolicy,
+            ),
+            // G: MuleSoft Flex Gateway MCP access control (before B: more specific).
+            rule(
+                "mulesoft-access-denied",
+                Some(403),
+                None,
+                Some("Access denied to: *"),
+                &[],
+                RuleOutcome::NotInProfile,
+            ),
+            // B: ContextForge RBAC.
+            rule(
+                "contextforge-rbac",
+                None,
+                Some(-32003),
+                Some("Access denied*"),
+                &[],
+                RuleOutcome::NotInProfile,
+            ),
+            // F: Docker mcp-gateway governance (its tools allow-list per server).
+            rule(
+                "docker-policy-denied",
+                None,
+                Some(0),
+                Some("policy denied tool *"),
+                &[],
+                RuleOutcome::NotInProfile,
+            ),
+            // D: agentgateway external guardrail PERMISSION_DENIED.
+            rule(
+                "agentgateway-guardrail-denied",
+                None,
+                Some(-32001),
+                None,
+                &[],
+                RuleOutcome::Policy,
+            ),
+            // A: agentgateway hides a denied tool as unknown (as MCP reports an unknown tool).
+            rule(
+                "unknown-tool",
+                None,
+                Some(-32602),
+                Some("Unknown tool*"),
+                &[],
+                RuleOutcome::NotRegistered,
+            ),
+        ]
+    })
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] != '*' && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The parts of an answer the rules look at.
+struct Shape<'a> {
+    error: Option<&'a Value>,
+    code: Option<i64>,
+    message: Option<&'a str>,
+    /// Text of an `isError: true` result.
+    error_result: Option<String>,
+}
+
+fn shape(body: &Value) -> Shape<'_> {
+    let error = body.get("error").filter(|e| e.is_object());
+    let error_result = body
+        .get("result")
+        .filter(|r| r.get("isError").and_then(Value::as_bool) == Some(true))
+        .map(|r| {
+            r.get("content")
+                .and_then(Value::as_array)
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|x| x.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default()
+        });
+    Shape {
+        error,
+        code: error.and_then(|e| e.get("code")).and_then(Value::as_i64),
+        message: error.and_then(|e| e.get("message")).and_then(Value::as_str),
+        error_result,
+    }
+}
+
+fn matches(r: &RuleSpec, a: &Answer<'_>, s: &Shape<'_>) -> bool {
+    let status_ok = r
+        .http_status
+        .is_none_or(|want| a.http_status.map(i64::from) == Some(want));
+    let code_ok = r.error_code.is_none_or(|want| s.code == Some(want));
+    let message_ok = r
+        .message
+        .as_deref()
+        .is_none_or(|g| s.message.is_some_and(|m| glob(g, m)));
+    let data_ok = r.data.iter().all(|(field, g)| {
+        s.error
+            .and_then(|e| e.get("data"))
+            .and_then(|d| d.get(field))
+            .and_then(scalar_text)
+            .is_some_and(|v| glob(g, &v))
+    });
+    let result_ok = r
+        .result_text
+        .as_deref()
+        .is_none_or(|g| s.error_result.as_deref().is_some_and(|t| glob(g, t)));
+    // A rule must look at something: one with no matcher never matches.
+    let looks = r.http_status.is_some()
+        || r.error_code.is_some()
+        || r.message.is_some()
+        || !r.data.is_empty()
+        || r.result_text.is_some();
+    // Error-shaped matchers need an error; a result-text matcher needs an isError result.
+    let kind_ok = if r.result_text.is_some() {
+        s.error_result.is_some()
+    } else {
+        s.error.is_some()
+    };
+    looks && kind_ok && status_ok && code_ok && message_ok && data_ok && result_ok
+}
+
+fn refusal(kind: RefusalKind, a: &Answer<'_>, s: &Shape<'_>, rule: Option<&str>) -> Classified {
+    let data = s.error.and_then(|e| e.get("data"));
+    let field = |k: &str| {
+        data.and_then(|d| d.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let facts = Facts {
+        tool: a.tool.map(str::to_string),
+        profile: field("profile"),
+        policy: if kind == RefusalKind::ContentPolicy {
+            field("plugin_name")
+        } else {
+            None
+        },
+        origin: a.origin.map(str::to_string),
+        rule: rule.map(str::to_string),
+        detail: s
+            .message
+            .map(str::to_string)
+            .or_else(|| s.error_result.clone()),
+        ..Facts::default()
+    };
+    Classified::Refusal {
+        refusal: Box::new(Refusal::new(kind, facts)),
+    }
+}
+
+fn outcome(o: RuleOutcome, a: &Answer<'_>, s: &Shape<'_>, rule: &str) -> Classified {
+    match RefusalKind::from_outcome(o) {
+        Some(kind) => refusal(kind, a, s, Some(rule)),
+        None => Classified::ToolFailure {
+            text: s
+                .error_result
+                .clone()
+                .or_else(|| s.message.map(str::to_string))
+                .unwrap_or_default(),
+        },
+    }
+}
+
+/// Classify with the built-in rules only.
+pub fn classify(a: &Answer<'_>) -> Classified {
+    classify_with(&[], a)
+}
+
+/// Classify with declared rules (tried first), then the built-in ones.
+pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
+    let s = shape(a.body);
+    for r in declared.iter().chain(builtin_rules()) {
+        if matches(r, a, &s) {
+            return outcome(r.outcome, a, &s, &r.name);
+        }
+    }
+    if s.error.is_none() {
+        if let Some(text) = &s.error_result {
+            return Classified::ToolFailure { text: text.clone() };
+        }
+        if a.body.get("result").is_some_and(Value::is_object) {
+            // A result is a success whatever the HTTP status said, unless a rule said otherwise.
+            return Classified::Success;
+        }
+    }
+    refusal(RefusalKind::Policy, a, &s, None)
+}
+
+impl Table {
+    /// The policy's declared rules for a gateway, in the order written.
+    pub fn gateway_rules(&self, origin: &str) -> &[RuleSpec] {
+        self.spec
+            .gateways
+            .iter()
+            .find(|g| g.name == origin)
+            .map(|g| g.rules.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// Classify an answer with this table's rules for its origin, then the built-in ones.
+    pub fn classify(&self, a: &Answer<'_>) -> Classified {
+        let declared = a.origin.map(|o| self.gateway_rules(o)).unwrap_or(&[]);
+        classify_with(declared, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_matches_runs() {
+        assert!(glob(
+            "Access denied to: *",
+            "Access denied to: refund.issue"
+        ));
+        assert!(glob("*", ""));
+        assert!(glob("a*b*c", "axxbyyc"));
+        assert!(!glob("a*b*c", "axxbyy"));
+        assert!(!glob("Access denied", "Access denied to: x"));
+        assert!(glob("Access denied*", "Access denied"));
+    }
+}

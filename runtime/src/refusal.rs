@@ -1,0 +1,320 @@
+//! The typed refusal: what a host (or an SDK in any language, through JSON)
+//! needs to react correctly. A configuration-class refusal cannot be fixed by
+//! the agent at run time: stop, a person must change a policy. A
+//! runtime-class refusal may succeed with a changed request.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decide::{Context, Decision};
+use crate::reason::Reason;
+use crate::spec::RuleOutcome;
+
+/// What kind of refusal. One kind per gate reason, plus what gateways report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RefusalKind {
+    NotRegistered,
+    ToolDisabled,
+    RequiresAdmin,
+    NotInProfile,
+    ConfigurationGroup,
+    ConfigurationExcluded,
+    TrustZone,
+    /// The call's content broke a content policy.
+    ContentPolicy,
+    /// A policy refused, and nothing more specific is known.
+    Policy,
+}
+
+/// Who can fix it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RefusalClass {
+    /// A person must change a policy, profile or configuration.
+    Configuration,
+    /// The agent may succeed with a changed request.
+    Runtime,
+}
+
+/// What the host should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Action {
+    /// Do not retry; report that a person must change the configuration.
+    Stop,
+    /// Rephrase or redact the request, then try again (bounded).
+    Rephrase,
+    /// Hand over to a person: nothing the agent can change is known to help.
+    Escalate,
+}
+
+impl RefusalKind {
+    pub fn from_reason(r: Reason) -> RefusalKind {
+        match r {
+            Reason::NotRegistered => RefusalKind::NotRegistered,
+            Reason::ToolDisabled => RefusalKind::ToolDisabled,
+            Reason::RequiresAdmin => RefusalKind::RequiresAdmin,
+            Reason::NotInProfile => RefusalKind::NotInProfile,
+            Reason::ConfigurationGroup => RefusalKind::ConfigurationGroup,
+            Reason::ConfigurationExcluded => RefusalKind::ConfigurationExcluded,
+            Reason::TrustZone => RefusalKind::TrustZone,
+        }
+    }
+
+    pub fn from_outcome(o: RuleOutcome) -> Option<RefusalKind> {
+        match o {
+            RuleOutcome::NotRegistered => Some(RefusalKind::NotRegistered),
+            RuleOutcome::NotInProfile => Some(RefusalKind::NotInProfile),
+            RuleOutcome::ContentPolicy => Some(RefusalKind::ContentPolicy),
+            RuleOutcome::Policy => Some(RefusalKind::Policy),
+            RuleOutcome::ToolFailure => None,
+        }
+    }
+
+    pub fn code(self) -> &'static str {
+        match self {
+            RefusalKind::NotRegistered => "notRegistered",
+            RefusalKind::ToolDisabled => "toolDisabled",
+            RefusalKind::RequiresAdmin => "requiresAdmin",
+            RefusalKind::NotInProfile => "notInProfile",
+            RefusalKind::ConfigurationGroup => "configurationGroup",
+            RefusalKind::ConfigurationExcluded => "configurationExcluded",
+            RefusalKind::TrustZone => "trustZone",
+            RefusalKind::ContentPolicy => "contentPolicy",
+            RefusalKind::Policy => "policy",
+        }
+    }
+
+    /// Only a content-policy refusal is the agent's to fix. An unknown policy
+    /// refusal is treated as configuration: retrying blindly cannot help.
+    pub fn class(self) -> RefusalClass {
+        match self {
+            RefusalKind::ContentPolicy => RefusalClass::Runtime,
+            _ => RefusalClass::Configuration,
+        }
+    }
+
+    /// Whether a changed request may succeed. Never for the configuration class.
+    pub fn retryable(self) -> bool {
+        self.class() == RefusalClass::Runtime
+    }
+
+    pub fn action(self) -> Action {
+        match self {
+            RefusalKind::ContentPolicy => Action::Rephrase,
+            RefusalKind::Policy => Action::Escalate,
+            _ => Action::Stop,
+        }
+    }
+
+    pub const ALL: [RefusalKind; 9] = [
+        RefusalKind::NotRegistered,
+        RefusalKind::ToolDisabled,
+        RefusalKind::RequiresAdmin,
+        RefusalKind::NotInProfile,
+        RefusalKind::ConfigurationGroup,
+        RefusalKind::ConfigurationExcluded,
+        RefusalKind::TrustZone,
+        RefusalKind::ContentPolicy,
+        RefusalKind::Policy,
+    ];
+}
+
+/// A refusal with everything known about it, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    pub class: RefusalClass,
+    pub retryable: bool,
+    pub action: Action,
+    /// The tool called, when known.
+    pub tool: Option<String>,
+    /// The access profile, when known (`notInProfile`).
+    pub profile: Option<String>,
+    /// The consumer, when known.
+    pub consumer: Option<String>,
+    /// The configuration, when known.
+    pub configuration: Option<String>,
+    /// The policy file that defines the profile or configuration to change.
+    pub file: Option<String>,
+    /// The content policy (plugin) that refused, when known.
+    pub policy: Option<String>,
+    /// The gateway and the classification rule that recognised the answer.
+    pub origin: Option<String>,
+    pub rule: Option<String>,
+    /// The gateway's own message, as received.
+    pub detail: Option<String>,
+    /// The text to show the model.
+    pub model_text: String,
+    /// The exact fix, for the person who can make it.
+    pub remediation: String,
+}
+
+/// What is known about a refusal besides its kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub tool: Option<String>,
+    pub profile: Option<String>,
+    pub consumer: Option<String>,
+    pub configuration: Option<String>,
+    pub file: Option<String>,
+    pub policy: Option<String>,
+    pub origin: Option<String>,
+    pub rule: Option<String>,
+    pub detail: Option<String>,
+    /// For `configurationGroup`: the tool's group.
+    pub group: Option<String>,
+    /// For `trustZone`: the tool's class and the ceiling.
+    pub class: Option<String>,
+    pub ceiling: Option<String>,
+}
+
+fn q(x: &Option<String>, fallback: &str) -> String {
+    match x {
+        Some(v) => format!("`{v}`"),
+        None => fallback.to_string(),
+    }
+}
+
+fn in_file(f: &Option<String>) -> String {
+    f.as_ref().map(|f| format!(" (in {f})")).unwrap_or_default()
+}
+
+impl Refusal {
+    pub fn new(kind: RefusalKind, facts: Facts) -> Refusal {
+        let tool = q(&facts.tool, "the tool");
+        let file = in_file(&facts.file);
+        let config = q(&facts.configuration, "the configuration");
+        let remediation = match kind {
+            RefusalKind::NotRegistered => format!(
+                "{tool} does not exist for this caller: check the name against the offered tools; if a gateway hides tools outside the caller's access, widen the access profile to include it"
+            ),
+            RefusalKind::ToolDisabled => {
+                format!("an administrator must enable {tool} (and its group, if the group is switched off) in the policy")
+            }
+            RefusalKind::RequiresAdmin => format!(
+                "{tool} is admin-only: an administrator must make this call, or the policy must mark it `not admin-only`"
+            ),
+            RefusalKind::NotInProfile => match (&facts.profile, &facts.consumer) {
+                (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
+                (None, Some(c)) => format!("give consumer `{c}` an access profile that allows {tool}{file}"),
+                (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
+            },
+            RefusalKind::ConfigurationGroup => match &facts.group {
+                Some(g) => format!(
+                    "add group `{g}` to the groups of configuration {config}{file}, or, if a skill restricts the run, attach a skill that allows {tool} and start a new run"
+                ),
+                None => format!("allow {tool} in configuration {config}{file}"),
+            },
+            RefusalKind::ConfigurationExcluded => {
+                format!("remove {tool} from the exclusions of configuration {config}{file}; a run already started keeps its exclusions until a new run starts")
+            }
+            RefusalKind::TrustZone => format!(
+                "{tool} has class {} above the ceiling {} of the provider's trust zone: use a configuration whose provider may receive that class, or reclassify the tool",
+                q(&facts.class, "its class"),
+                q(&facts.ceiling, "of the zone")
+            ),
+            RefusalKind::ContentPolicy => format!(
+                "rephrase or redact the request to {tool} so that it passes content policy {}; escalate to a person if it must go through as is",
+                q(&facts.policy, "of the gateway")
+            ),
+            RefusalKind::Policy => format!(
+                "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
+                facts.origin.as_ref().map(|o| format!(" (gateway `{o}`)")).unwrap_or_default()
+            ),
+        };
+        let model_text = match kind.action() {
+            Action::Stop => format!(
+                "The tool {tool} cannot be used here: {}. Retrying will not help; tell the user that a person must change the configuration.",
+                message(kind)
+            ),
+            Action::Rephrase => format!(
+                "The call to {tool} was refused by a content policy. You may rephrase or redact the request and try again, or ask the user to involve a person."
+            ),
+            Action::Escalate => format!(
+                "The call to {tool} was refused by a policy. Do not retry it unchanged; tell the user a person needs to look at it."
+            ),
+        };
+        Refusal {
+            kind,
+            class: kind.class(),
+            retryable: kind.retryable(),
+            action: kind.action(),
+            tool: facts.tool,
+            profile: facts.profile,
+            consumer: facts.consumer,
+            configuration: facts.configuration,
+            file: facts.file,
+            policy: facts.policy,
+            origin: facts.origin,
+            rule: facts.rule,
+            detail: facts.detail,
+            model_text,
+            remediation,
+        }
+    }
+}
+
+/// The reason text of a kind, as `Reason::message` for gate kinds.
+pub fn message(kind: RefusalKind) -> &'static str {
+    match kind {
+        RefusalKind::NotRegistered => Reason::NotRegistered.message(),
+        RefusalKind::ToolDisabled => Reason::ToolDisabled.message(),
+        RefusalKind::RequiresAdmin => Reason::RequiresAdmin.message(),
+        RefusalKind::NotInProfile => Reason::NotInProfile.message(),
+        RefusalKind::ConfigurationGroup => Reason::ConfigurationGroup.message(),
+        RefusalKind::ConfigurationExcluded => Reason::ConfigurationExcluded.message(),
+        RefusalKind::TrustZone => Reason::TrustZone.message(),
+        RefusalKind::ContentPolicy => "refused by a content policy",
+        RefusalKind::Policy => "refused by a policy",
+    }
+}
+
+impl<'t> Context<'t> {
+    /// The typed refusal for a refused decision (`None` when it is allowed).
+    /// Only facts of the refusing gate are included, never a later gate's.
+    pub fn refusal(&self, d: &Decision<'_>) -> Option<Refusal> {
+        if d.allowed {
+            return None;
+        }
+        let reason = d.reason?;
+        let spec = &self.table.spec;
+        let cfg = &spec.configurations[self.config as usize];
+        let mut facts = Facts {
+            tool: Some(d.tool.to_string()),
+            consumer: self.consumer.clone(),
+            ..Facts::default()
+        };
+        match reason {
+            Reason::NotInProfile => {
+                if let Some(p) = self.profile_name() {
+                    facts.profile = Some(p.to_string());
+                    facts.file = spec
+                        .profiles
+                        .iter()
+                        .find(|x| x.name == p)
+                        .map(|x| x.file.clone());
+                }
+            }
+            Reason::ConfigurationGroup | Reason::ConfigurationExcluded => {
+                facts.configuration = Some(cfg.name.clone());
+                facts.file = Some(cfg.file.clone());
+                if reason == Reason::ConfigurationGroup {
+                    facts.group = self.table.tool_id(d.tool).map(|i| {
+                        spec.groups[spec.tools[i as usize].group as usize]
+                            .name
+                            .clone()
+                    });
+                }
+            }
+            Reason::TrustZone => {
+                facts.configuration = Some(cfg.name.clone());
+                facts.class = d.class.map(str::to_string);
+                facts.ceiling = d.ceiling.map(str::to_string);
+            }
+            _ => {}
+        }
+        Some(Refusal::new(RefusalKind::from_reason(reason), facts))
+    }
+}
