@@ -447,3 +447,49 @@ proptest! {
         }
     }
 }
+
+/// The same policy with random layout: spaces become runs of spaces, line
+/// breaks, or comments (never inside a token; generated names have no spaces).
+fn messy(policy: &str, choices: &[u8]) -> String {
+    let mut out = String::with_capacity(policy.len() * 2);
+    let mut k = 0;
+    for ch in policy.chars() {
+        if ch == ' ' || ch == '\n' {
+            let c = choices.get(k % choices.len().max(1)).copied().unwrap_or(0);
+            k += 1;
+            out.push_str(match c % 6 {
+                0 => " ",
+                1 => "   ",
+                2 => "\n",
+                3 => " # a comment, with [brackets] and \"quotes\"\n",
+                4 => "\n\n\n",
+                _ => "\t",
+            });
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn spec_without_digests(registry: &str, policy: &str) -> toolgate_runtime::TableSpec {
+    let mut s = lower::lower(&model(registry, &[policy]));
+    s.policy_digests.clear();
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn formatting_never_changes_meaning_and_is_idempotent(w in world(), choices in prop::collection::vec(any::<u8>(), 1..64)) {
+        let (reg, pol) = render(&w);
+        let src = messy(&pol, &choices);
+        let once = toolgate_compiler::format::format(&src).expect("formats");
+        let twice = toolgate_compiler::format::format(&once).expect("formats again");
+        prop_assert_eq!(&once, &twice, "fmt(fmt(x)) != fmt(x) for\n{}", src);
+        prop_assert_eq!(spec_without_digests(&reg, &src), spec_without_digests(&reg, &once));
+        // Every comment survives.
+        prop_assert_eq!(src.matches("# a comment").count(), once.matches("# a comment").count());
+    }
+}

@@ -642,3 +642,166 @@ pub fn stats(a: StatsArgs) -> Res {
     }
     Ok(0)
 }
+
+// ------------------------------------------------------------------ review
+
+/// Extract `project` as it is at git revision `rev` into a temporary directory.
+fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::TempDir), Failure> {
+    let abs = std::fs::canonicalize(project)?;
+    let top = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&abs)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()?;
+    if !top.status.success() {
+        return Err(Failure::Usage(format!("{}: not in a git repository", project.display())));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+    let rel = abs.strip_prefix(&top).map_err(|_| Failure::Usage("project is outside the repository".into()))?.to_path_buf();
+    let tmp = tempfile::tempdir()?;
+    let archive = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["archive", "--format=tar", rev, "--"])
+        .arg(if rel.as_os_str().is_empty() { Path::new(".") } else { &rel })
+        .output()?;
+    if !archive.status.success() {
+        return Err(Failure::Usage(format!("git archive {rev}: {}", String::from_utf8_lossy(&archive.stderr).trim())));
+    }
+    let mut tar = std::process::Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(tmp.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()?;
+    if let Some(stdin) = tar.stdin.as_mut() {
+        use std::io::Write as _;
+        stdin.write_all(&archive.stdout)?;
+    }
+    tar.wait()?;
+    Ok((tmp.path().join(rel), tmp))
+}
+
+pub fn diff(a: DiffArgs) -> Res {
+    let (old_dir, new_dir, _guard) = match (&a.git, &a.new) {
+        (Some(rev), None) => {
+            let (old, guard) = project_at_revision(&a.old, rev)?;
+            (old, a.old.clone(), Some(guard))
+        }
+        (None, Some(new)) => (a.old.clone(), new.clone(), None),
+        _ => return Err(Failure::Usage("give OLD and NEW project directories, or one PROJECT with --git REV".into())),
+    };
+    let old = load_table(&old_dir, None)?;
+    let new = load_table(&new_dir, None)?;
+    let d = toolgate_compiler::diff::diff(&old, &new);
+    match a.format {
+        DiffFormat::Text => write_out(&d.text()),
+        DiffFormat::Markdown => write_out(&d.markdown()),
+        DiffFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
+    }
+    Ok(u8::from(a.fail_on_widen && d.summary.widened > 0))
+}
+
+pub fn snapshot(a: SnapshotArgs) -> Res {
+    let table = load_table(&a.project, None)?;
+    let text = toolgate_compiler::snapshot::snapshot(&table);
+    let path = a.output.clone().unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+    if a.check {
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current == text {
+            return Ok(0);
+        }
+        let old: std::collections::BTreeSet<&str> = current.lines().collect();
+        let new: std::collections::BTreeSet<&str> = text.lines().collect();
+        let mut out = format!("{} is out of date; run `toolgate snapshot {}`\n", path.display(), a.project.display());
+        for l in new.difference(&old) {
+            let _ = writeln!(out, "+ {l}");
+        }
+        for l in old.difference(&new) {
+            let _ = writeln!(out, "- {l}");
+        }
+        eprint!("{out}");
+        return Ok(1);
+    }
+    std::fs::write(&path, text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    Ok(0)
+}
+
+pub fn test(a: TestArgs) -> Res {
+    use toolgate_compiler::testing;
+    let paths = if a.paths.is_empty() { vec![PathBuf::from(".")] } else { a.paths.clone() };
+    let want_coverage = a.coverage || a.threshold.is_some();
+    let mut report = testing::Report::default();
+    let mut cov = testing::Coverage::default();
+    for p in &paths {
+        let table = load_table(p, None)?;
+        let files = testing::test_files(p);
+        let mut covered = std::collections::BTreeSet::new();
+        let r = testing::run(&table, &files, &mut covered);
+        report.passed += r.passed;
+        report.failed += r.failed;
+        report.cases.extend(r.cases);
+        if want_coverage {
+            let c = testing::coverage(&table, &covered);
+            cov.reachable += c.reachable;
+            cov.covered += c.covered;
+            let prefix = if paths.len() > 1 { format!("{}: ", p.display()) } else { String::new() };
+            cov.missed.extend(c.missed.into_iter().map(|(cfg, row)| (format!("{prefix}{cfg}"), row)));
+        }
+    }
+    if want_coverage {
+        cov.percent = if cov.reachable == 0 { 100.0 } else { cov.covered as f64 * 100.0 / cov.reachable as f64 };
+        report.coverage = Some(cov.clone());
+    }
+    match a.format {
+        TestFormat::Text => write_out(&report.text()),
+        TestFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&report)?)),
+        TestFormat::Junit => write_out(&report.junit()),
+    }
+    let under = a.threshold.is_some_and(|t| cov.percent < t);
+    if under && a.format == TestFormat::Text {
+        eprintln!("coverage {:.1}% is below the threshold {:.1}%", cov.percent, a.threshold.unwrap_or(0.0));
+    }
+    Ok(u8::from(report.failed > 0 || under))
+}
+
+pub fn fmt(a: FmtArgs) -> Res {
+    let paths = if a.paths.is_empty() { vec![PathBuf::from(".")] } else { a.paths.clone() };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for p in &paths {
+        if p.is_dir() || p.file_name().is_some_and(|n| n == toolgate_compiler::project::MANIFEST) {
+            let project = Project::load(p)?;
+            files.extend(project.policies.iter().map(|&id| PathBuf::from(&project.sources.get(id).name)));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut changed = Vec::new();
+    for f in &files {
+        let text = String::from_utf8(read_file(f)?).map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
+        let formatted = match toolgate_compiler::format::format(&text) {
+            Ok(t) => t,
+            Err(problem) => {
+                let mut sources = SourceMap::new();
+                sources.add(f.display().to_string(), text);
+                return Err(Failure::Findings(report::human(&sources, &[problem.diagnostic()], false)));
+            }
+        };
+        if formatted != text {
+            changed.push(f.display().to_string());
+            if a.write {
+                std::fs::write(f, &formatted).map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))?;
+            }
+        }
+        if !a.write && !a.check {
+            write_out(&formatted);
+        }
+    }
+    if a.check {
+        for c in &changed {
+            write_out(&format!("{c}\n"));
+        }
+        return Ok(u8::from(!changed.is_empty()));
+    }
+    Ok(0)
+}

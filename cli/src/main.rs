@@ -49,6 +49,19 @@ enum Command {
     Run(RunCommand),
     /// Count refusals in a decision log, per reason and per configuration.
     Stats(StatsArgs),
+    /// Compare two versions of a project over the whole decision space; widenings first.
+    ///
+    /// Exit code 1 with --fail-on-widen when any decision widens.
+    Diff(DiffArgs),
+    /// Write (or --check) the effective-access file: every configuration, role and tool's verdict.
+    Snapshot(SnapshotArgs),
+    /// Run the policy tests (`*.test.toml` beside the policies); exit 1 on a failure or under the threshold.
+    Test(TestArgs),
+    /// Format policy files in the one canonical layout (comments kept).
+    ///
+    /// Without -w or --check, prints the formatted text. --check lists the files that
+    /// would change and exits 1.
+    Fmt(FmtArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -264,6 +277,75 @@ enum RunCommand {
     },
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The old project directory (with --git: the project, compared with itself at REV).
+    old: PathBuf,
+    /// The new project directory.
+    new: Option<PathBuf>,
+    /// Compare the working tree's project with the same project at this git revision.
+    #[arg(long)]
+    git: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: DiffFormat,
+    /// Exit 1 when any decision widens (a tool newly offered).
+    #[arg(long)]
+    fail_on_widen: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TestFormat {
+    Text,
+    Json,
+    Junit,
+}
+
+#[derive(Args)]
+pub struct TestArgs {
+    /// Project directories. Default: the current directory.
+    paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: TestFormat,
+    /// Report which rows of the decision table (configuration x outcome) the tests exercised.
+    #[arg(long)]
+    coverage: bool,
+    /// Fail when coverage is below this percentage (implies --coverage).
+    #[arg(long)]
+    threshold: Option<f64>,
+}
+
+#[derive(Args)]
+pub struct FmtArgs {
+    /// Policy files, or project directories (all their policy files). Default: the current directory.
+    paths: Vec<PathBuf>,
+    /// List the files that are not formatted; exit 1 if any.
+    #[arg(long, conflicts_with = "write")]
+    check: bool,
+    /// Write the formatted text back to the files.
+    #[arg(short, long)]
+    write: bool,
+}
+
+#[derive(Args)]
+pub struct SnapshotArgs {
+    /// Project directory.
+    #[arg(default_value = ".")]
+    project: PathBuf,
+    /// Fail (exit 1) when the file is missing or out of date, instead of writing it.
+    #[arg(long)]
+    check: bool,
+    /// The file (default: PROJECT/effective-access.txt).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
 #[derive(Args)]
 pub struct StatsArgs {
     /// A decision log (JSON lines).
@@ -325,6 +407,10 @@ fn main() -> ExitCode {
             stored,
         }) => commands::run_start(src, &config, &skills, Some(stored)),
         Command::Stats(a) => commands::stats(a),
+        Command::Diff(a) => commands::diff(a),
+        Command::Snapshot(a) => commands::snapshot(a),
+        Command::Test(a) => commands::test(a),
+        Command::Fmt(a) => commands::fmt(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

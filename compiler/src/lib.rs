@@ -6,11 +6,15 @@
 
 pub mod ast;
 pub mod diagnostics;
+pub mod diff;
+pub mod format;
 pub mod lower;
 pub mod model;
 pub mod parse;
 pub mod project;
 pub mod registry;
 pub mod report;
+pub mod snapshot;
 pub mod source;
+pub mod testing;
 pub mod validate;

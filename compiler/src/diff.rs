@@ -1,0 +1,344 @@
+//! The exact semantic diff of two compiled tables: every decision over the
+//! whole (finite) decision space — every configuration, role, consumer and
+//! enforcement mode, every tool of either registry — compared, and the
+//! changes grouped: widenings (newly offered, the risky direction) first.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use toolgate_runtime::{Context, Decision, Reason, Role, Table};
+
+/// A decision reduced to what a reviewer compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub allowed: bool,
+    pub reason: Option<Reason>,
+    pub observed_only: bool,
+}
+
+impl Verdict {
+    fn of(d: &Decision<'_>) -> Verdict {
+        Verdict {
+            allowed: d.allowed,
+            reason: d.reason,
+            observed_only: d.observed_only,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        match (self.allowed, self.reason, self.observed_only) {
+            (true, _, true) => "offered (observed only)".into(),
+            (true, _, false) => "offered".into(),
+            (false, Some(r), _) => format!("refused: {}", r.code()),
+            (false, None, _) => "refused".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeKind {
+    /// Refused before, offered now: the risky direction.
+    Widened,
+    Narrowed,
+    /// Refused both times for another reason, or offered both times with a
+    /// different observe status.
+    ReasonChanged,
+}
+
+/// One point of the decision space.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Point {
+    pub role: Role,
+    /// `None`: not an MCP consumer; `Some("*")`: a consumer without a profile.
+    pub consumer: Option<String>,
+    /// `None`: as the policy configures it; else the host's override.
+    pub mode: Option<&'static str>,
+}
+
+/// One change, with every point of the space where it happens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub configuration: String,
+    pub tool: String,
+    pub old: Verdict,
+    pub new: Verdict,
+    /// Roles, consumers and modes where it happens.
+    pub points: Vec<Point>,
+    /// It happens at every point evaluated for this configuration.
+    pub everywhere: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub widened: usize,
+    pub narrowed: usize,
+    pub reason_changed: usize,
+    /// Decisions compared.
+    pub decisions: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diff {
+    pub summary: Summary,
+    pub tools_added: Vec<String>,
+    pub tools_removed: Vec<String>,
+    pub configurations_added: Vec<String>,
+    pub configurations_removed: Vec<String>,
+    /// Setting changes: (setting, old, new).
+    pub settings: Vec<(String, String, String)>,
+    pub changes: Vec<Change>,
+}
+
+const MODES: [Option<&str>; 3] = [None, Some("observe"), Some("enforce")];
+
+fn points(old: &Table, new: &Table) -> Vec<Point> {
+    let mut consumers: BTreeSet<String> = BTreeSet::new();
+    for t in [old, new] {
+        consumers.extend(t.spec().consumers.iter().map(|c| c.name.clone()));
+    }
+    // "*": a consumer that no `consumer` block binds (no name can contain a space-free "*" block name clash: names cannot be `*`).
+    let mut cs: Vec<Option<String>> = vec![None, Some("*".into())];
+    cs.extend(consumers.into_iter().map(Some));
+    let mut out = Vec::new();
+    for role in Role::ALL {
+        for c in &cs {
+            for mode in MODES {
+                out.push(Point {
+                    role,
+                    consumer: c.clone(),
+                    mode,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn context<'t>(t: &'t Table, config: &str, p: &Point) -> Option<Context<'t>> {
+    Some(
+        t.context(config)
+            .ok()?
+            .role(p.role)
+            .consumer(p.consumer.as_deref())
+            .enforcement(p.mode),
+    )
+}
+
+/// Compare two tables over the whole decision space.
+pub fn diff(old: &Table, new: &Table) -> Diff {
+    let (os, ns) = (old.spec(), new.spec());
+    let mut d = Diff::default();
+    let old_tools: BTreeSet<&str> = os.tools.iter().map(|t| t.name.as_str()).collect();
+    let new_tools: BTreeSet<&str> = ns.tools.iter().map(|t| t.name.as_str()).collect();
+    d.tools_added = ns.tools.iter().map(|t| t.name.clone()).filter(|n| !old_tools.contains(n.as_str())).collect();
+    d.tools_removed = os.tools.iter().map(|t| t.name.clone()).filter(|n| !new_tools.contains(n.as_str())).collect();
+    let old_cfg: BTreeSet<&str> = old.configuration_names().collect();
+    let new_cfg: BTreeSet<&str> = new.configuration_names().collect();
+    d.configurations_added = new.configuration_names().filter(|c| !old_cfg.contains(c)).map(str::to_string).collect();
+    d.configurations_removed = old.configuration_names().filter(|c| !new_cfg.contains(c)).map(str::to_string).collect();
+    let setting = |name: &str, a: String, b: String, out: &mut Vec<(String, String, String)>| {
+        if a != b {
+            out.push((name.to_string(), a, b));
+        }
+    };
+    let mode = |o: bool| if o { "observe" } else { "enforce" }.to_string();
+    setting("enforcement", mode(os.observe), mode(ns.observe), &mut d.settings);
+    setting("remote-tools visible-to", format!("{:?}", os.remote_visibility).to_lowercase(), format!("{:?}", ns.remote_visibility).to_lowercase(), &mut d.settings);
+    setting("consumers-without-profile", format!("{:?}", os.unprofiled).to_lowercase(), format!("{:?}", ns.unprofiled).to_lowercase(), &mut d.settings);
+    setting("skill-loader", os.skill_loader.clone(), ns.skill_loader.clone(), &mut d.settings);
+
+    // Tool names in the order of the new registry, then the removed ones.
+    let names: Vec<&str> = ns.tools.iter().map(|t| t.name.as_str()).chain(d.tools_removed.iter().map(String::as_str)).collect();
+    let same_registry = os.tools.len() == ns.tools.len() && os.tools.iter().zip(&ns.tools).all(|(a, b)| a.name == b.name);
+    let pts = points(old, new);
+    // (configuration, tool, kind, old, new) -> points
+    let mut groups: BTreeMap<(String, usize, ChangeKind, Verdict, Verdict), Vec<Point>> = BTreeMap::new();
+    let mut per_config_points: BTreeMap<String, usize> = BTreeMap::new();
+    let configs: Vec<&str> = new.configuration_names().filter(|c| old_cfg.contains(c)).collect();
+    for cfg in configs {
+        per_config_points.insert(cfg.to_string(), pts.len());
+        for p in &pts {
+            let (Some(oc), Some(nc)) = (context(old, cfg, p), context(new, cfg, p)) else {
+                continue;
+            };
+            let mut record = |ti: usize, ov: Verdict, nv: Verdict| {
+                if ov == nv {
+                    return;
+                }
+                let kind = match (ov.allowed, nv.allowed) {
+                    (false, true) => ChangeKind::Widened,
+                    (true, false) => ChangeKind::Narrowed,
+                    _ => ChangeKind::ReasonChanged,
+                };
+                groups.entry((cfg.to_string(), ti, kind, ov, nv)).or_default().push(p.clone());
+            };
+            if same_registry {
+                // Word by word: only words whose gate masks differ are looked at.
+                let n = ns.tools.len();
+                d.summary.decisions += n as u64;
+                for w in 0..n.div_ceil(64) {
+                    if oc.gate_masks(w) == nc.gate_masks(w) && oc.remote_names_visible() == nc.remote_names_visible() {
+                        continue;
+                    }
+                    for i in w * 64..((w + 1) * 64).min(n) {
+                        let (ov, nv) = (Verdict::of(&oc.decide_id(i as u32)), Verdict::of(&nc.decide_id(i as u32)));
+                        record(i, ov, nv);
+                    }
+                }
+            } else {
+                d.summary.decisions += names.len() as u64;
+                for (ti, name) in names.iter().enumerate() {
+                    record(ti, Verdict::of(&oc.decide(name)), Verdict::of(&nc.decide(name)));
+                }
+            }
+        }
+    }
+    for ((configuration, ti, kind, old, new), mut points) in groups {
+        points.sort();
+        let everywhere = per_config_points.get(&configuration) == Some(&points.len());
+        d.changes.push(Change {
+            kind,
+            configuration,
+            tool: names[ti].to_string(),
+            old,
+            new,
+            points,
+            everywhere,
+        });
+    }
+    d.changes.sort_by(|a, b| (a.kind, &a.configuration).cmp(&(b.kind, &b.configuration)));
+    d.summary.widened = d.changes.iter().filter(|c| c.kind == ChangeKind::Widened).count();
+    d.summary.narrowed = d.changes.iter().filter(|c| c.kind == ChangeKind::Narrowed).count();
+    d.summary.reason_changed = d.changes.iter().filter(|c| c.kind == ChangeKind::ReasonChanged).count();
+    d
+}
+
+fn where_text(c: &Change) -> String {
+    if c.everywhere {
+        return "every role, consumer and mode".into();
+    }
+    let mut roles: Vec<&str> = Vec::new();
+    for p in &c.points {
+        if !roles.contains(&p.role.as_str()) {
+            roles.push(p.role.as_str());
+        }
+    }
+    let consumers: BTreeSet<String> = c
+        .points
+        .iter()
+        .map(|p| match &p.consumer {
+            None => "no consumer".to_string(),
+            Some(s) if s == "*" => "unprofiled consumers".to_string(),
+            Some(s) => format!("consumer {s}"),
+        })
+        .collect();
+    let modes: BTreeSet<&str> = c.points.iter().map(|p| p.mode.unwrap_or("as configured")).collect();
+    format!(
+        "roles {}; {}; modes {}",
+        roles.join(", "),
+        consumers.into_iter().collect::<Vec<_>>().join(", "),
+        modes.into_iter().collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn kind_label(k: ChangeKind) -> &'static str {
+    match k {
+        ChangeKind::Widened => "WIDENED",
+        ChangeKind::Narrowed => "narrowed",
+        ChangeKind::ReasonChanged => "reason changed",
+    }
+}
+
+impl Diff {
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+            && self.tools_added.is_empty()
+            && self.tools_removed.is_empty()
+            && self.settings.is_empty()
+            && self.configurations_added.is_empty()
+            && self.configurations_removed.is_empty()
+    }
+
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let s = &self.summary;
+        let _ = writeln!(
+            out,
+            "{} widened, {} narrowed, {} reason changed ({} decisions compared)",
+            s.widened, s.narrowed, s.reason_changed, s.decisions
+        );
+        for (label, list) in [
+            ("tools added", &self.tools_added),
+            ("tools removed", &self.tools_removed),
+            ("configurations added", &self.configurations_added),
+            ("configurations removed", &self.configurations_removed),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(out, "{label}: {}", list.join(", "));
+            }
+        }
+        for (k, a, b) in &self.settings {
+            let _ = writeln!(out, "setting {k}: {a} -> {b}");
+        }
+        for c in &self.changes {
+            let _ = writeln!(
+                out,
+                "{:<14} {}: {}: {} -> {} ({})",
+                kind_label(c.kind),
+                c.configuration,
+                c.tool,
+                c.old.text(),
+                c.new.text(),
+                where_text(c)
+            );
+        }
+        out
+    }
+
+    /// Markdown for a pull-request comment: a table of counts, then the
+    /// details folded per configuration, widenings first.
+    pub fn markdown(&self) -> String {
+        use std::fmt::Write as _;
+        let s = &self.summary;
+        let mut out = String::from("## toolgate: effect of this change on tool access\n\n");
+        let _ = writeln!(out, "| widened | narrowed | reason changed | decisions compared |\n| ---: | ---: | ---: | ---: |\n| **{}** | {} | {} | {} |\n", s.widened, s.narrowed, s.reason_changed, s.decisions);
+        if self.is_empty() {
+            out.push_str("No change to any decision.\n");
+            return out;
+        }
+        if s.widened > 0 {
+            out.push_str("> [!WARNING]\n> This change **widens** access: tools below are offered where they were refused.\n\n");
+        }
+        for (label, list) in [("Tools added", &self.tools_added), ("Tools removed", &self.tools_removed), ("Configurations added", &self.configurations_added), ("Configurations removed", &self.configurations_removed)] {
+            if !list.is_empty() {
+                let _ = writeln!(out, "**{label}:** {}\n", list.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "));
+            }
+        }
+        for (k, a, b) in &self.settings {
+            let _ = writeln!(out, "**Setting `{k}`:** `{a}` → `{b}`\n");
+        }
+        let mut by_config: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+        for c in &self.changes {
+            by_config.entry(&c.configuration).or_default().push(c);
+        }
+        let mut configs: Vec<(&str, Vec<&Change>)> = by_config.into_iter().collect();
+        configs.sort_by_key(|(name, cs)| (cs.iter().map(|c| c.kind).min(), *name));
+        for (cfg, cs) in configs {
+            let w = cs.iter().filter(|c| c.kind == ChangeKind::Widened).count();
+            let _ = writeln!(out, "<details{}><summary><code>{cfg}</code>: {} change{}{}</summary>\n", if w > 0 { " open" } else { "" }, cs.len(), if cs.len() == 1 { "" } else { "s" }, if w > 0 { format!(", **{w} widened**") } else { String::new() });
+            out.push_str("| change | tool | before | after | where |\n| --- | --- | --- | --- | --- |\n");
+            for c in cs {
+                let _ = writeln!(out, "| {} | `{}` | {} | {} | {} |", kind_label(c.kind), c.tool, c.old.text(), c.new.text(), where_text(c));
+            }
+            out.push_str("\n</details>\n\n");
+        }
+        out
+    }
+}
