@@ -654,19 +654,32 @@ fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::
         .args(["rev-parse", "--show-toplevel"])
         .output()?;
     if !top.status.success() {
-        return Err(Failure::Usage(format!("{}: not in a git repository", project.display())));
+        return Err(Failure::Usage(format!(
+            "{}: not in a git repository",
+            project.display()
+        )));
     }
     let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
-    let rel = abs.strip_prefix(&top).map_err(|_| Failure::Usage("project is outside the repository".into()))?.to_path_buf();
+    let rel = abs
+        .strip_prefix(&top)
+        .map_err(|_| Failure::Usage("project is outside the repository".into()))?
+        .to_path_buf();
     let tmp = tempfile::tempdir()?;
     let archive = std::process::Command::new("git")
         .arg("-C")
         .arg(&top)
         .args(["archive", "--format=tar", rev, "--"])
-        .arg(if rel.as_os_str().is_empty() { Path::new(".") } else { &rel })
+        .arg(if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &rel
+        })
         .output()?;
     if !archive.status.success() {
-        return Err(Failure::Usage(format!("git archive {rev}: {}", String::from_utf8_lossy(&archive.stderr).trim())));
+        return Err(Failure::Usage(format!(
+            "git archive {rev}: {}",
+            String::from_utf8_lossy(&archive.stderr).trim()
+        )));
     }
     let mut tar = std::process::Command::new("tar")
         .arg("-x")
@@ -689,7 +702,11 @@ pub fn diff(a: DiffArgs) -> Res {
             (old, a.old.clone(), Some(guard))
         }
         (None, Some(new)) => (a.old.clone(), new.clone(), None),
-        _ => return Err(Failure::Usage("give OLD and NEW project directories, or one PROJECT with --git REV".into())),
+        _ => {
+            return Err(Failure::Usage(
+                "give OLD and NEW project directories, or one PROJECT with --git REV".into(),
+            ))
+        }
     };
     let old = load_table(&old_dir, None)?;
     let new = load_table(&new_dir, None)?;
@@ -705,7 +722,10 @@ pub fn diff(a: DiffArgs) -> Res {
 pub fn snapshot(a: SnapshotArgs) -> Res {
     let table = load_table(&a.project, None)?;
     let text = toolgate_compiler::snapshot::snapshot(&table);
-    let path = a.output.clone().unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+    let path = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
     if a.check {
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == text {
@@ -713,7 +733,11 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
         }
         let old: std::collections::BTreeSet<&str> = current.lines().collect();
         let new: std::collections::BTreeSet<&str> = text.lines().collect();
-        let mut out = format!("{} is out of date; run `toolgate snapshot {}`\n", path.display(), a.project.display());
+        let mut out = format!(
+            "{} is out of date; run `toolgate snapshot {}`\n",
+            path.display(),
+            a.project.display()
+        );
         for l in new.difference(&old) {
             let _ = writeln!(out, "+ {l}");
         }
@@ -729,7 +753,11 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 
 pub fn test(a: TestArgs) -> Res {
     use toolgate_compiler::testing;
-    let paths = if a.paths.is_empty() { vec![PathBuf::from(".")] } else { a.paths.clone() };
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
     let want_coverage = a.coverage || a.threshold.is_some();
     let mut report = testing::Report::default();
     let mut cov = testing::Coverage::default();
@@ -745,12 +773,24 @@ pub fn test(a: TestArgs) -> Res {
             let c = testing::coverage(&table, &covered);
             cov.reachable += c.reachable;
             cov.covered += c.covered;
-            let prefix = if paths.len() > 1 { format!("{}: ", p.display()) } else { String::new() };
-            cov.missed.extend(c.missed.into_iter().map(|(cfg, row)| (format!("{prefix}{cfg}"), row)));
+            let prefix = if paths.len() > 1 {
+                format!("{}: ", p.display())
+            } else {
+                String::new()
+            };
+            cov.missed.extend(
+                c.missed
+                    .into_iter()
+                    .map(|(cfg, row)| (format!("{prefix}{cfg}"), row)),
+            );
         }
     }
     if want_coverage {
-        cov.percent = if cov.reachable == 0 { 100.0 } else { cov.covered as f64 * 100.0 / cov.reachable as f64 };
+        cov.percent = if cov.reachable == 0 {
+            100.0
+        } else {
+            cov.covered as f64 * 100.0 / cov.reachable as f64
+        };
         report.coverage = Some(cov.clone());
     }
     match a.format {
@@ -760,37 +800,59 @@ pub fn test(a: TestArgs) -> Res {
     }
     let under = a.threshold.is_some_and(|t| cov.percent < t);
     if under && a.format == TestFormat::Text {
-        eprintln!("coverage {:.1}% is below the threshold {:.1}%", cov.percent, a.threshold.unwrap_or(0.0));
+        eprintln!(
+            "coverage {:.1}% is below the threshold {:.1}%",
+            cov.percent,
+            a.threshold.unwrap_or(0.0)
+        );
     }
     Ok(u8::from(report.failed > 0 || under))
 }
 
 pub fn fmt(a: FmtArgs) -> Res {
-    let paths = if a.paths.is_empty() { vec![PathBuf::from(".")] } else { a.paths.clone() };
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
     let mut files: Vec<PathBuf> = Vec::new();
     for p in &paths {
-        if p.is_dir() || p.file_name().is_some_and(|n| n == toolgate_compiler::project::MANIFEST) {
+        if p.is_dir()
+            || p.file_name()
+                .is_some_and(|n| n == toolgate_compiler::project::MANIFEST)
+        {
             let project = Project::load(p)?;
-            files.extend(project.policies.iter().map(|&id| PathBuf::from(&project.sources.get(id).name)));
+            files.extend(
+                project
+                    .policies
+                    .iter()
+                    .map(|&id| PathBuf::from(&project.sources.get(id).name)),
+            );
         } else {
             files.push(p.clone());
         }
     }
     let mut changed = Vec::new();
     for f in &files {
-        let text = String::from_utf8(read_file(f)?).map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
+        let text = String::from_utf8(read_file(f)?)
+            .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
         let formatted = match toolgate_compiler::format::format(&text) {
             Ok(t) => t,
             Err(problem) => {
                 let mut sources = SourceMap::new();
                 sources.add(f.display().to_string(), text);
-                return Err(Failure::Findings(report::human(&sources, &[problem.diagnostic()], false)));
+                return Err(Failure::Findings(report::human(
+                    &sources,
+                    &[problem.diagnostic()],
+                    false,
+                )));
             }
         };
         if formatted != text {
             changed.push(f.display().to_string());
             if a.write {
-                std::fs::write(f, &formatted).map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))?;
+                std::fs::write(f, &formatted)
+                    .map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))?;
             }
         }
         if !a.write && !a.check {

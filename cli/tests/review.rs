@@ -9,7 +9,13 @@ fn root() -> PathBuf {
 }
 
 fn toolgate(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolgate")).current_dir(dir).env("NO_COLOR", "1").env_remove("GITHUB_STEP_SUMMARY").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -45,32 +51,70 @@ fn removing_one_exclusion_is_exactly_one_widening_and_nothing_else() {
     let text = std::fs::read_to_string(&f).unwrap();
     // editor-chat's exclusion line, and only that one.
     let start = text.find("configuration editor-chat").unwrap();
-    let line = text[start..].find("exclude [delete_record]\n").map(|i| i + start).unwrap();
-    let new = format!("{}{}", &text[..line], &text[line + "exclude [delete_record]\n".len()..]);
+    let line = text[start..]
+        .find("exclude [delete_record]\n")
+        .map(|i| i + start)
+        .unwrap();
+    let new = format!(
+        "{}{}",
+        &text[..line],
+        &text[line + "exclude [delete_record]\n".len()..]
+    );
     std::fs::write(&f, new).unwrap();
-    let o = run(&["diff", "policies/exclusions", d.to_str().unwrap(), "--format", "json", "--fail-on-widen"]);
+    let o = run(&[
+        "diff",
+        "policies/exclusions",
+        d.to_str().unwrap(),
+        "--format",
+        "json",
+        "--fail-on-widen",
+    ]);
     assert_eq!(o.status.code(), Some(1), "--fail-on-widen exits 1");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["summary"]["widened"], 1);
     assert_eq!(v["summary"]["narrowed"], 0);
     assert_eq!(v["summary"]["reasonChanged"], 0);
     let c = &v["changes"][0];
-    assert_eq!((c["kind"].as_str(), c["configuration"].as_str(), c["tool"].as_str(), c["everywhere"].as_bool()), (Some("widened"), Some("editor-chat"), Some("delete_record"), Some(true)));
+    assert_eq!(
+        (
+            c["kind"].as_str(),
+            c["configuration"].as_str(),
+            c["tool"].as_str(),
+            c["everywhere"].as_bool()
+        ),
+        (
+            Some("widened"),
+            Some("editor-chat"),
+            Some("delete_record"),
+            Some(true)
+        )
+    );
     assert_eq!(c["old"]["reason"], "configurationExcluded");
     assert_eq!(c["new"]["allowed"], true);
     // Without --fail-on-widen the diff itself is not a failure.
-    assert_eq!(run(&["diff", "policies/exclusions", d.to_str().unwrap()]).status.code(), Some(0));
+    assert_eq!(
+        run(&["diff", "policies/exclusions", d.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
 }
 
 #[test]
 fn moving_a_tool_between_groups_reports_every_affected_configuration() {
     let d = temp("move");
-    let reg = |g: &str| format!("[[tool]]\nname = \"t\"\ngroup = \"{g}\"\n[[tool]]\nname = \"a\"\ngroup = \"one\"\n[[tool]]\nname = \"b\"\ngroup = \"two\"\n");
+    let reg = |g: &str| {
+        format!("[[tool]]\nname = \"t\"\ngroup = \"{g}\"\n[[tool]]\nname = \"a\"\ngroup = \"one\"\n[[tool]]\nname = \"b\"\ngroup = \"two\"\n")
+    };
     let policy = "provider p { zone local }\nconfiguration only-one { provider p  groups [one] }\nconfiguration only-two { provider p  groups [two] }\nconfiguration all { provider p }\n";
     for (dir, g) in [("old", "one"), ("new", "two")] {
         let p = d.join(dir);
         std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(p.join("toolgate.toml"), "registry = \"registry.toml\"\npolicies = [\"p.tg\"]\n").unwrap();
+        std::fs::write(
+            p.join("toolgate.toml"),
+            "registry = \"registry.toml\"\npolicies = [\"p.tg\"]\n",
+        )
+        .unwrap();
         std::fs::write(p.join("registry.toml"), reg(g)).unwrap();
         std::fs::write(p.join("p.tg"), policy).unwrap();
     }
@@ -92,12 +136,31 @@ fn a_reformatted_project_diffs_as_no_change() {
     // Same meaning, another layout: blocks opened over several lines, padded braces.
     let messy: String = text
         .lines()
-        .map(|l| if l.trim_start().starts_with('#') { format!("{l}\n") } else { format!("{l}\n").replace(" { ", "   {\n      ").replace(" }\n", "\n  }\n").replace("[", "[ ").replace(",\n", " ,\n") })
+        .map(|l| {
+            if l.trim_start().starts_with('#') {
+                format!("{l}\n")
+            } else {
+                format!("{l}\n")
+                    .replace(" { ", "   {\n      ")
+                    .replace(" }\n", "\n  }\n")
+                    .replace("[", "[ ")
+                    .replace(",\n", " ,\n")
+            }
+        })
         .collect();
     assert_ne!(messy, text);
     std::fs::write(&f, messy).unwrap();
-    assert_eq!(toolgate(&d, &["fmt", "--check", "."]).status.code(), Some(1));
-    let o = run(&["diff", "policies/trust-zones", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(
+        toolgate(&d, &["fmt", "--check", "."]).status.code(),
+        Some(1)
+    );
+    let o = run(&[
+        "diff",
+        "policies/trust-zones",
+        d.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["changes"].as_array().map(Vec::len), Some(0));
     assert_eq!(v["summary"]["widened"], 0);
@@ -109,30 +172,90 @@ fn a_reformatted_project_diffs_as_no_change() {
 #[test]
 fn diff_git_compares_with_a_revision() {
     let d = temp("git");
-    copy_dir(&root().join("policies/exclusions"), &d.join("policies/exclusions"));
+    copy_dir(
+        &root().join("policies/exclusions"),
+        &d.join("policies/exclusions"),
+    );
     let git = |args: &[&str]| {
-        let o = Command::new("git").current_dir(&d).args(args).output().unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let o = Command::new("git")
+            .current_dir(&d)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     };
     git(&["init", "-q"]);
     git(&["-c", "user.name=t", "-c", "user.email=t@t", "add", "."]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "base",
+    ]);
     let f = d.join("policies/exclusions/configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
-    std::fs::write(&f, text.replacen("exclude [delete_record]\n", "exclude [delete_record, update_record]\n", 1)).unwrap();
-    let o = toolgate(&d, &["diff", "--git", "HEAD", "policies/exclusions", "--fail-on-widen"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout(&o).starts_with("0 widened, 1 narrowed, 0 reason changed"), "{}", stdout(&o));
+    std::fs::write(
+        &f,
+        text.replacen(
+            "exclude [delete_record]\n",
+            "exclude [delete_record, update_record]\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let o = toolgate(
+        &d,
+        &[
+            "diff",
+            "--git",
+            "HEAD",
+            "policies/exclusions",
+            "--fail-on-widen",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout(&o).starts_with("0 widened, 1 narrowed, 0 reason changed"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
 fn policy_tests_of_the_examples_pass_with_full_coverage() {
-    let o = run(&["test", "--coverage", "--threshold", "100", "--format", "json", "policies/demo", "policies/exclusions", "policies/trust-zones", "policies/mcp-profiles"]);
+    let o = run(&[
+        "test",
+        "--coverage",
+        "--threshold",
+        "100",
+        "--format",
+        "json",
+        "policies/demo",
+        "policies/exclusions",
+        "policies/trust-zones",
+        "policies/mcp-profiles",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["failed"], 0, "{}", stdout(&o));
     assert!(v["passed"].as_u64().unwrap() >= 40);
     let cov = &v["coverage"];
-    assert_eq!(cov["covered"], cov["reachable"], "missed: {}", cov["missed"]);
+    assert_eq!(
+        cov["covered"], cov["reachable"],
+        "missed: {}",
+        cov["missed"]
+    );
     assert_eq!(o.status.code(), Some(0));
 }
 
@@ -155,16 +278,29 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(out.contains("FAIL ./wrong.test.toml:7: wrong\n  expected: offered\n  actual:   configurationExcluded\n"), "{out}");
-    assert!(out.contains("1 passed, 1 failed\ncoverage: 1 of 15 reachable rows"), "{out}");
+    assert!(
+        out.contains("1 passed, 1 failed\ncoverage: 1 of 15 reachable rows"),
+        "{out}"
+    );
     let junit = stdout(&toolgate(&d, &["test", "--format", "junit"]));
     assert!(junit.contains("<testcase name=\"wrong\" classname=\"./wrong.test.toml:7\">\n      <failure message=\"expected offered, got configurationExcluded\"/>"), "{junit}");
 }
 
 #[test]
 fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
-    for p in ["policies/demo", "policies/exclusions", "policies/trust-zones", "policies/mcp-profiles"] {
+    for p in [
+        "policies/demo",
+        "policies/exclusions",
+        "policies/trust-zones",
+        "policies/mcp-profiles",
+    ] {
         let o = run(&["snapshot", "--check", p]);
-        assert_eq!(o.status.code(), Some(0), "{p}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{p}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let d = temp("snap");
     copy_dir(&root().join("policies/exclusions"), &d);
@@ -174,19 +310,33 @@ fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
     let o = toolgate(&d, &["snapshot", "--check", "."]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("+ editor-chat user delete_record offered") && err.contains("- editor-chat user delete_record refused configurationExcluded"), "{err}");
+    assert!(
+        err.contains("+ editor-chat user delete_record offered")
+            && err.contains("- editor-chat user delete_record refused configurationExcluded"),
+        "{err}"
+    );
 }
 
 /// Every `toolgate` command line in docs/examples runs against policies/.
 #[test]
 fn the_documented_ci_commands_run() {
     let mut commands = Vec::new();
-    for f in ["docs/examples/github-workflow.yml", "docs/examples/pre-commit-config.yaml"] {
+    for f in [
+        "docs/examples/github-workflow.yml",
+        "docs/examples/pre-commit-config.yaml",
+    ] {
         let text = std::fs::read_to_string(root().join(f)).unwrap();
         for line in text.lines() {
-            let l = line.trim().trim_start_matches("run: ").trim_start_matches("entry: ");
+            let l = line
+                .trim()
+                .trim_start_matches("run: ")
+                .trim_start_matches("entry: ");
             // A command line: it starts with `toolgate `, or a loop runs it.
-            let start = if l.starts_with("toolgate ") { Some(0) } else { l.find("do toolgate ").map(|i| i + 3) };
+            let start = if l.starts_with("toolgate ") {
+                Some(0)
+            } else {
+                l.find("do toolgate ").map(|i| i + 3)
+            };
             if let Some(i) = start {
                 let mut cmd = l[i..].to_string();
                 if cmd == "toolgate fmt --check" {
@@ -200,25 +350,79 @@ fn the_documented_ci_commands_run() {
     assert!(commands.len() >= 8, "{commands:?}");
     let bin = env!("CARGO_BIN_EXE_toolgate");
     let bin_dir = Path::new(bin).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let d = temp("ci");
-    let git = |args: &[&str]| Command::new("git").current_dir(&d).args(args).output().unwrap();
-    copy_dir(&root().join("policies/exclusions"), &d.join("policies/exclusions"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(&d)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    copy_dir(
+        &root().join("policies/exclusions"),
+        &d.join("policies/exclusions"),
+    );
     copy_dir(&root().join("policies/demo"), &d.join("policies/demo"));
-    copy_dir(&root().join("policies/trust-zones"), &d.join("policies/trust-zones"));
-    copy_dir(&root().join("policies/mcp-profiles"), &d.join("policies/mcp-profiles"));
-    copy_dir(&root().join("policies/mcp-profiles/mcp"), &d.join("policies/mcp-profiles/mcp"));
+    copy_dir(
+        &root().join("policies/trust-zones"),
+        &d.join("policies/trust-zones"),
+    );
+    copy_dir(
+        &root().join("policies/mcp-profiles"),
+        &d.join("policies/mcp-profiles"),
+    );
+    copy_dir(
+        &root().join("policies/mcp-profiles/mcp"),
+        &d.join("policies/mcp-profiles/mcp"),
+    );
     std::fs::create_dir_all(d.join("tests/fixtures")).unwrap();
-    copy_dir(&root().join("tests/fixtures/gateway"), &d.join("tests/fixtures/gateway"));
+    copy_dir(
+        &root().join("tests/fixtures/gateway"),
+        &d.join("tests/fixtures/gateway"),
+    );
     git(&["init", "-q", "-b", "main"]);
     git(&["add", "."]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "base",
+    ]);
     git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
     for cmd in commands {
         // The workflow's expression for the base branch.
-        let cmd = cmd.replace("${{ github.base_ref }}", "main").replace("\"$p\"", "policies/exclusions").replace("'", "");
-        let cmd = cmd.trim_end_matches("|| exit 1; done").trim_end_matches("; done").replace(" >> diff.md || status=$?", "").replace(" > toolgate.sarif", "").replace(" > toolgate-junit.xml", "");
-        let o = Command::new("sh").arg("-c").arg(&cmd).current_dir(&d).env("PATH", &path).env_remove("GITHUB_STEP_SUMMARY").output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{cmd}\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let cmd = cmd
+            .replace("${{ github.base_ref }}", "main")
+            .replace("\"$p\"", "policies/exclusions")
+            .replace("'", "");
+        let cmd = cmd
+            .trim_end_matches("|| exit 1; done")
+            .trim_end_matches("; done")
+            .replace(" >> diff.md || status=$?", "")
+            .replace(" > toolgate.sarif", "")
+            .replace(" > toolgate-junit.xml", "");
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(&cmd)
+            .current_dir(&d)
+            .env("PATH", &path)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{cmd}\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }

@@ -136,31 +136,83 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
     let mut d = Diff::default();
     let old_tools: BTreeSet<&str> = os.tools.iter().map(|t| t.name.as_str()).collect();
     let new_tools: BTreeSet<&str> = ns.tools.iter().map(|t| t.name.as_str()).collect();
-    d.tools_added = ns.tools.iter().map(|t| t.name.clone()).filter(|n| !old_tools.contains(n.as_str())).collect();
-    d.tools_removed = os.tools.iter().map(|t| t.name.clone()).filter(|n| !new_tools.contains(n.as_str())).collect();
+    d.tools_added = ns
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .filter(|n| !old_tools.contains(n.as_str()))
+        .collect();
+    d.tools_removed = os
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .filter(|n| !new_tools.contains(n.as_str()))
+        .collect();
     let old_cfg: BTreeSet<&str> = old.configuration_names().collect();
     let new_cfg: BTreeSet<&str> = new.configuration_names().collect();
-    d.configurations_added = new.configuration_names().filter(|c| !old_cfg.contains(c)).map(str::to_string).collect();
-    d.configurations_removed = old.configuration_names().filter(|c| !new_cfg.contains(c)).map(str::to_string).collect();
+    d.configurations_added = new
+        .configuration_names()
+        .filter(|c| !old_cfg.contains(c))
+        .map(str::to_string)
+        .collect();
+    d.configurations_removed = old
+        .configuration_names()
+        .filter(|c| !new_cfg.contains(c))
+        .map(str::to_string)
+        .collect();
     let setting = |name: &str, a: String, b: String, out: &mut Vec<(String, String, String)>| {
         if a != b {
             out.push((name.to_string(), a, b));
         }
     };
     let mode = |o: bool| if o { "observe" } else { "enforce" }.to_string();
-    setting("enforcement", mode(os.observe), mode(ns.observe), &mut d.settings);
-    setting("remote-tools visible-to", format!("{:?}", os.remote_visibility).to_lowercase(), format!("{:?}", ns.remote_visibility).to_lowercase(), &mut d.settings);
-    setting("consumers-without-profile", format!("{:?}", os.unprofiled).to_lowercase(), format!("{:?}", ns.unprofiled).to_lowercase(), &mut d.settings);
-    setting("skill-loader", os.skill_loader.clone(), ns.skill_loader.clone(), &mut d.settings);
+    setting(
+        "enforcement",
+        mode(os.observe),
+        mode(ns.observe),
+        &mut d.settings,
+    );
+    setting(
+        "remote-tools visible-to",
+        format!("{:?}", os.remote_visibility).to_lowercase(),
+        format!("{:?}", ns.remote_visibility).to_lowercase(),
+        &mut d.settings,
+    );
+    setting(
+        "consumers-without-profile",
+        format!("{:?}", os.unprofiled).to_lowercase(),
+        format!("{:?}", ns.unprofiled).to_lowercase(),
+        &mut d.settings,
+    );
+    setting(
+        "skill-loader",
+        os.skill_loader.clone(),
+        ns.skill_loader.clone(),
+        &mut d.settings,
+    );
 
     // Tool names in the order of the new registry, then the removed ones.
-    let names: Vec<&str> = ns.tools.iter().map(|t| t.name.as_str()).chain(d.tools_removed.iter().map(String::as_str)).collect();
-    let same_registry = os.tools.len() == ns.tools.len() && os.tools.iter().zip(&ns.tools).all(|(a, b)| a.name == b.name);
+    let names: Vec<&str> = ns
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(d.tools_removed.iter().map(String::as_str))
+        .collect();
+    let same_registry = os.tools.len() == ns.tools.len()
+        && os
+            .tools
+            .iter()
+            .zip(&ns.tools)
+            .all(|(a, b)| a.name == b.name);
     let pts = points(old, new);
     // (configuration, tool, kind, old, new) -> points
-    let mut groups: BTreeMap<(String, usize, ChangeKind, Verdict, Verdict), Vec<Point>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, usize, ChangeKind, Verdict, Verdict), Vec<Point>> =
+        BTreeMap::new();
     let mut per_config_points: BTreeMap<String, usize> = BTreeMap::new();
-    let configs: Vec<&str> = new.configuration_names().filter(|c| old_cfg.contains(c)).collect();
+    let configs: Vec<&str> = new
+        .configuration_names()
+        .filter(|c| old_cfg.contains(c))
+        .collect();
     for cfg in configs {
         per_config_points.insert(cfg.to_string(), pts.len());
         for p in &pts {
@@ -176,25 +228,37 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
                     (true, false) => ChangeKind::Narrowed,
                     _ => ChangeKind::ReasonChanged,
                 };
-                groups.entry((cfg.to_string(), ti, kind, ov, nv)).or_default().push(p.clone());
+                groups
+                    .entry((cfg.to_string(), ti, kind, ov, nv))
+                    .or_default()
+                    .push(p.clone());
             };
             if same_registry {
                 // Word by word: only words whose gate masks differ are looked at.
                 let n = ns.tools.len();
                 d.summary.decisions += n as u64;
                 for w in 0..n.div_ceil(64) {
-                    if oc.gate_masks(w) == nc.gate_masks(w) && oc.remote_names_visible() == nc.remote_names_visible() {
+                    if oc.gate_masks(w) == nc.gate_masks(w)
+                        && oc.remote_names_visible() == nc.remote_names_visible()
+                    {
                         continue;
                     }
                     for i in w * 64..((w + 1) * 64).min(n) {
-                        let (ov, nv) = (Verdict::of(&oc.decide_id(i as u32)), Verdict::of(&nc.decide_id(i as u32)));
+                        let (ov, nv) = (
+                            Verdict::of(&oc.decide_id(i as u32)),
+                            Verdict::of(&nc.decide_id(i as u32)),
+                        );
                         record(i, ov, nv);
                     }
                 }
             } else {
                 d.summary.decisions += names.len() as u64;
                 for (ti, name) in names.iter().enumerate() {
-                    record(ti, Verdict::of(&oc.decide(name)), Verdict::of(&nc.decide(name)));
+                    record(
+                        ti,
+                        Verdict::of(&oc.decide(name)),
+                        Verdict::of(&nc.decide(name)),
+                    );
                 }
             }
         }
@@ -212,10 +276,23 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
             everywhere,
         });
     }
-    d.changes.sort_by(|a, b| (a.kind, &a.configuration).cmp(&(b.kind, &b.configuration)));
-    d.summary.widened = d.changes.iter().filter(|c| c.kind == ChangeKind::Widened).count();
-    d.summary.narrowed = d.changes.iter().filter(|c| c.kind == ChangeKind::Narrowed).count();
-    d.summary.reason_changed = d.changes.iter().filter(|c| c.kind == ChangeKind::ReasonChanged).count();
+    d.changes
+        .sort_by(|a, b| (a.kind, &a.configuration).cmp(&(b.kind, &b.configuration)));
+    d.summary.widened = d
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Widened)
+        .count();
+    d.summary.narrowed = d
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Narrowed)
+        .count();
+    d.summary.reason_changed = d
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::ReasonChanged)
+        .count();
     d
 }
 
@@ -238,7 +315,11 @@ fn where_text(c: &Change) -> String {
             Some(s) => format!("consumer {s}"),
         })
         .collect();
-    let modes: BTreeSet<&str> = c.points.iter().map(|p| p.mode.unwrap_or("as configured")).collect();
+    let modes: BTreeSet<&str> = c
+        .points
+        .iter()
+        .map(|p| p.mode.unwrap_or("as configured"))
+        .collect();
     format!(
         "roles {}; {}; modes {}",
         roles.join(", "),
@@ -316,9 +397,21 @@ impl Diff {
         if s.widened > 0 {
             out.push_str("> [!WARNING]\n> This change **widens** access: tools below are offered where they were refused.\n\n");
         }
-        for (label, list) in [("Tools added", &self.tools_added), ("Tools removed", &self.tools_removed), ("Configurations added", &self.configurations_added), ("Configurations removed", &self.configurations_removed)] {
+        for (label, list) in [
+            ("Tools added", &self.tools_added),
+            ("Tools removed", &self.tools_removed),
+            ("Configurations added", &self.configurations_added),
+            ("Configurations removed", &self.configurations_removed),
+        ] {
             if !list.is_empty() {
-                let _ = writeln!(out, "**{label}:** {}\n", list.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "));
+                let _ = writeln!(
+                    out,
+                    "**{label}:** {}\n",
+                    list.iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
             }
         }
         for (k, a, b) in &self.settings {
@@ -332,10 +425,31 @@ impl Diff {
         configs.sort_by_key(|(name, cs)| (cs.iter().map(|c| c.kind).min(), *name));
         for (cfg, cs) in configs {
             let w = cs.iter().filter(|c| c.kind == ChangeKind::Widened).count();
-            let _ = writeln!(out, "<details{}><summary><code>{cfg}</code>: {} change{}{}</summary>\n", if w > 0 { " open" } else { "" }, cs.len(), if cs.len() == 1 { "" } else { "s" }, if w > 0 { format!(", **{w} widened**") } else { String::new() });
-            out.push_str("| change | tool | before | after | where |\n| --- | --- | --- | --- | --- |\n");
+            let _ = writeln!(
+                out,
+                "<details{}><summary><code>{cfg}</code>: {} change{}{}</summary>\n",
+                if w > 0 { " open" } else { "" },
+                cs.len(),
+                if cs.len() == 1 { "" } else { "s" },
+                if w > 0 {
+                    format!(", **{w} widened**")
+                } else {
+                    String::new()
+                }
+            );
+            out.push_str(
+                "| change | tool | before | after | where |\n| --- | --- | --- | --- | --- |\n",
+            );
             for c in cs {
-                let _ = writeln!(out, "| {} | `{}` | {} | {} | {} |", kind_label(c.kind), c.tool, c.old.text(), c.new.text(), where_text(c));
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} | {} |",
+                    kind_label(c.kind),
+                    c.tool,
+                    c.old.text(),
+                    c.new.text(),
+                    where_text(c)
+                );
             }
             out.push_str("\n</details>\n\n");
         }

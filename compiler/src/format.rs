@@ -104,8 +104,18 @@ fn selector(s: &Selector) -> (String, Span) {
         Selector::Tool(n) => (name(n), n.span),
         Selector::Group(n) => (format!("group {}", name(n)), n.span),
         Selector::Prefix(n) => {
-            let bare = n.text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-            (if bare { format!("{}*", n.text) } else { format!("\"{}*\"", n.text) }, n.span)
+            let bare = n
+                .text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            (
+                if bare {
+                    format!("{}*", n.text)
+                } else {
+                    format!("\"{}*\"", n.text)
+                },
+                n.span,
+            )
         }
     }
 }
@@ -115,11 +125,19 @@ impl Printer<'_> {
     fn has_blank_line(&self, from: usize, to: usize) -> bool {
         let gap = self.text.get(from.min(to)..to).unwrap_or("");
         let lines: Vec<&str> = gap.split('\n').collect();
-        lines.len() >= 3 && lines[1..lines.len() - 1].iter().any(|l| l.trim().is_empty())
+        lines.len() >= 3
+            && lines[1..lines.len() - 1]
+                .iter()
+                .any(|l| l.trim().is_empty())
     }
 
     fn blank_if(&mut self, from: usize, to: usize) {
-        if !self.out.is_empty() && !self.out.ends_with("{\n") && !self.out.ends_with("[\n") && self.has_blank_line(from, to) && !self.out.ends_with("\n\n") {
+        if !self.out.is_empty()
+            && !self.out.ends_with("{\n")
+            && !self.out.ends_with("[\n")
+            && self.has_blank_line(from, to)
+            && !self.out.ends_with("\n\n")
+        {
             self.out.push('\n');
         }
     }
@@ -151,7 +169,9 @@ impl Printer<'_> {
     }
 
     fn comments_within(&self, span: Span) -> bool {
-        self.comments[self.next..].iter().any(|c| c.start >= span.start as usize && c.start < span.end as usize)
+        self.comments[self.next..]
+            .iter()
+            .any(|c| c.start >= span.start as usize && c.start < span.end as usize)
     }
 
     fn line(&mut self, depth: usize, text: &str, end: usize) {
@@ -185,9 +205,21 @@ impl Printer<'_> {
         self.leading(span.start as usize, 0);
         self.blank_if(self.last_end, span.start as usize);
         match st {
-            Statement::Classes(c) => self.list_prop(0, "classes", &c.ladder.iter().map(|n| (name(n), n.span)).collect::<Vec<_>>(), c.span),
+            Statement::Classes(c) => self.list_prop(
+                0,
+                "classes",
+                &c.ladder
+                    .iter()
+                    .map(|n| (name(n), n.span))
+                    .collect::<Vec<_>>(),
+                c.span,
+            ),
             Statement::Enforcement(s) => {
-                let v = if s.value == Enforcement::Observe { "observe" } else { "enforce" };
+                let v = if s.value == Enforcement::Observe {
+                    "observe"
+                } else {
+                    "enforce"
+                };
                 self.line(0, &format!("enforcement {v}"), s.span.end as usize);
             }
             Statement::RemoteVisibility(s) => {
@@ -196,61 +228,142 @@ impl Printer<'_> {
                     Audience::Everyone => "everyone",
                     Audience::Nobody => "nobody",
                 };
-                self.line(0, &format!("remote-tools visible-to {v}"), s.span.end as usize);
+                self.line(
+                    0,
+                    &format!("remote-tools visible-to {v}"),
+                    s.span.end as usize,
+                );
             }
             Statement::Unprofiled(s) => {
-                let v = if s.value == Unprofiled::Refused { "refused" } else { "unrestricted" };
-                self.line(0, &format!("consumers-without-profile {v}"), s.span.end as usize);
+                let v = if s.value == Unprofiled::Refused {
+                    "refused"
+                } else {
+                    "unrestricted"
+                };
+                self.line(
+                    0,
+                    &format!("consumers-without-profile {v}"),
+                    s.span.end as usize,
+                );
             }
-            Statement::SkillLoader(s) => self.line(0, &format!("skill-loader {}", name(&s.value)), s.span.end as usize),
-            Statement::Group(b) => self.block("group", b, |p, v, sp, d| match v {
-                GroupProp::State(s) => p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize),
-                GroupProp::Class(n) => p.line(d, &format!("class {}", name(n)), sp.end as usize),
-            }, simple_group),
-            Statement::Tool(b) => self.block("tool", b, |p, v, sp, d| match v {
-                ToolProp::State(s) => p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize),
-                ToolProp::AdminOnly(a) => p.line(d, if *a { "admin-only" } else { "not admin-only" }, sp.end as usize),
-                ToolProp::Class(n) => p.line(d, &format!("class {}", name(n)), sp.end as usize),
-            }, simple_tool),
-            Statement::Zone(b) => self.block("zone", b, |p, v, sp, d| match v {
-                ZoneProp::Ceiling(n) => p.line(d, &format!("ceiling {}", name(n)), sp.end as usize),
-            }, |v| match v {
-                ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
-            }),
-            Statement::Provider(b) => self.block("provider", b, |p, v, sp, d| match v {
-                ProviderProp::Zone(n) => p.line(d, &format!("zone {}", name(n)), sp.end as usize),
-                ProviderProp::Fallback(l) => p.list_prop(d, "fallback", &names(l), sp),
-            }, |v| match v {
-                ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
-                ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
-            }),
-            Statement::Skill(b) => self.block("skill", b, |p, v, sp, d| match v {
-                SkillProp::Tools(l) => p.list_prop(d, "tools", &names(l), sp),
-            }, |v| match v {
-                SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
-            }),
-            Statement::Configuration(b) => self.block("configuration", b, |p, v, sp, d| match v {
-                ConfigurationProp::Provider(n) => p.line(d, &format!("provider {}", name(n)), sp.end as usize),
-                ConfigurationProp::Groups(l) => p.list_prop(d, "groups", &names(l), sp),
-                ConfigurationProp::Exclude(l) => p.list_prop(d, "exclude", &names(l), sp),
-                ConfigurationProp::Skills(l) => p.list_prop(d, "skills", &names(l), sp),
-            }, |v| match v {
-                ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
-                ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
-                ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
-                ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
-            }),
-            Statement::Profile(b) => self.block("profile", b, |p, v, sp, d| match v {
-                ProfileProp::Allow(l) => p.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp),
-            }, |v| match v {
-                ProfileProp::Allow(l) => Some(format!("allow [{}]", join(&l.iter().map(selector).collect::<Vec<_>>()))),
-            }),
-            Statement::Consumer(b) => self.block("consumer", b, |p, v, sp, d| match v {
-                ConsumerProp::Profile(n) => p.line(d, &format!("profile {}", name(n)), sp.end as usize),
-            }, |v| match v {
-                ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
-            }),
-            Statement::Gateway(b) => self.block("gateway", b, |p, r, sp, d| p.rule(r, sp, d), |_| None),
+            Statement::SkillLoader(s) => self.line(
+                0,
+                &format!("skill-loader {}", name(&s.value)),
+                s.span.end as usize,
+            ),
+            Statement::Group(b) => self.block(
+                "group",
+                b,
+                |p, v, sp, d| match v {
+                    GroupProp::State(s) => {
+                        p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
+                    }
+                    GroupProp::Class(n) => {
+                        p.line(d, &format!("class {}", name(n)), sp.end as usize)
+                    }
+                },
+                simple_group,
+            ),
+            Statement::Tool(b) => self.block(
+                "tool",
+                b,
+                |p, v, sp, d| match v {
+                    ToolProp::State(s) => {
+                        p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
+                    }
+                    ToolProp::AdminOnly(a) => p.line(
+                        d,
+                        if *a { "admin-only" } else { "not admin-only" },
+                        sp.end as usize,
+                    ),
+                    ToolProp::Class(n) => p.line(d, &format!("class {}", name(n)), sp.end as usize),
+                },
+                simple_tool,
+            ),
+            Statement::Zone(b) => self.block(
+                "zone",
+                b,
+                |p, v, sp, d| match v {
+                    ZoneProp::Ceiling(n) => {
+                        p.line(d, &format!("ceiling {}", name(n)), sp.end as usize)
+                    }
+                },
+                |v| match v {
+                    ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
+                },
+            ),
+            Statement::Provider(b) => self.block(
+                "provider",
+                b,
+                |p, v, sp, d| match v {
+                    ProviderProp::Zone(n) => {
+                        p.line(d, &format!("zone {}", name(n)), sp.end as usize)
+                    }
+                    ProviderProp::Fallback(l) => p.list_prop(d, "fallback", &names(l), sp),
+                },
+                |v| match v {
+                    ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
+                    ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
+                },
+            ),
+            Statement::Skill(b) => self.block(
+                "skill",
+                b,
+                |p, v, sp, d| match v {
+                    SkillProp::Tools(l) => p.list_prop(d, "tools", &names(l), sp),
+                },
+                |v| match v {
+                    SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
+                },
+            ),
+            Statement::Configuration(b) => self.block(
+                "configuration",
+                b,
+                |p, v, sp, d| match v {
+                    ConfigurationProp::Provider(n) => {
+                        p.line(d, &format!("provider {}", name(n)), sp.end as usize)
+                    }
+                    ConfigurationProp::Groups(l) => p.list_prop(d, "groups", &names(l), sp),
+                    ConfigurationProp::Exclude(l) => p.list_prop(d, "exclude", &names(l), sp),
+                    ConfigurationProp::Skills(l) => p.list_prop(d, "skills", &names(l), sp),
+                },
+                |v| match v {
+                    ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
+                    ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
+                    ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
+                    ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
+                },
+            ),
+            Statement::Profile(b) => self.block(
+                "profile",
+                b,
+                |p, v, sp, d| match v {
+                    ProfileProp::Allow(l) => {
+                        p.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp)
+                    }
+                },
+                |v| match v {
+                    ProfileProp::Allow(l) => Some(format!(
+                        "allow [{}]",
+                        join(&l.iter().map(selector).collect::<Vec<_>>())
+                    )),
+                },
+            ),
+            Statement::Consumer(b) => self.block(
+                "consumer",
+                b,
+                |p, v, sp, d| match v {
+                    ConsumerProp::Profile(n) => {
+                        p.line(d, &format!("profile {}", name(n)), sp.end as usize)
+                    }
+                },
+                |v| match v {
+                    ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
+                },
+            ),
+            Statement::Gateway(b) => {
+                self.block("gateway", b, |p, r, sp, d| p.rule(r, sp, d), |_| None)
+            }
         }
     }
 
@@ -264,14 +377,20 @@ impl Printer<'_> {
         one_line: impl Fn(&P) -> Option<String>,
     ) {
         let head = format!("{kind} {}", name(&b.name));
-        let inner = Span { file: b.span.file, start: b.name.span.end, end: b.span.end };
+        let inner = Span {
+            file: b.span.file,
+            start: b.name.span.end,
+            end: b.span.end,
+        };
         if !self.comments_within(inner) {
             // One line: no property, one property, or up to three short ones without lists.
             let parts: Option<Vec<String>> = b.props.iter().map(|p| one_line(&p.value)).collect();
             let single = match (b.props.len(), parts) {
                 (0, _) => Some(format!("{head} {{ }}")),
                 (1, Some(p)) => Some(format!("{head} {{ {} }}", p[0])),
-                (2..=3, Some(p)) if p.iter().all(|x| !x.contains('[')) => Some(format!("{head} {{ {} }}", p.join("  "))),
+                (2..=3, Some(p)) if p.iter().all(|x| !x.contains('[')) => {
+                    Some(format!("{head} {{ {} }}", p.join("  ")))
+                }
                 _ => None,
             };
             if let Some(s) = single.filter(|s| s.len() <= 80) {
@@ -343,7 +462,11 @@ fn names(l: &[Name]) -> Vec<(String, Span)> {
 }
 
 fn join(items: &[(String, Span)]) -> String {
-    items.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|(t, _)| t.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn simple_group(v: &GroupProp) -> Option<String> {
@@ -378,13 +501,19 @@ mod tests {
     fn comments_inside_lists_force_one_item_per_line() {
         let src = "configuration c { exclude [a, # first\n b] }\n";
         let got = format(src).unwrap();
-        assert_eq!(got, "configuration c {\n  exclude [\n    a,  # first\n    b,\n  ]\n}\n");
+        assert_eq!(
+            got,
+            "configuration c {\n  exclude [\n    a,  # first\n    b,\n  ]\n}\n"
+        );
         assert_eq!(format(&got).unwrap(), got);
     }
 
     #[test]
     fn names_are_quoted_only_when_needed() {
         let src = "profile p { allow [\"refund.issue\", \"plain\", group \"g\", mcp_a_*] }\n";
-        assert_eq!(format(src).unwrap(), "profile p { allow [\"refund.issue\", plain, group g, mcp_a_*] }\n");
+        assert_eq!(
+            format(src).unwrap(),
+            "profile p { allow [\"refund.issue\", plain, group g, mcp_a_*] }\n"
+        );
     }
 }

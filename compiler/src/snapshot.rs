@@ -20,7 +20,9 @@ pub fn snapshot(table: &Table) -> String {
     for cfg in table.configuration_names() {
         for role in Role::ALL {
             for consumer in &consumers {
-                let Ok(ctx) = table.context(cfg) else { continue };
+                let Ok(ctx) = table.context(cfg) else {
+                    continue;
+                };
                 let ctx = ctx.role(role).consumer(*consumer);
                 let who = match consumer {
                     Some(c) => format!("{} @{c}", role.as_str()),

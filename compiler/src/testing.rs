@@ -82,7 +82,11 @@ pub fn test_files(project: &Path) -> Vec<PathBuf> {
         if let Ok(rd) = std::fs::read_dir(&dir) {
             let mut v: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".test.toml")))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.ends_with(".test.toml"))
+                })
                 .collect();
             v.sort();
             out.extend(v);
@@ -117,15 +121,32 @@ pub fn run(table: &Table, files: &[PathBuf], covered: &mut BTreeSet<Row>) -> Rep
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                report.cases.push(CaseResult { file: shown, line: 1, name: "(file)".into(), passed: false, expected: "a readable test file".into(), actual: e.to_string() });
+                report.cases.push(CaseResult {
+                    file: shown,
+                    line: 1,
+                    name: "(file)".into(),
+                    passed: false,
+                    expected: "a readable test file".into(),
+                    actual: e.to_string(),
+                });
                 continue;
             }
         };
         let file: File = match toml::from_str(&text) {
             Ok(f) => f,
             Err(e) => {
-                let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1).unwrap_or(1);
-                report.cases.push(CaseResult { file: shown, line, name: "(file)".into(), passed: false, expected: "a valid test file".into(), actual: e.message().to_string() });
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start].matches('\n').count() + 1)
+                    .unwrap_or(1);
+                report.cases.push(CaseResult {
+                    file: shown,
+                    line,
+                    name: "(file)".into(),
+                    passed: false,
+                    expected: "a valid test file".into(),
+                    actual: e.message().to_string(),
+                });
                 continue;
             }
         };
@@ -136,7 +157,14 @@ pub fn run(table: &Table, files: &[PathBuf], covered: &mut BTreeSet<Row>) -> Rep
                 Ok(pair) => pair,
                 Err(e) => ("a valid case".into(), e),
             };
-            report.cases.push(CaseResult { file: shown.clone(), line, name: case.name.clone(), passed: expected == actual, expected, actual });
+            report.cases.push(CaseResult {
+                file: shown.clone(),
+                line,
+                name: case.name.clone(),
+                passed: expected == actual,
+                expected,
+                actual,
+            });
         }
     }
     report.passed = report.cases.iter().filter(|c| c.passed).count();
@@ -144,17 +172,44 @@ pub fn run(table: &Table, files: &[PathBuf], covered: &mut BTreeSet<Row>) -> Rep
     report
 }
 
-fn run_case(table: &Table, path: &Path, c: &Case, covered: &mut BTreeSet<Row>) -> Result<(String, String), String> {
+fn run_case(
+    table: &Table,
+    path: &Path,
+    c: &Case,
+    covered: &mut BTreeSet<Row>,
+) -> Result<(String, String), String> {
     if let Some(answer) = &c.answer {
         let expected = c.expect.clone().ok_or("an `answer` case needs `expect`")?;
         let file = path.parent().unwrap_or(Path::new(".")).join(answer);
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
         let envelope = v.get("body").is_some() && v.get("jsonrpc").is_none();
-        let body = if envelope { v["body"].clone() } else { v.clone() };
-        let status = c.http_status.or_else(|| v.get("httpStatus").and_then(|s| s.as_u64()).and_then(|s| u16::try_from(s).ok()).filter(|_| envelope));
-        let origin = c.origin.clone().or_else(|| if envelope { v.get("origin").and_then(|o| o.as_str()).map(str::to_string) } else { None });
-        let a = Answer { body: &body, http_status: status, origin: origin.as_deref(), tool: c.tool.as_deref() };
+        let body = if envelope {
+            v["body"].clone()
+        } else {
+            v.clone()
+        };
+        let status = c.http_status.or_else(|| {
+            v.get("httpStatus")
+                .and_then(|s| s.as_u64())
+                .and_then(|s| u16::try_from(s).ok())
+                .filter(|_| envelope)
+        });
+        let origin = c.origin.clone().or_else(|| {
+            if envelope {
+                v.get("origin").and_then(|o| o.as_str()).map(str::to_string)
+            } else {
+                None
+            }
+        });
+        let a = Answer {
+            body: &body,
+            http_status: status,
+            origin: origin.as_deref(),
+            tool: c.tool.as_deref(),
+        };
         let actual = match table.classify(&a) {
             Classified::Success => "success".to_string(),
             Classified::ToolFailure { .. } => "toolFailure".to_string(),
@@ -162,7 +217,10 @@ fn run_case(table: &Table, path: &Path, c: &Case, covered: &mut BTreeSet<Row>) -
         };
         return Ok((expected, actual));
     }
-    let config = c.configuration.as_deref().ok_or("a case needs `configuration`")?;
+    let config = c
+        .configuration
+        .as_deref()
+        .ok_or("a case needs `configuration`")?;
     let mut ctx = table
         .context(config)
         .map_err(|e| e.to_string())?
@@ -181,14 +239,24 @@ fn run_case(table: &Table, path: &Path, c: &Case, covered: &mut BTreeSet<Row>) -
         if ctx.offered_count() > 0 {
             covered.insert((config.to_string(), "offered".into()));
         }
-        let actual: Vec<String> = got.iter().map(|u| format!("{} {}", u.tool, u.reason.code())).collect();
+        let actual: Vec<String> = got
+            .iter()
+            .map(|u| format!("{} {}", u.tool, u.reason.code()))
+            .collect();
         return Ok((list.join(", "), actual.join(", ")));
     }
-    let tool = c.tool.as_deref().ok_or("a case needs `tool`, `unavailable` or `answer`")?;
+    let tool = c
+        .tool
+        .as_deref()
+        .ok_or("a case needs `tool`, `unavailable` or `answer`")?;
     let expected = c.expect.clone().ok_or("a `tool` case needs `expect`")?;
     let d = ctx.decide(tool);
     let actual = outcome_of(d.allowed, d.observed_only, d.reason);
-    let row = if d.allowed { "offered".to_string() } else { actual.clone() };
+    let row = if d.allowed {
+        "offered".to_string()
+    } else {
+        actual.clone()
+    };
     covered.insert((config.to_string(), row));
     Ok((expected, actual))
 }
@@ -205,10 +273,16 @@ pub fn reachable(table: &Table) -> BTreeSet<Row> {
         for role in Role::ALL {
             for consumer in &consumers {
                 for mode in [None, Some("observe"), Some("enforce")] {
-                    let Ok(ctx) = table.context(cfg) else { continue };
+                    let Ok(ctx) = table.context(cfg) else {
+                        continue;
+                    };
                     let ctx = ctx.role(role).consumer(*consumer).enforcement(mode);
                     for d in ctx.decisions() {
-                        let row = if d.allowed { "offered".to_string() } else { d.reason.map(|r| r.code().to_string()).unwrap_or_default() };
+                        let row = if d.allowed {
+                            "offered".to_string()
+                        } else {
+                            d.reason.map(|r| r.code().to_string()).unwrap_or_default()
+                        };
                         rows.insert((cfg.to_string(), row));
                     }
                 }
@@ -221,19 +295,34 @@ pub fn reachable(table: &Table) -> BTreeSet<Row> {
 pub fn coverage(table: &Table, covered: &BTreeSet<Row>) -> Coverage {
     let reach = reachable(table);
     let hit = reach.intersection(covered).count();
-    let order = |r: &Row| (r.0.clone(), GATE_ORDER.iter().position(|g| g.code() == r.1).unwrap_or(99));
+    let order = |r: &Row| {
+        (
+            r.0.clone(),
+            GATE_ORDER
+                .iter()
+                .position(|g| g.code() == r.1)
+                .unwrap_or(99),
+        )
+    };
     let mut missed: Vec<Row> = reach.difference(covered).cloned().collect();
     missed.sort_by_key(order);
     Coverage {
         reachable: reach.len(),
         covered: hit,
-        percent: if reach.is_empty() { 100.0 } else { (hit as f64) * 100.0 / (reach.len() as f64) },
+        percent: if reach.is_empty() {
+            100.0
+        } else {
+            (hit as f64) * 100.0 / (reach.len() as f64)
+        },
         missed,
     }
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 impl Report {
@@ -241,11 +330,19 @@ impl Report {
         use std::fmt::Write as _;
         let mut out = String::new();
         for c in self.cases.iter().filter(|c| !c.passed) {
-            let _ = writeln!(out, "FAIL {}:{}: {}\n  expected: {}\n  actual:   {}", c.file, c.line, c.name, c.expected, c.actual);
+            let _ = writeln!(
+                out,
+                "FAIL {}:{}: {}\n  expected: {}\n  actual:   {}",
+                c.file, c.line, c.name, c.expected, c.actual
+            );
         }
         let _ = writeln!(out, "{} passed, {} failed", self.passed, self.failed);
         if let Some(cov) = &self.coverage {
-            let _ = writeln!(out, "coverage: {} of {} reachable rows (configuration x outcome), {:.1}%", cov.covered, cov.reachable, cov.percent);
+            let _ = writeln!(
+                out,
+                "coverage: {} of {} reachable rows (configuration x outcome), {:.1}%",
+                cov.covered, cov.reachable, cov.percent
+            );
             for (cfg, row) in &cov.missed {
                 let _ = writeln!(out, "  not exercised: {cfg} {row}");
             }
@@ -257,18 +354,46 @@ impl Report {
     pub fn junit(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let _ = writeln!(out, "<testsuites name=\"toolgate\" tests=\"{}\" failures=\"{}\">", self.cases.len(), self.failed);
-        let files: Vec<&str> = self.cases.iter().map(|c| c.file.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+        let _ = writeln!(
+            out,
+            "<testsuites name=\"toolgate\" tests=\"{}\" failures=\"{}\">",
+            self.cases.len(),
+            self.failed
+        );
+        let files: Vec<&str> = self
+            .cases
+            .iter()
+            .map(|c| c.file.as_str())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
         for f in files {
             let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.file == f).collect();
             let failures = cases.iter().filter(|c| !c.passed).count();
-            let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">", xml_escape(f), cases.len(), failures);
+            let _ = writeln!(
+                out,
+                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">",
+                xml_escape(f),
+                cases.len(),
+                failures
+            );
             for c in cases {
-                let _ = write!(out, "    <testcase name=\"{}\" classname=\"{}:{}\"", xml_escape(&c.name), xml_escape(f), c.line);
+                let _ = write!(
+                    out,
+                    "    <testcase name=\"{}\" classname=\"{}:{}\"",
+                    xml_escape(&c.name),
+                    xml_escape(f),
+                    c.line
+                );
                 if c.passed {
                     out.push_str("/>\n");
                 } else {
-                    let _ = writeln!(out, ">\n      <failure message=\"expected {}, got {}\"/>\n    </testcase>", xml_escape(&c.expected), xml_escape(&c.actual));
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure message=\"expected {}, got {}\"/>\n    </testcase>",
+                        xml_escape(&c.expected),
+                        xml_escape(&c.actual)
+                    );
                 }
             }
             out.push_str("  </testsuite>\n");

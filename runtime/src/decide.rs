@@ -15,7 +15,7 @@ use crate::spec::{Unprofiled, Visibility};
 use crate::table::Table;
 
 /// Who the user is. No user counts as not admin (fail closed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Admin,
@@ -312,8 +312,9 @@ impl<'t> Context<'t> {
 
     /// For word `w` of the tool indices: the tools each gate refuses, by gate
     /// rank, before the "first gate wins" rule; and the tools over the ceiling.
+    /// Low level: `diff` compares these words to skip unchanged tools.
     #[inline]
-    pub(crate) fn gate_masks(&self, w: usize) -> ([u64; 7], u64) {
+    pub fn gate_masks(&self, w: usize) -> ([u64; 7], u64) {
         let t = self.table;
         let valid = valid_mask(t.tool_count(), w);
         let word = |b: &BitSet| b.words().get(w).copied().unwrap_or(0);

@@ -19,6 +19,7 @@ pub mod format;
 pub mod log;
 pub mod reason;
 pub mod refusal;
+pub mod reload;
 pub mod resolve;
 pub mod run;
 pub mod spec;
@@ -29,6 +30,7 @@ pub use decide::{Context, ContextError, Decision, GateOutcome, LiveTool, Mode, R
 pub use format::LoadError;
 pub use reason::{Reason, GATE_ORDER};
 pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
+pub use reload::TableHandle;
 pub use resolve::{render_prompt, ToolSet, Unavailable};
 pub use run::{AllowList, Exclusions, RunState};
 pub use spec::TableSpec;

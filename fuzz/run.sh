@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Run every fuzz target for a bounded time and report. Usage: fuzz/run.sh [SECONDS_PER_TARGET]
+# cargo-fuzz needs nightly features; on a stable toolchain RUSTC_BOOTSTRAP=1 enables them.
+set -uo pipefail
+cd "$(dirname "$0")"
+secs="${1:-60}"
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+export RUSTC_BOOTSTRAP=1
+mkdir -p corpus
+# Seed corpora from the shipped policies, registries, fixtures and a compiled table.
+mkdir -p corpus/parse_policy corpus/format corpus/registry corpus/classify corpus/run_state corpus/table_load
+cp ../policies/*/*.tg corpus/parse_policy/ 2>/dev/null
+cp ../policies/*/*.tg corpus/format/ 2>/dev/null
+for f in ../policies/*/registry.toml; do cp "$f" "corpus/registry/$(basename "$(dirname "$f")").toml"; done
+cp ../policies/mcp-profiles/mcp/*.json corpus/registry/ 2>/dev/null
+for f in ../tests/fixtures/gateway/*.json; do cp "$f" "corpus/classify/$(basename "$f")"; done
+printf '{"allowedToolNames":null,"excludedToolNames":["a"]}' > corpus/run_state/seed1.json
+printf '{"allowedToolNames":["a"]}' > corpus/run_state/seed2.json
+(cd .. && cargo run -q -p toolgate -- compile policies/exclusions -o fuzz/corpus/table_load/exclusions.tgt 2>/dev/null)
+status=0
+for t in parse_policy registry table_load run_state classify format; do
+  log="/tmp/toolgate-fuzz-$t.log"
+  if cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 >"$log" 2>&1; then
+    echo "$t: ok, $(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#') runs in ${secs}s"
+  else
+    echo "$t: FAILED (see $log and fuzz/artifacts/$t/)"
+    status=1
+  fi
+done
+exit $status
