@@ -407,6 +407,15 @@ proptest! {
                 .map(|d| (d.tool.to_string(), d.reason.unwrap().code()))
                 .collect();
             prop_assert_eq!(&un, &from_decide);
+            // No leak across gates: a refusal before the trust-zone gate carries
+            // no zone facts, and its typed refusal names no zone or ceiling.
+            for d in rt.decisions() {
+                if !d.allowed && d.reason != Some(toolgate_runtime::Reason::TrustZone) {
+                    prop_assert_eq!((d.class, d.zone, d.ceiling), (None, None, None));
+                    let r = serde_json::to_string(&rt.refusal(&d).unwrap()).unwrap().to_lowercase();
+                    prop_assert!(!r.contains("zone") && !r.contains("ceiling"), "{}", r);
+                }
+            }
             // offered == the allowed decisions.
             let offered: Vec<&str> = rt.offered();
             let allowed: Vec<&str> = rt.decisions().filter(|d| d.allowed).map(|d| d.tool).collect();

@@ -16,6 +16,10 @@ use crate::*;
 
 type Res = Result<u8, Failure>;
 
+/// At most this many diagnostics are rendered per project (the counts and the
+/// exit code still reflect all of them).
+const MAX_SHOWN: usize = 1000;
+
 // ------------------------------------------------------------------ check
 
 pub fn check(a: CheckArgs) -> Res {
@@ -31,10 +35,19 @@ pub fn check(a: CheckArgs) -> Res {
     for path in &paths {
         let project = Project::load(path)?;
         let checked = project.check();
-        let diags: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
-        let s = report::summary(&diags);
+        let all: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
+        let s = report::summary(&all);
         all_errors += s.errors;
         all_warnings += s.warnings;
+        // A diagnostic storm is shown up to a limit; the counts stay exact.
+        let diags = &all[..all.len().min(MAX_SHOWN)];
+        if all.len() > MAX_SHOWN {
+            eprintln!(
+                "{}: {} diagnostics; showing the first {MAX_SHOWN}",
+                path.display(),
+                all.len()
+            );
+        }
         let sources = &project.sources;
         match a.format {
             CheckFormat::Human => write_out(&report::human(sources, &diags, color_stdout())),
@@ -48,11 +61,11 @@ pub fn check(a: CheckArgs) -> Res {
                         "--format sarif takes one project per run".into(),
                     ));
                 }
-                write_out(&report::sarif(sources, &diags));
+                write_out(&report::sarif(sources, diags));
             }
             CheckFormat::Github => {
-                write_out(&report::github(sources, &diags));
-                summary_md.push_str(&report::github_summary(sources, &diags));
+                write_out(&report::github(sources, diags));
+                summary_md.push_str(&report::github_summary(sources, diags));
             }
         }
     }
@@ -292,7 +305,33 @@ pub fn unavailable(a: UnavailableArgs) -> Res {
 pub fn simulate(a: SimulateArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
-    let decisions: Vec<Decision> = ctx.decisions().collect();
+    // Remote tool names the visibility rule hides from this user stay hidden here too.
+    let visible = ctx.remote_names_visible();
+    let spec = table.spec();
+    let all: Vec<Decision> = ctx.decisions().collect();
+    let hidden = all
+        .iter()
+        .filter(|d| {
+            !visible
+                && !d.allowed
+                && table
+                    .tool_id(d.tool)
+                    .is_some_and(|i| spec.tools[i as usize].remote)
+        })
+        .count();
+    let decisions: Vec<Decision> = all
+        .into_iter()
+        .filter(|d| {
+            visible
+                || d.allowed
+                || !table
+                    .tool_id(d.tool)
+                    .is_some_and(|i| spec.tools[i as usize].remote)
+        })
+        .collect();
+    if hidden > 0 {
+        eprintln!("{hidden} refused remote tools not shown: the policy's `remote-tools visible-to` rule hides their names from this user");
+    }
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
         OutFormat::Text => {

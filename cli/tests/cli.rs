@@ -573,3 +573,101 @@ fn offered_and_decide_refusal_for_the_seed_003_consumer() {
         (Some("notInProfile"), Some("support-readonly"), Some(false))
     );
 }
+
+#[test]
+fn remote_names_never_reach_a_non_admin_where_the_policy_hides_them() {
+    let remote = "mcp_deepwiki_ask_question";
+    for role in [&["--no-user"][..], &[][..]] {
+        for fmt in ["text", "json", "prompt"] {
+            let mut args = vec![
+                "unavailable",
+                "-p",
+                "policies/demo",
+                "-c",
+                "demo-chat",
+                "--format",
+                fmt,
+            ];
+            args.extend_from_slice(role);
+            let out = stdout(&run(&args));
+            assert!(!out.contains(remote), "unavailable {fmt} {role:?}: {out}");
+        }
+        let mut args = vec![
+            "explain",
+            "-p",
+            "policies/demo",
+            "-c",
+            "demo-chat",
+            remote,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(role);
+        let v: serde_json::Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+        assert_eq!(
+            v[0]["reason"], "notRegistered",
+            "explain answers a hidden name like a missing one"
+        );
+        let mut args = vec!["simulate", "-p", "policies/demo", "-c", "demo-chat"];
+        args.extend_from_slice(role);
+        assert!(!stdout(&run(&args)).contains(remote));
+        let mut args = vec![
+            "offered",
+            "-p",
+            "policies/demo",
+            "-c",
+            "demo-chat",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(role);
+        assert!(!stdout(&run(&args)).contains(remote));
+    }
+    // An administrator sees it, with its reason.
+    let out = stdout(&run(&[
+        "unavailable",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--admin",
+    ]));
+    assert!(
+        out.contains("mcp_deepwiki_ask_question configurationGroup"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_earlier_refusal_never_reveals_a_later_gate() {
+    // get_env_raw is admin-only AND above the zone's ceiling in the demo: a user learns only the first.
+    let o = run(&[
+        "explain",
+        "-p",
+        "policies/demo",
+        "-c",
+        "developer-chat",
+        "get_env_raw",
+        "--format",
+        "json",
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("\"reason\": \"requiresAdmin\""), "{text}");
+    for later in ["trustZone", "zone\": \"", "ceiling\": \"", "secretAdjacent"] {
+        assert!(!text.contains(later), "{later} leaks: {text}");
+    }
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "developer-chat",
+        "get_env_raw",
+        "--refusal",
+    ]);
+    let text = stdout(&o).to_lowercase();
+    assert!(
+        !text.contains("zone") && !text.contains("ceiling"),
+        "{text}"
+    );
+}
