@@ -88,7 +88,7 @@ fn decisions_under_a_thousand_swaps_come_from_exactly_one_table() {
     );
     assert!(n > 1000, "readers made progress: {n}");
     assert!(
-        seen.iter().any(|&s| s == 2),
+        seen.contains(&2),
         "some reader saw both tables: {seen:?}"
     );
 }
