@@ -87,10 +87,7 @@ fn decisions_under_a_thousand_swaps_come_from_exactly_one_table() {
         n as f64 / secs
     );
     assert!(n > 1000, "readers made progress: {n}");
-    assert!(
-        seen.contains(&2),
-        "some reader saw both tables: {seen:?}"
-    );
+    assert!(seen.contains(&2), "some reader saw both tables: {seen:?}");
 }
 
 #[test]

@@ -50,11 +50,9 @@ pub fn check(a: CheckArgs) -> Res {
         }
         let sources = &project.sources;
         match a.format {
-            CheckFormat::Human => write_out(&report::human(sources, &diags, color_stdout())),
-            CheckFormat::Plain => write_out(&report::plain(sources, &diags)),
-            CheckFormat::Json => {
-                json_runs.push((path.clone(), report::json_value(sources, &diags)))
-            }
+            CheckFormat::Human => write_out(&report::human(sources, diags, color_stdout())),
+            CheckFormat::Plain => write_out(&report::plain(sources, diags)),
+            CheckFormat::Json => json_runs.push((path.clone(), report::json_value(sources, diags))),
             CheckFormat::Sarif => {
                 if paths.len() > 1 {
                     return Err(Failure::Usage(
