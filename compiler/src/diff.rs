@@ -213,9 +213,26 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
         .configuration_names()
         .filter(|c| old_cfg.contains(c))
         .collect();
+    let profile_words: BTreeMap<Option<String>, Vec<usize>> = pts
+        .iter()
+        .map(|p| {
+            (
+                p.consumer.clone(),
+                old.changed_profile_words(new, p.consumer.as_deref()),
+            )
+        })
+        .collect();
     for cfg in configs {
         per_config_points.insert(cfg.to_string(), pts.len());
+        let changed = old.changed_words(new, cfg);
         for p in &pts {
+            // Same tools, and no gate mask differs anywhere for this point: nothing to look at.
+            if let (true, Some(base)) = (same_registry, &changed) {
+                if base.is_empty() && profile_words[&p.consumer].is_empty() {
+                    d.summary.decisions += ns.tools.len() as u64;
+                    continue;
+                }
+            }
             let (Some(oc), Some(nc)) = (context(old, cfg, p), context(new, cfg, p)) else {
                 continue;
             };
@@ -233,16 +250,15 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
                     .or_default()
                     .push(p.clone());
             };
-            if same_registry {
-                // Word by word: only words whose gate masks differ are looked at.
+            if let (true, Some(base)) = (same_registry, &changed) {
+                // Only the words where some gate mask differs can hold a change.
                 let n = ns.tools.len();
                 d.summary.decisions += n as u64;
-                for w in 0..n.div_ceil(64) {
-                    if oc.gate_masks(w) == nc.gate_masks(w)
-                        && oc.remote_names_visible() == nc.remote_names_visible()
-                    {
-                        continue;
-                    }
+                let profile = &profile_words[&p.consumer];
+                let mut words: Vec<usize> = base.iter().chain(profile).copied().collect();
+                words.sort_unstable();
+                words.dedup();
+                for w in words {
                     for i in w * 64..((w + 1) * 64).min(n) {
                         let (ov, nv) = (
                             Verdict::of(&oc.decide_id(i as u32)),

@@ -190,7 +190,7 @@ impl Table {
             },
             // Until a run is given, the context is a new run's: held to the
             // allow-list of the configuration's attached skills.
-            allowed: Cow::Borrowed(&row.fresh_allowed),
+            allowed: Cow::Borrowed(row.fresh_allowed.as_ref().unwrap_or(&row.allowed)),
             excluded: Cow::Borrowed(&row.excluded),
             run: Cow::Borrowed(&row.fresh_run),
             above: &self.above[row.ceiling as usize],

@@ -2,7 +2,7 @@
 //! per configuration a bit set of allowed tools and one of excluded tools;
 //! per class rank the tools above it; per profile the tools it holds.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::bits::BitSet;
 use crate::format::{self, LoadError};
@@ -34,8 +34,9 @@ pub struct Table {
 pub(crate) struct ConfigRow {
     /// Tools of the allowed groups, plus the skill loader.
     pub allowed: BitSet,
-    /// A new run's: `allowed` narrowed by the attached skills' allow-list.
-    pub fresh_allowed: BitSet,
+    /// A new run's, when the attached skills declare an allow-list:
+    /// `allowed` narrowed by it (else a new run gets `allowed`).
+    pub fresh_allowed: Option<BitSet>,
     /// A new run's state: the attached skills' allow-list, the exclusions.
     pub fresh_run: crate::run::RunState,
     pub excluded: BitSet,
@@ -47,10 +48,10 @@ fn corrupt(m: impl Into<String>) -> LoadError {
 }
 
 fn index_of<'a>(
-    names: impl Iterator<Item = &'a str>,
+    names: impl ExactSizeIterator<Item = &'a str>,
     what: &str,
 ) -> Result<HashMap<String, u32>, LoadError> {
-    let mut m = HashMap::new();
+    let mut m = HashMap::with_capacity_and_hasher(names.len(), Default::default());
     for (i, n) in names.enumerate() {
         if m.insert(n.to_string(), i as u32).is_some() {
             return Err(corrupt(format!("{what} `{n}` appears twice")));
@@ -102,7 +103,9 @@ impl Table {
         let mut enabled = BitSet::new(n);
         let mut admin_only = BitSet::new(n);
         let mut remote = BitSet::new(n);
-        let mut by_group: Vec<BitSet> = vec![BitSet::new(n); spec.groups.len()];
+        // Members of each group, as index lists: a configuration's allowed set is
+        // built from the tools of its groups, never from a pass over all tools.
+        let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); spec.groups.len()];
         let mut by_class: Vec<BitSet> = vec![BitSet::new(n); nc];
         for (i, t) in spec.tools.iter().enumerate() {
             if t.group as usize >= spec.groups.len() || t.class as usize >= nc {
@@ -120,7 +123,7 @@ impl Table {
             if t.remote {
                 remote.insert(i);
             }
-            by_group[t.group as usize].insert(i);
+            by_group[t.group as usize].push(i as u32);
             by_class[t.class as usize].insert(i);
         }
         // above[c] = union of by_class[c+1..]
@@ -144,13 +147,15 @@ impl Table {
                 Some(gs) => {
                     let mut a = BitSet::new(n);
                     for &g in gs {
-                        let set = by_group.get(g as usize).ok_or_else(|| {
+                        let members = by_group.get(g as usize).ok_or_else(|| {
                             corrupt(format!(
                                 "configuration `{}` names a group out of range",
                                 c.name
                             ))
                         })?;
-                        a.union_with(set);
+                        for &i in members {
+                            a.insert(i as usize);
+                        }
                     }
                     a
                 }
@@ -174,19 +179,23 @@ impl Table {
                 allowed: crate::run::allow_list_of(&spec, &c.skills),
                 excluded: crate::run::Exclusions::Names(c.excluded.clone()),
             };
-            let mut fresh_allowed = allowed.clone();
-            if let crate::run::AllowList::Only(names) = &fresh_run.allowed {
-                let mut list = BitSet::new(n);
-                for name in names {
-                    if let Some(&i) = tool_index.get(name) {
-                        list.insert(i as usize);
+            let fresh_allowed = match &fresh_run.allowed {
+                crate::run::AllowList::Only(names) => {
+                    let mut list = BitSet::new(n);
+                    for name in names {
+                        if let Some(&i) = tool_index.get(name) {
+                            list.insert(i as usize);
+                        }
                     }
+                    let mut fresh = allowed.clone();
+                    fresh.intersect_with(&list);
+                    if let Some(l) = loader {
+                        fresh.insert(l as usize);
+                    }
+                    Some(fresh)
                 }
-                fresh_allowed.intersect_with(&list);
-                if let Some(l) = loader {
-                    fresh_allowed.insert(l as usize);
-                }
-            }
+                _ => None,
+            };
             configs.push(ConfigRow {
                 allowed,
                 fresh_allowed,
@@ -195,6 +204,19 @@ impl Table {
                 ceiling: zone.ceiling,
             });
         }
+        // Tool names in order, for prefix selectors (a range per prefix).
+        let sorted: Vec<(&str, u32)> = if spec.profiles.iter().any(|p| !p.prefixes.is_empty()) {
+            let mut v: Vec<(&str, u32)> = spec
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name.as_str(), i as u32))
+                .collect();
+            v.sort_unstable();
+            v
+        } else {
+            Vec::new()
+        };
         let mut profiles = Vec::with_capacity(spec.profiles.len());
         for p in &spec.profiles {
             let mut set = BitSet::new(n);
@@ -204,19 +226,20 @@ impl Table {
                 }
             }
             for &g in &p.groups {
-                let gs = by_group.get(g as usize).ok_or_else(|| {
+                let members = by_group.get(g as usize).ok_or_else(|| {
                     corrupt(format!("profile `{}` names a group out of range", p.name))
                 })?;
-                set.union_with(gs);
+                for &i in members {
+                    set.insert(i as usize);
+                }
             }
-            if !p.prefixes.is_empty() {
-                for (i, t) in spec.tools.iter().enumerate() {
-                    if p.prefixes
-                        .iter()
-                        .any(|pre| t.name.starts_with(pre.as_str()))
-                    {
-                        set.insert(i);
+            for pre in &p.prefixes {
+                let from = sorted.partition_point(|(name, _)| *name < pre.as_str());
+                for (name, i) in &sorted[from..] {
+                    if !name.starts_with(pre.as_str()) {
+                        break;
                     }
+                    set.insert(*i as usize);
                 }
             }
             profiles.push(set);
@@ -310,5 +333,84 @@ impl Table {
 
     pub fn class_name(&self, rank: u32) -> &str {
         &self.spec.classes[rank as usize]
+    }
+}
+
+impl Table {
+    /// For two tables over the same tools in the same order (check once with
+    /// [`Table::same_tools`]; only the counts are checked here): the 64-tool
+    /// words in which some decision of `config` may differ between them, for
+    /// any role, enforcement mode or consumer, leaving the profile gate aside
+    /// (see [`Table::changed_profile_words`]). `None` when the tool lists
+    /// differ or a table lacks the configuration. A word not listed holds
+    /// only tools whose every gate mask is identical: their decisions are
+    /// equal, so a diff may skip them.
+    pub fn changed_words(&self, other: &Table, config: &str) -> Option<Vec<usize>> {
+        if self.tool_count() != other.tool_count() {
+            return None;
+        }
+        let (a, b) = (
+            &self.configs[*self.config_index.get(config)? as usize],
+            &other.configs[*other.config_index.get(config)? as usize],
+        );
+        let (aa, ba) = (
+            a.fresh_allowed.as_ref().unwrap_or(&a.allowed),
+            b.fresh_allowed.as_ref().unwrap_or(&b.allowed),
+        );
+        let (av, bv) = (
+            &self.above[a.ceiling as usize],
+            &other.above[b.ceiling as usize],
+        );
+        let observe_differs = self.spec.observe != other.spec.observe;
+        let words = self.tool_count().div_ceil(64);
+        let w = |s: &BitSet, i: usize| s.words().get(i).copied().unwrap_or(0);
+        Some(
+            (0..words)
+                .filter(|&i| {
+                    w(&self.enabled, i) != w(&other.enabled, i)
+                        || w(&self.admin_only, i) != w(&other.admin_only, i)
+                        || w(&self.remote, i) != w(&other.remote, i)
+                        || w(aa, i) != w(ba, i)
+                        || w(&a.excluded, i) != w(&b.excluded, i)
+                        || w(av, i) != w(bv, i)
+                        || (observe_differs && (w(av, i) | w(bv, i)) != 0)
+                })
+                .collect(),
+        )
+    }
+
+    /// The words in which the profile gate of `consumer` (`None`: not an MCP
+    /// consumer) may differ between two tables over the same tools.
+    pub fn changed_profile_words(&self, other: &Table, consumer: Option<&str>) -> Vec<usize> {
+        let gate = |t: &Table| -> Option<Option<u32>> {
+            let c = consumer?;
+            Some(match t.consumer_index.get(c) {
+                Some(&i) => Some(t.spec.consumers[i as usize].profile),
+                None if t.spec.unprofiled == Unprofiled::Refused => None,
+                None => return None,
+            })
+        };
+        let word = |t: &Table, g: Option<Option<u32>>, i: usize| -> u64 {
+            match g {
+                None => !0,
+                Some(None) => 0,
+                Some(Some(p)) => t.profiles[p as usize].words().get(i).copied().unwrap_or(0),
+            }
+        };
+        let (ga, gb) = (gate(self), gate(other));
+        (0..self.tool_count().div_ceil(64))
+            .filter(|&i| word(self, ga, i) != word(other, gb, i))
+            .collect()
+    }
+
+    /// Whether both tables hold the same tools in the same order.
+    pub fn same_tools(&self, other: &Table) -> bool {
+        self.spec.tools.len() == other.spec.tools.len()
+            && self
+                .spec
+                .tools
+                .iter()
+                .zip(&other.spec.tools)
+                .all(|(a, b)| a.name == b.name)
     }
 }
