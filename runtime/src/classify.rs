@@ -285,7 +285,9 @@ pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
             return outcome(r.outcome, a, &s, &r.name);
         }
     }
-    if s.error.is_none() {
+    // Any error that is present and not null rules success out, even one of an odd shape.
+    let error_field = a.body.get("error").is_some_and(|e| !e.is_null());
+    if !error_field {
         if let Some(text) = &s.error_result {
             return Classified::ToolFailure { text: text.clone() };
         }
