@@ -380,11 +380,28 @@ description = "this one is not offered"
 
 #[test]
 fn an_error_of_any_shape_rules_out_success() {
-    for body in [serde_json::json!({"error": "denied", "result": {}}), serde_json::json!({"error": 5, "result": {"content": []}})] {
-        let a = Answer { body: &body, http_status: Some(200), origin: None, tool: None };
+    for body in [
+        serde_json::json!({"error": "denied", "result": {}}),
+        serde_json::json!({"error": 5, "result": {"content": []}}),
+    ] {
+        let a = Answer {
+            body: &body,
+            http_status: Some(200),
+            origin: None,
+            tool: None,
+        };
         assert_eq!(refusal_kind(&classify(&a)).0, RefusalKind::Policy, "{body}");
     }
     // JSON-RPC with `"error": null` and a result is a success.
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": null, "result": {"content": []}});
-    assert_eq!(classify(&Answer { body: &body, http_status: None, origin: None, tool: None }), Classified::Success);
+    let body =
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": null, "result": {"content": []}});
+    assert_eq!(
+        classify(&Answer {
+            body: &body,
+            http_status: None,
+            origin: None,
+            tool: None
+        }),
+        Classified::Success
+    );
 }

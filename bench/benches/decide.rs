@@ -55,6 +55,9 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("table", n), &n, |b, _| {
             b.iter(|| black_box(ctx.unavailable()))
         });
+        g.bench_with_input(BenchmarkId::new("table_ids", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.unavailable_ids()))
+        });
         if n <= 1_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
                 b.iter(|| black_box(reference_unavailable(&m, &rctx)))

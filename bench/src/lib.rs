@@ -161,3 +161,6 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
         configurations,
     }
 }
+
+#[cfg(feature = "cedar")]
+pub mod cedar;

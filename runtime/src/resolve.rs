@@ -57,27 +57,66 @@ impl<'t> Context<'t> {
     /// are not refusals (those tools are offered). Remote tools are listed
     /// only where the visibility rule lets this user see their names.
     pub fn unavailable(&self) -> Vec<Unavailable<'t>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.unavailable_count());
         self.for_each_unavailable(|tool, reason| out.push(Unavailable { tool, reason }));
+        out
+    }
+
+    /// The length of [`Context::unavailable`], without building it.
+    pub fn unavailable_count(&self) -> usize {
+        (0..self.table.tool_count().div_ceil(64))
+            .map(|w| self.listed_word(w).1.count_ones() as usize)
+            .sum()
+    }
+
+    /// Gate masks of word `w` and the refused tools of it that are listed.
+    #[inline]
+    fn listed_word(&self, w: usize) -> ([u64; 7], u64) {
+        let (m, _) = self.gate_masks(w);
+        let mut refused = m.iter().fold(0, |a, b| a | b);
+        if !self.remote_names_visible() {
+            refused &= !self.table.remote.words().get(w).copied().unwrap_or(0);
+        }
+        (m, refused)
+    }
+
+    /// The unavailable list as (tool index, reason): the same list without
+    /// resolving names, 8 bytes an entry (the fastest form for hosts that
+    /// keep their own tool array in registry order).
+    pub fn unavailable_ids(&self) -> Vec<(u32, Reason)> {
+        // At most one entry per tool: one allocation, no counting pass.
+        let mut out = Vec::with_capacity(self.table.tool_count());
+        self.for_each_unavailable_id(|i, r| out.push((i, r)));
         out
     }
 
     /// The allocation-free core of [`Context::unavailable`].
     pub fn for_each_unavailable(&self, mut f: impl FnMut(&'t str, Reason)) {
         let t = self.table;
-        let hide_remote = !self.remote_names_visible();
+        self.for_each_unavailable_id(|i, r| f(t.tool_name(i), r));
+    }
+
+    /// [`Context::for_each_unavailable`] by tool index.
+    pub fn for_each_unavailable_id(&self, mut f: impl FnMut(u32, Reason)) {
+        let t = self.table;
         for w in 0..t.tool_count().div_ceil(64) {
-            let (m, _) = self.gate_masks(w);
-            let mut refused = m.iter().fold(0, |a, b| a | b);
-            if hide_remote {
-                refused &= !t.remote.words().get(w).copied().unwrap_or(0);
+            let (m, refused) = self.listed_word(w);
+            if refused == 0 {
+                continue;
+            }
+            // The first refusing gate of each bit: give each gate the bits no
+            // earlier gate took, then read the reasons back in bit order.
+            let mut reason = [Reason::NotRegistered; 64];
+            let mut left = refused;
+            for g in GATE_ORDER {
+                let mine = m[g.rank()] & left;
+                left &= !mine;
+                for b in Self::bits(mine, 0) {
+                    reason[b] = g;
+                }
             }
             for i in Self::bits(refused, w) {
-                let bit = 1u64 << (i % 64);
-                // The first gate in order that refuses this bit.
-                if let Some(reason) = GATE_ORDER.into_iter().find(|g| m[g.rank()] & bit != 0) {
-                    f(t.tool_name(i as u32), reason);
-                }
+                f(i as u32, reason[i % 64]);
             }
         }
     }

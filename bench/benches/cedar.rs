@@ -1,0 +1,87 @@
+//! Side by side with Cedar, in the same criterion run: one decision (Cedar
+//! `is_authorized` vs our `decide`) and the unavailable list (Cedar looping
+//! over every tool vs our resolver), plus our naive reference interpreter as
+//! the baseline. Agreement is checked before anything is timed. Cedar's
+//! requests are built outside the timed loop (generous to Cedar).
+
+use std::time::Duration;
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use toolgate_bench::cedar::{check_agreement, CedarWorld};
+use toolgate_compiler::lower;
+use toolgate_runtime::{Role, Table};
+use toolgate_tests::{model, reference_decide, reference_unavailable, RefCtx};
+
+fn bench(c: &mut Criterion) {
+    for &n in &[100usize, 1_000, 10_000] {
+        let w = toolgate_bench::generate(n, 10, 42);
+        let m = model(&w.registry, &[&w.policy]);
+        let table = Table::load(&lower::compile(&m)).unwrap();
+        let checked = check_agreement(&table, if n >= 10_000 { 1 } else { 10 })
+            .expect("Cedar and toolgate agree");
+        eprintln!("{n} tools: Cedar and toolgate agree on {checked} decisions");
+        let spec = table.spec();
+        let cfg = &w.configurations[0];
+        let ctx = table
+            .context(cfg)
+            .unwrap()
+            .role(Role::User)
+            .consumer(Some("k0"));
+        let rctx = RefCtx {
+            config: cfg.clone(),
+            role: Role::User,
+            consumer: Some("k0".into()),
+            enforcement: None,
+            run: None,
+        };
+        let world = CedarWorld::new(spec);
+        let cctx = world.context(spec, cfg, Some("k0"), None);
+        let requests = world.requests(spec, Role::User, &cctx);
+
+        let mut g = c.benchmark_group("cedar_decide");
+        g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(ctx.decide(black_box(&w.tool_names[i])))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(world.allowed(black_box(&requests[i])))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+            let mut i = 0usize;
+            b.iter(|| {
+                i = (i + 7919) % n;
+                black_box(reference_decide(&m, &rctx, black_box(&w.tool_names[i])))
+            })
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group("cedar_unavailable");
+        g.sample_size(10);
+        g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.unavailable()))
+        });
+        g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
+            b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
+        });
+        if n <= 1_000 {
+            g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+                b.iter(|| black_box(reference_unavailable(&m, &rctx)))
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    targets = bench
+}
+criterion_main!(benches);
