@@ -123,6 +123,7 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
             "configuration {name} {{ provider p{}",
             r.below(providers)
         ));
+        let mut chosen: Option<std::collections::BTreeSet<&str>> = None;
         if r.chance(80) {
             let n = 1 + r.below(all_groups.len().min(12));
             let list: std::collections::BTreeSet<&str> = (0..n)
@@ -130,12 +131,25 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
                 .collect();
             p.push_str(&format!(
                 " groups [{}]",
-                list.into_iter().collect::<Vec<_>>().join(", ")
+                list.iter().copied().collect::<Vec<_>>().join(", ")
             ));
+            chosen = Some(list);
         }
-        let ex: std::collections::BTreeSet<&str> = (0..r.below(6))
-            .map(|_| tool_names[r.below(tools)].as_str())
-            .collect();
+        // Exclusions name tools the configuration would otherwise offer (an
+        // administrator excludes from what a configuration has).
+        let candidates: Vec<usize> = match &chosen {
+            None => (0..tools).collect(),
+            Some(gs) => (0..tools)
+                .filter(|&i| gs.contains(tool_groups[i].as_str()))
+                .collect(),
+        };
+        let ex: std::collections::BTreeSet<&str> = if candidates.is_empty() {
+            Default::default()
+        } else {
+            (0..r.below(6))
+                .map(|_| tool_names[candidates[r.below(candidates.len())]].as_str())
+                .collect()
+        };
         if !ex.is_empty() {
             p.push_str(&format!(
                 " exclude [{}]",

@@ -134,7 +134,7 @@ fn tg0004_invalid_registry() {
         "TG0004",
         ("registry.toml", "[[tool]]\nname = \"a\"\n"),
         "",
-        "[[tool]]\nname = \"a\"",
+        "[[tool]]",
         "invalid registry: missing field `group`",
     );
 }

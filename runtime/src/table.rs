@@ -175,9 +175,11 @@ impl Table {
                     c.name
                 )));
             }
+            // The configuration's exclusions apply through `excluded` (and the
+            // live gate) already; a new run adds none of its own.
             let fresh_run = crate::run::RunState {
                 allowed: crate::run::allow_list_of(&spec, &c.skills),
-                excluded: crate::run::Exclusions::Names(c.excluded.clone()),
+                excluded: crate::run::Exclusions::Names(Vec::new()),
             };
             let fresh_allowed = match &fresh_run.allowed {
                 crate::run::AllowList::Only(names) => {
