@@ -15,7 +15,7 @@ pub const MAX_CLASSES: usize = 64;
 pub struct Table {
     pub(crate) spec: TableSpec,
     pub(crate) digest: [u8; 32],
-    pub(crate) tool_index: HashMap<String, u32>,
+    pub(crate) tool_index: NameIndex,
     pub(crate) group_index: HashMap<String, u32>,
     pub(crate) config_index: HashMap<String, u32>,
     pub(crate) consumer_index: HashMap<String, u32>,
@@ -45,6 +45,53 @@ pub(crate) struct ConfigRow {
 
 fn corrupt(m: impl Into<String>) -> LoadError {
     LoadError::Corrupt(m.into())
+}
+
+/// Tool name -> index without a second copy of every name: a map from the
+/// name's 64-bit hash to its index (the name itself is compared in the
+/// spec), and a small map for the names whose hash an earlier name took.
+#[derive(Debug, Clone)]
+pub(crate) struct NameIndex {
+    by_hash: HashMap<u64, u32>,
+    collided: HashMap<String, u32>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+impl NameIndex {
+    fn new(spec: &TableSpec) -> Result<NameIndex, LoadError> {
+        let mut by_hash = HashMap::with_capacity_and_hasher(spec.tools.len(), Default::default());
+        let mut collided: HashMap<String, u32> = HashMap::default();
+        for (i, t) in spec.tools.iter().enumerate() {
+            match by_hash.entry(name_hash(&t.name)) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i as u32);
+                }
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    if spec.tools[*o.get() as usize].name == t.name
+                        || collided.insert(t.name.clone(), i as u32).is_some()
+                    {
+                        return Err(corrupt(format!("tool `{}` appears twice", t.name)));
+                    }
+                }
+            }
+        }
+        Ok(NameIndex { by_hash, collided })
+    }
+
+    #[inline]
+    fn get(&self, spec: &TableSpec, name: &str) -> Option<u32> {
+        match self.by_hash.get(&name_hash(name)) {
+            Some(&i) if spec.tools[i as usize].name == name => Some(i),
+            _ if self.collided.is_empty() => None,
+            _ => self.collided.get(name).copied(),
+        }
+    }
 }
 
 fn index_of<'a>(
@@ -91,7 +138,7 @@ impl Table {
         {
             return Err(corrupt("a group's default class is not a class"));
         }
-        let tool_index = index_of(spec.tools.iter().map(|t| t.name.as_str()), "tool")?;
+        let tool_index = NameIndex::new(&spec)?;
         let group_index = index_of(spec.groups.iter().map(|g| g.name.as_str()), "group")?;
         let config_index = index_of(
             spec.configurations.iter().map(|c| c.name.as_str()),
@@ -133,7 +180,7 @@ impl Table {
             s.union_with(&by_class[c + 1]);
             above[c] = s;
         }
-        let loader = tool_index.get(&spec.skill_loader).copied();
+        let loader = tool_index.get(&spec, &spec.skill_loader);
         let mut configs = Vec::with_capacity(spec.configurations.len());
         for c in &spec.configurations {
             let zone = spec.zones.get(c.zone as usize).ok_or_else(|| {
@@ -165,7 +212,7 @@ impl Table {
             }
             let mut excluded = BitSet::new(n);
             for name in &c.excluded {
-                if let Some(&i) = tool_index.get(name) {
+                if let Some(i) = tool_index.get(&spec, name) {
                     excluded.insert(i as usize);
                 }
             }
@@ -185,7 +232,7 @@ impl Table {
                 crate::run::AllowList::Only(names) => {
                     let mut list = BitSet::new(n);
                     for name in names {
-                        if let Some(&i) = tool_index.get(name) {
+                        if let Some(i) = tool_index.get(&spec, name) {
                             list.insert(i as usize);
                         }
                     }
@@ -206,24 +253,51 @@ impl Table {
                 ceiling: zone.ceiling,
             });
         }
-        // Tool names in order, for prefix selectors (a range per prefix).
-        let sorted: Vec<(&str, u32)> = if spec.profiles.iter().any(|p| !p.prefixes.is_empty()) {
-            let mut v: Vec<(&str, u32)> = spec
+        // The tools of each distinct prefix selector, found once: by a scan
+        // when there are few distinct prefixes (the usual `mcp_<server>_*`),
+        // else by ranges of the sorted names.
+        let mut distinct: Vec<&str> = spec
+            .profiles
+            .iter()
+            .flat_map(|p| p.prefixes.iter().map(String::as_str))
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut by_prefix: HashMap<&str, Vec<u32>> = HashMap::default();
+        if distinct.len() <= 16 {
+            for pre in &distinct {
+                let members = spec
+                    .tools
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.name.starts_with(pre))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                by_prefix.insert(pre, members);
+            }
+        } else {
+            let mut sorted: Vec<(&str, u32)> = spec
                 .tools
                 .iter()
                 .enumerate()
                 .map(|(i, t)| (t.name.as_str(), i as u32))
                 .collect();
-            v.sort_unstable();
-            v
-        } else {
-            Vec::new()
-        };
+            sorted.sort_unstable();
+            for pre in &distinct {
+                let from = sorted.partition_point(|(name, _)| name < pre);
+                let members = sorted[from..]
+                    .iter()
+                    .take_while(|(name, _)| name.starts_with(pre))
+                    .map(|(_, i)| *i)
+                    .collect();
+                by_prefix.insert(pre, members);
+            }
+        }
         let mut profiles = Vec::with_capacity(spec.profiles.len());
         for p in &spec.profiles {
             let mut set = BitSet::new(n);
             for name in &p.tools {
-                if let Some(&i) = tool_index.get(name) {
+                if let Some(i) = tool_index.get(&spec, name) {
                     set.insert(i as usize);
                 }
             }
@@ -236,12 +310,12 @@ impl Table {
                 }
             }
             for pre in &p.prefixes {
-                let from = sorted.partition_point(|(name, _)| *name < pre.as_str());
-                for (name, i) in &sorted[from..] {
-                    if !name.starts_with(pre.as_str()) {
-                        break;
-                    }
-                    set.insert(*i as usize);
+                for &i in by_prefix
+                    .get(pre.as_str())
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[])
+                {
+                    set.insert(i as usize);
                 }
             }
             profiles.push(set);
@@ -291,7 +365,7 @@ impl Table {
     /// Index of a registered tool.
     #[inline]
     pub fn tool_id(&self, name: &str) -> Option<u32> {
-        self.tool_index.get(name).copied()
+        self.tool_index.get(&self.spec, name)
     }
 
     pub fn tool_name(&self, id: u32) -> &str {
@@ -325,7 +399,7 @@ impl Table {
             .excluded
             .iter()
             .map(String::as_str)
-            .partition(|n| self.tool_index.contains_key(*n));
+            .partition(|n| self.tool_index.get(&self.spec, n).is_some());
         Some((reg, stale))
     }
 
