@@ -502,3 +502,45 @@ proptest! {
         prop_assert_eq!(src.matches("# a comment").count(), once.matches("# a comment").count());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The gates over live metadata (a tool registered after compilation)
+    /// agree with the table's for a tool of the same metadata under a new
+    /// name, wherever the name itself plays no part (exclusions, allow-lists
+    /// and profiles name tools; a new name is in none of them).
+    #[test]
+    fn live_tools_go_through_the_same_gates(w in world()) {
+        let (reg, pol) = render(&w);
+        let m = model(&reg, &[&pol]);
+        let t = Table::load(&lower::compile(&m)).unwrap();
+        let spec = t.spec();
+        for c in 0..m.configurations.len() {
+            let cfg = &spec.configurations[c];
+            let allow_listed = cfg.skills.iter().any(|&s| spec.skills[s as usize].tools.is_some());
+            for role in Role::ALL {
+                for mode in [None, Some("observe"), Some("enforce")] {
+                    let ctx = t.context(&cfg.name).unwrap().role(role).enforcement(mode);
+                    for (i, tool) in spec.tools.iter().enumerate() {
+                        let d = ctx.decide_id(i as u32);
+                        let named = matches!(d.reason, Some(toolgate_runtime::Reason::ConfigurationExcluded));
+                        if named || allow_listed || tool.name == spec.skill_loader {
+                            continue;
+                        }
+                        let live = toolgate_runtime::LiveTool {
+                            name: format!("live_only_{i}"),
+                            group: spec.groups[tool.group as usize].name.clone(),
+                            remote: tool.remote,
+                            enabled: tool.enabled,
+                            admin_only: tool.admin_only,
+                            class: Some(spec.classes[tool.class as usize].clone()),
+                        };
+                        let l = ctx.decide_live(&live);
+                        prop_assert_eq!((l.allowed, l.reason, l.observed_only), (d.allowed, d.reason, d.observed_only), "{} as live in {}", tool.name, cfg.name);
+                    }
+                }
+            }
+        }
+    }
+}
