@@ -127,25 +127,7 @@ pub fn lower(m: &Model) -> TableSpec {
             .iter()
             .map(|g| GatewaySpec {
                 name: g.name.clone(),
-                rules: g
-                    .rules
-                    .iter()
-                    .map(|r| RuleSpec {
-                        name: r.name.clone(),
-                        http_status: r.http_status,
-                        error_code: r.error_code,
-                        message: r.message.clone(),
-                        data: r.data.clone(),
-                        result_text: r.result_text.clone(),
-                        outcome: match r.outcome {
-                            model::Outcome::NotInProfile => RuleOutcome::NotInProfile,
-                            model::Outcome::NotRegistered => RuleOutcome::NotRegistered,
-                            model::Outcome::ContentPolicy => RuleOutcome::ContentPolicy,
-                            model::Outcome::Policy => RuleOutcome::Policy,
-                            model::Outcome::ToolFailure => RuleOutcome::ToolFailure,
-                        },
-                    })
-                    .collect(),
+                rules: g.rules.clone(),
             })
             .collect(),
         observe: m.settings.enforcement == model::Enforcement::Observe,

@@ -2,7 +2,7 @@
 //! (overrides separate from registry defaults). `lower` compiles it into a
 //! decision table; the reference interpreter in tests/ reads it directly.
 
-pub use crate::ast::{Audience, Enforcement, Outcome, Unprofiled};
+pub use crate::ast::{Audience, Enforcement, Unprofiled};
 
 /// The ladder and zones a policy gets when it declares none (nr_llm's).
 pub const DEFAULT_CLASSES: [&str; 6] = [
@@ -159,16 +159,8 @@ pub struct Gateway {
     pub rules: Vec<GatewayRule>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GatewayRule {
-    pub name: String,
-    pub http_status: Option<i64>,
-    pub error_code: Option<i64>,
-    pub message: Option<String>,
-    pub data: Vec<(String, String)>,
-    pub result_text: Option<String>,
-    pub outcome: Outcome,
-}
+/// A declared denial rule, in the table's own form (nothing to lower).
+pub type GatewayRule = toolgate_runtime::spec::RuleSpec;
 
 impl Model {
     pub fn tool_index(&self, name: &str) -> Option<usize> {

@@ -9,6 +9,7 @@ use crate::diagnostics::{did_you_mean, NameKind, Problem, Severity};
 use crate::model::{self, Model};
 use crate::registry::Registry;
 use crate::source::{FileId, SourceMap, Span};
+use toolgate_runtime::spec::RuleOutcome;
 
 /// A parsed policy file with the name it is shown under.
 pub struct Parsed<'a> {
@@ -780,7 +781,13 @@ impl<'a> Validator<'a> {
                     message: None,
                     data: Vec::new(),
                     result_text: None,
-                    outcome: r.outcome,
+                    outcome: match r.outcome {
+                        ast::Outcome::NotInProfile => RuleOutcome::NotInProfile,
+                        ast::Outcome::NotRegistered => RuleOutcome::NotRegistered,
+                        ast::Outcome::ContentPolicy => RuleOutcome::ContentPolicy,
+                        ast::Outcome::Policy => RuleOutcome::Policy,
+                        ast::Outcome::ToolFailure => RuleOutcome::ToolFailure,
+                    },
                 };
                 let mut once: HashMap<&'static str, (Span, &ast::Matcher)> = HashMap::new();
                 for (m, span) in &r.matchers {

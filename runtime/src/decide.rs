@@ -359,18 +359,32 @@ impl<'t> Context<'t> {
     }
 
     fn decision_for(&self, i: usize) -> Decision<'t> {
-        let t = self.table;
         let (reason, above) = self.first_refusal(i);
-        let spec = &t.spec;
+        let spec = &self.table.spec;
+        self.decision(&spec.tools[i].name, reason, above, spec.tools[i].class)
+    }
+
+    /// A decision from the first refusing gate: trust-zone facts only when
+    /// that gate was reached, so an earlier refusal reveals nothing of zones.
+    fn decision<'n>(
+        &self,
+        tool: &'n str,
+        reason: Option<Reason>,
+        above: bool,
+        class: u32,
+    ) -> Decision<'n>
+    where
+        't: 'n,
+    {
+        let spec = &self.table.spec;
+        let zone = &spec.zones[spec.configurations[self.config as usize].zone as usize];
         let reached_zone = matches!(reason, None | Some(Reason::TrustZone));
-        let cfg = &spec.configurations[self.config as usize];
-        let zone = &spec.zones[cfg.zone as usize];
         Decision {
-            tool: &spec.tools[i].name,
+            tool,
             allowed: reason.is_none(),
             reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
             observed_only: reason.is_none() && above,
-            class: reached_zone.then(|| spec.classes[spec.tools[i].class as usize].as_str()),
+            class: reached_zone.then(|| spec.classes[class as usize].as_str()),
             zone: reached_zone.then_some(zone.name.as_str()),
             ceiling: reached_zone.then(|| spec.classes[zone.ceiling as usize].as_str()),
         }
@@ -409,19 +423,7 @@ impl<'t> Context<'t> {
             return self.decision_for(i as usize);
         }
         let (reason, above, class) = self.live_refusal(tool);
-        let spec = &self.table.spec;
-        let cfg = &spec.configurations[self.config as usize];
-        let zone = &spec.zones[cfg.zone as usize];
-        let reached_zone = matches!(reason, None | Some(Reason::TrustZone));
-        Decision {
-            tool: &tool.name,
-            allowed: reason.is_none(),
-            reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
-            observed_only: reason.is_none() && above,
-            class: reached_zone.then(|| spec.classes[class as usize].as_str()),
-            zone: reached_zone.then_some(zone.name.as_str()),
-            ceiling: reached_zone.then(|| spec.classes[zone.ceiling as usize].as_str()),
-        }
+        self.decision(&tool.name, reason, above, class)
     }
 
     /// The gates over live metadata, in [`GATE_ORDER`].
