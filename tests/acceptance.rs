@@ -260,7 +260,13 @@ fn case_6_remote_tools_are_enforced_in_observe_mode() {
 fn case_7_only_observe_observes() {
     let p = format!("{CLASSES} configuration g {{ provider global }}");
     let (m, t) = both(NR_LLM, &p);
-    for s in ["observe", "OBSERVE ", " observe", "Observe\t"] {
+    for s in [
+        "observe",
+        "OBSERVE ",
+        " observe",
+        "Observe\t",
+        "\r\nobserve\0\x0b",
+    ] {
         let c = RefCtx {
             enforcement: Some(s.into()),
             ..ctx("g", Role::Admin)
@@ -275,7 +281,19 @@ fn case_7_only_observe_observes() {
             true,
         );
     }
-    for s in ["", "observ", "enforce", "off", "yes", "observe observe"] {
+    // Only ASCII white space is trimmed (PHP's `trim`): Unicode spaces enforce.
+    for s in [
+        "",
+        "observ",
+        "enforce",
+        "off",
+        "yes",
+        "observe observe",
+        "observe\u{a0}",
+        "\u{2003}observe",
+        "\u{3000}observe\u{3000}",
+        "\u{feff}observe",
+    ] {
         let c = RefCtx {
             enforcement: Some(s.into()),
             ..ctx("g", Role::Admin)
@@ -778,6 +796,14 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
         c.decide_live(&admin_tool).reason,
         Some(Reason::RequiresAdmin)
     );
+    // A declared class the ladder does not know is the most sensitive, never
+    // the group's default: refused above an editor zone's ceiling.
+    let unknown_class = LiveTool {
+        class: Some("editorKontent".into()),
+        ..new_tool.clone()
+    };
+    let d = c.decide_live(&unknown_class);
+    assert_eq!(d.class, Some("secretAdjacent"));
     // Outside the allowed groups.
     let other = LiveTool {
         group: "system".into(),

@@ -165,7 +165,9 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
         }
     };
     let observe = match &ctx.enforcement {
-        Some(s) => s.trim().to_lowercase() == "observe",
+        Some(s) => s
+            .trim_matches([' ', '\t', '\n', '\r', '\0', '\x0B'])
+            .eq_ignore_ascii_case("observe"),
         None => m.settings.enforcement == Enforcement::Observe,
     };
     if class > ceiling {

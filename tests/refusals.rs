@@ -4,29 +4,29 @@
 use serde_json::Value;
 use toolgate_runtime::classify::classify_with;
 use toolgate_runtime::{
-    classify, Action, Answer, Classified, Reason, RefusalClass, RefusalKind, Role, Table,
+    classify, classify_raw, Action, Answer, Classified, Envelope, Reason, RefusalClass,
+    RefusalKind, Role, Table,
 };
 use toolgate_tests::table;
 
-fn fixture(name: &str) -> (Value, Option<u16>, Option<String>) {
+fn envelope(name: &str) -> Envelope {
     let path = format!("{}/fixtures/gateway/{name}", env!("CARGO_MANIFEST_DIR"));
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let status = v["httpStatus"].as_u64().map(|s| s as u16);
-    let origin = v["origin"].as_str().map(str::to_string);
-    (v["body"].clone(), status, origin)
+    Envelope::read(&std::fs::read(&path).unwrap())
 }
 
+fn fixture(name: &str) -> (Value, Option<u16>, Option<String>) {
+    let e = envelope(name);
+    let body = toolgate_runtime::json::parse_strict(&e.body).unwrap();
+    (body, e.http_status, e.origin)
+}
+
+/// Through the one reader of answer files, as the CLI and policy tests read them.
 fn run(name: &str, t: Option<&Table>) -> Classified {
-    let (body, http_status, origin) = fixture(name);
-    let a = Answer {
-        body: &body,
-        http_status,
-        origin: origin.as_deref(),
-        tool: Some("refund.issue"),
-    };
+    let e = envelope(name);
+    let a = e.answer(None, None, Some("refund.issue"));
     match t {
-        Some(t) => t.classify(&a),
-        None => classify(&a),
+        Some(t) => t.classify_raw(&a),
+        None => classify_raw(&a),
     }
 }
 
@@ -392,16 +392,14 @@ fn an_error_of_any_shape_rules_out_success() {
         };
         assert_eq!(refusal_kind(&classify(&a)).0, RefusalKind::Policy, "{body}");
     }
-    // JSON-RPC with `"error": null` and a result is a success.
+    // Even `"error": null` beside a result is ambiguous (issue 10): a refusal.
     let body =
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": null, "result": {"content": []}});
-    assert_eq!(
-        classify(&Answer {
-            body: &body,
-            http_status: None,
-            origin: None,
-            tool: None
-        }),
-        Classified::Success
-    );
+    let c = classify(&Answer {
+        body: &body,
+        http_status: None,
+        origin: None,
+        tool: None,
+    });
+    assert_eq!(refusal_kind(&c).0, RefusalKind::Policy);
 }

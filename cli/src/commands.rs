@@ -184,10 +184,19 @@ fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure
         .consumer(a.consumer.as_deref())
         .enforcement(a.enforcement.as_deref());
     if let Some(run) = &a.run {
-        let text = String::from_utf8_lossy(&read_file(run)?).into_owned();
-        ctx = ctx.run(&RunState::from_json(&text));
+        ctx = ctx.run(&stored_run(run)?);
     }
     Ok(ctx)
+}
+
+/// A stored run from a file. One that cannot be read admits no tool, and the
+/// operator is told why on stderr (the answer itself stays fail-closed).
+fn stored_run(path: &Path) -> Result<RunState, Failure> {
+    let bytes = read_file(path)?;
+    Ok(RunState::parse(&bytes).unwrap_or_else(|e| {
+        eprintln!("warning: {}: {e}; the run admits no tool", path.display());
+        RunState::unreadable()
+    }))
 }
 
 fn decision_text(d: &Decision<'_>) -> String {
@@ -217,7 +226,9 @@ pub fn decide(a: DecideArgs) -> Res {
         return Ok(u8::from(!d.allowed));
     }
     match a.format {
-        OutFormat::Text => write_out(&format!("{}\n", decision_text(&d))),
+        // Text is for a person: a hidden remote name reads as unregistered.
+        OutFormat::Text => write_out(&format!("{}\n", decision_text(&ctx.shown(d)))),
+        // JSON is for a host program: the true gate.
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
     }
     Ok(u8::from(!d.allowed))
@@ -227,21 +238,8 @@ pub fn explain(a: ExplainArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
     let names: Vec<&str> = a.tools.iter().map(String::as_str).collect();
-    // `explain` shows to people: visibility applies (a hidden remote name is notRegistered).
-    let shown = ctx.explain(&names);
-    let traces: Vec<_> = shown
-        .iter()
-        .map(|d| {
-            if d.reason == Some(Reason::NotRegistered) {
-                toolgate_runtime::Trace {
-                    decision: *d,
-                    gates: vec![(Reason::NotRegistered, GateOutcome::Refused)],
-                }
-            } else {
-                ctx.trace(d.tool)
-            }
-        })
-        .collect();
+    // `explain` shows to people: a hidden remote name reads as unregistered.
+    let traces: Vec<_> = names.iter().map(|n| ctx.shown_trace(n)).collect();
     match a.format {
         OutFormat::Json => {
             let v: Vec<_> = traces
@@ -303,32 +301,12 @@ pub fn unavailable(a: UnavailableArgs) -> Res {
 pub fn simulate(a: SimulateArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
-    // Remote tool names the visibility rule hides from this user stay hidden here too.
-    let visible = ctx.remote_names_visible();
-    let spec = table.spec();
-    let all: Vec<Decision> = ctx.decisions().collect();
-    let hidden = all
-        .iter()
-        .filter(|d| {
-            !visible
-                && !d.allowed
-                && table
-                    .tool_id(d.tool)
-                    .is_some_and(|i| spec.tools[i as usize].remote)
-        })
-        .count();
-    let decisions: Vec<Decision> = all
-        .into_iter()
-        .filter(|d| {
-            visible
-                || d.allowed
-                || !table
-                    .tool_id(d.tool)
-                    .is_some_and(|i| spec.tools[i as usize].remote)
-        })
-        .collect();
-    if hidden > 0 {
-        eprintln!("{hidden} refused remote tools not shown: the policy's `remote-tools visible-to` rule hides their names from this user");
+    // For a person: the decisions as shown to this user, without the remote
+    // tools whose names are hidden from them and refused. The note says the
+    // rule, never how many it hid (a count would tell what exists).
+    let decisions: Vec<Decision> = ctx.decisions().filter(|d| !ctx.hides(d)).collect();
+    if !ctx.remote_names_visible() {
+        eprintln!("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them");
     }
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
@@ -390,9 +368,11 @@ pub fn offered(a: SimulateArgs) -> Res {
             for t in &set.offered {
                 let _ = writeln!(out, "{t}");
             }
-            if !set.excluded.is_empty() {
+            // Text is for a person: only the names this user may see.
+            let shown: Vec<_> = set.excluded.iter().filter(|u| u.name_visible).collect();
+            if !shown.is_empty() {
                 out.push_str("\nheld back:\n");
-                for u in &set.excluded {
+                for u in shown {
                     let _ = writeln!(out, "  {} {}", u.tool, u.reason.code());
                 }
             }
@@ -410,38 +390,13 @@ pub fn offered(a: SimulateArgs) -> Res {
 }
 
 pub fn classify(a: ClassifyArgs) -> Res {
-    let text = read_file(&a.file)?;
-    let v: serde_json::Value = serde_json::from_slice(&text)
-        .map_err(|e| Failure::Usage(format!("{}: not JSON: {e}", a.file.display())))?;
-    // The fixture envelope: {"httpStatus", "origin", "body"}.
-    let envelope = v.get("body").is_some()
-        && v.get("jsonrpc").is_none()
-        && v.get("result").is_none()
-        && v.get("error").is_none();
-    let (body, status, origin) = if envelope {
-        (
-            v["body"].clone(),
-            v.get("httpStatus")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|s| u16::try_from(s).ok()),
-            v.get("origin")
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_string),
-        )
-    } else {
-        (v.clone(), None, None)
-    };
-    let answer = toolgate_runtime::Answer {
-        body: &body,
-        http_status: a.http_status.or(status),
-        origin: a.origin.as_deref().or(origin.as_deref()),
-        tool: a.tool.as_deref(),
-    };
+    let envelope = toolgate_runtime::Envelope::read(&read_file(&a.file)?);
+    let answer = envelope.answer(a.http_status, a.origin.as_deref(), a.tool.as_deref());
     let outcome = match (&a.table, &a.project) {
-        (None, None) => toolgate_runtime::classify(&answer),
+        (None, None) => toolgate_runtime::classify_raw(&answer),
         (t, p) => {
             let project = p.clone().unwrap_or_else(|| PathBuf::from("."));
-            load_table(&project, t.as_deref())?.classify(&answer)
+            load_table(&project, t.as_deref())?.classify_raw(&answer)
         }
     };
     write_out(&format!("{}\n", serde_json::to_string_pretty(&outcome)?));
@@ -589,10 +544,7 @@ pub fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Optio
     let live = RunState::start(&table, config, &extra)?;
     let state = match stored {
         None => live,
-        Some(p) => {
-            let text = String::from_utf8_lossy(&read_file(&p)?).into_owned();
-            RunState::from_json(&text).resume(&live)
-        }
+        Some(p) => stored_run(&p)?.resume(&live),
     };
     write_out(&format!("{}\n", state.to_json()));
     Ok(0)

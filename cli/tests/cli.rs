@@ -611,17 +611,21 @@ fn remote_names_never_reach_a_non_admin_where_the_policy_hides_them() {
         let mut args = vec!["simulate", "-p", "policies/demo", "-c", "demo-chat"];
         args.extend_from_slice(role);
         assert!(!stdout(&run(&args)).contains(remote));
-        let mut args = vec![
-            "offered",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "--format",
-            "json",
-        ];
+        let mut args = vec!["offered", "-p", "policies/demo", "-c", "demo-chat"];
         args.extend_from_slice(role);
         assert!(!stdout(&run(&args)).contains(remote));
+        // The JSON tool set is for the host: every refused tool, flagged.
+        args.extend_from_slice(&["--format", "json"]);
+        let v: serde_json::Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+        assert_eq!(v["audience"], "host");
+        let entry = v["excluded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["tool"] == remote)
+            .unwrap();
+        assert_eq!(entry["nameVisible"], false);
+        assert_eq!(entry["reason"], "requiresAdmin");
     }
     // An administrator sees it, with its reason.
     let out = stdout(&run(&[

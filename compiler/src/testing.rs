@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use toolgate_runtime::{Answer, Classified, Reason, Role, RunState, Table, GATE_ORDER};
+use toolgate_runtime::{Classified, Envelope, Reason, Role, RunState, Table, GATE_ORDER};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -181,36 +181,10 @@ fn run_case(
     if let Some(answer) = &c.answer {
         let expected = c.expect.clone().ok_or("an `answer` case needs `expect`")?;
         let file = path.parent().unwrap_or(Path::new(".")).join(answer);
-        let text =
-            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        let envelope = v.get("body").is_some() && v.get("jsonrpc").is_none();
-        let body = if envelope {
-            v["body"].clone()
-        } else {
-            v.clone()
-        };
-        let status = c.http_status.or_else(|| {
-            v.get("httpStatus")
-                .and_then(|s| s.as_u64())
-                .and_then(|s| u16::try_from(s).ok())
-                .filter(|_| envelope)
-        });
-        let origin = c.origin.clone().or_else(|| {
-            if envelope {
-                v.get("origin").and_then(|o| o.as_str()).map(str::to_string)
-            } else {
-                None
-            }
-        });
-        let a = Answer {
-            body: &body,
-            http_status: status,
-            origin: origin.as_deref(),
-            tool: c.tool.as_deref(),
-        };
-        let actual = match table.classify(&a) {
+        let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let envelope = Envelope::read(&bytes);
+        let a = envelope.answer(c.http_status, c.origin.as_deref(), c.tool.as_deref());
+        let actual = match table.classify_raw(&a) {
             Classified::Success => "success".to_string(),
             Classified::ToolFailure { .. } => "toolFailure".to_string(),
             Classified::Refusal { refusal } => refusal.kind.code().to_string(),
@@ -228,8 +202,8 @@ fn run_case(
         .consumer(c.consumer.as_deref())
         .enforcement(c.enforcement.as_deref());
     if let Some(run) = &c.run {
-        let json = serde_json::to_value(run).map_err(|e| e.to_string())?;
-        ctx = ctx.run(&RunState::from_value(&json));
+        let json = serde_json::to_vec(run).map_err(|e| e.to_string())?;
+        ctx = ctx.run(&RunState::from_bytes(&json));
     }
     if let Some(list) = &c.unavailable {
         let got = ctx.unavailable();

@@ -71,10 +71,11 @@ pub fn builtin_rules() -> &'static [RuleSpec] {
     static RULES: OnceLock<Vec<RuleSpec>> = OnceLock::new();
     RULES.get_or_init(|| {
         vec![
-            // C: ContextForge plugin (content) violation, HTTP 422.
+            // C: ContextForge plugin (content) violation, HTTP 422 only: an
+            // RBAC denial (B) that also carries a plugin field stays a denial.
             rule(
                 "contextforge-plugin-violation",
-                None,
+                Some(422),
                 None,
                 None,
                 &[("plugin_error_code", "*")],
@@ -277,8 +278,55 @@ pub fn classify(a: &Answer<'_>) -> Classified {
     classify_with(&[], a)
 }
 
-/// Classify with declared rules (tried first), then the built-in ones.
+/// The members a JSON-RPC response with a result may have.
+const RESULT_MEMBERS: [&str; 3] = ["jsonrpc", "id", "result"];
+
+/// Why an answer cannot be read as one unambiguous outcome, if it cannot.
+fn ambiguity(body: &Value) -> Option<&'static str> {
+    let result = body.get("result");
+    if body.get("error").is_some() && result.is_some() {
+        return Some("the answer has both `error` and `result`");
+    }
+    let result = result?;
+    let members = body.as_object().map(|o| o.keys());
+    if members
+        .into_iter()
+        .flatten()
+        .any(|k| !RESULT_MEMBERS.contains(&k.as_str()))
+    {
+        return Some("a `result` with members other than `jsonrpc` and `id` beside it");
+    }
+    if result.get("isError").is_some_and(|e| !e.is_boolean()) {
+        return Some("`isError` is not a boolean");
+    }
+    if result.get("error").is_some() {
+        return Some("an `error` inside `result`");
+    }
+    None
+}
+
+/// A generic policy refusal for an answer that cannot be read unambiguously.
+fn unreadable(a: &Answer<'_>, why: String) -> Classified {
+    let facts = Facts {
+        tool: a.tool.map(str::to_string),
+        origin: a.origin.map(str::to_string),
+        detail: Some(why),
+        ..Facts::default()
+    };
+    Classified::Refusal {
+        refusal: Box::new(Refusal::new(RefusalKind::Policy, facts)),
+    }
+}
+
+/// Classify with declared rules (tried first), then the built-in ones. An
+/// ambiguous answer (both `error` and `result`, a `result` with members
+/// beside it other than `jsonrpc` and `id`, a non-boolean `isError`, an
+/// `error` nested in `result`) is a `policy` refusal before any rule is
+/// tried: success must be unambiguous.
 pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
+    if let Some(why) = ambiguity(a.body) {
+        return unreadable(a, why.to_string());
+    }
     let s = shape(a.body);
     for r in declared.iter().chain(builtin_rules()) {
         if matches(r, a, &s) {
@@ -299,6 +347,94 @@ pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
     refusal(RefusalKind::Policy, a, &s, None)
 }
 
+/// An answer as received: the raw body bytes and what the transport said.
+/// This is the one entry point for answers from outside (the CLI, policy
+/// tests, the bindings): the body is parsed strictly, so a key named twice
+/// anywhere, or bytes that are not UTF-8 JSON, make a `policy` refusal.
+#[derive(Debug, Clone, Copy)]
+pub struct RawAnswer<'a> {
+    pub body: &'a [u8],
+    pub http_status: Option<u16>,
+    pub origin: Option<&'a str>,
+    pub tool: Option<&'a str>,
+}
+
+fn classify_raw_with(declared: &[RuleSpec], a: &RawAnswer<'_>) -> Classified {
+    let parsed = crate::json::parse_strict(a.body);
+    let null = Value::Null;
+    let answer = Answer {
+        body: parsed.as_ref().unwrap_or(&null),
+        http_status: a.http_status,
+        origin: a.origin,
+        tool: a.tool,
+    };
+    match &parsed {
+        Ok(_) => classify_with(declared, &answer),
+        Err(e) => unreadable(&answer, format!("the answer is not one JSON value: {e}")),
+    }
+}
+
+/// Classify raw bytes with the built-in rules only.
+pub fn classify_raw(a: &RawAnswer<'_>) -> Classified {
+    classify_raw_with(&[], a)
+}
+
+/// A gateway answer file, as `toolgate classify`, policy tests and the
+/// bindings read it: either a bare body, or an envelope
+/// `{"httpStatus": 403, "origin": "mulesoft", "body": {...}}` holding
+/// exactly those keys (`body` required, the others optional). One rule for
+/// every reader. The body's bytes are kept as written, so its duplicate keys
+/// are still seen by [`classify_raw`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Envelope {
+    pub http_status: Option<u16>,
+    pub origin: Option<String>,
+    pub body: Vec<u8>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct EnvelopeFile<'a> {
+    http_status: Option<u16>,
+    origin: Option<String>,
+    #[serde(borrow)]
+    body: &'a serde_json::value::RawValue,
+}
+
+impl Envelope {
+    /// Read a file's bytes. Anything that is not exactly an envelope is a
+    /// bare body (and a body that is not JSON classifies as a refusal).
+    pub fn read(bytes: &[u8]) -> Envelope {
+        match serde_json::from_slice::<EnvelopeFile<'_>>(bytes) {
+            Ok(e) => Envelope {
+                http_status: e.http_status,
+                origin: e.origin,
+                body: e.body.get().as_bytes().to_vec(),
+            },
+            Err(_) => Envelope {
+                http_status: None,
+                origin: None,
+                body: bytes.to_vec(),
+            },
+        }
+    }
+
+    /// The answer to classify; `http_status`, `origin` given by the caller win.
+    pub fn answer<'a>(
+        &'a self,
+        http_status: Option<u16>,
+        origin: Option<&'a str>,
+        tool: Option<&'a str>,
+    ) -> RawAnswer<'a> {
+        RawAnswer {
+            body: &self.body,
+            http_status: http_status.or(self.http_status),
+            origin: origin.or(self.origin.as_deref()),
+            tool,
+        }
+    }
+}
+
 impl Table {
     /// The policy's declared rules for a gateway, in the order written.
     pub fn gateway_rules(&self, origin: &str) -> &[RuleSpec] {
@@ -314,6 +450,12 @@ impl Table {
     pub fn classify(&self, a: &Answer<'_>) -> Classified {
         let declared = a.origin.map(|o| self.gateway_rules(o)).unwrap_or(&[]);
         classify_with(declared, a)
+    }
+
+    /// [`Table::classify`] of raw bytes, parsed strictly ([`RawAnswer`]).
+    pub fn classify_raw(&self, a: &RawAnswer<'_>) -> Classified {
+        let declared = a.origin.map(|o| self.gateway_rules(o)).unwrap_or(&[]);
+        classify_raw_with(declared, a)
     }
 }
 

@@ -46,10 +46,13 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// Only `observe` (trimmed, any case) observes; anything else, empty,
-    /// misspelt or unreadable, enforces.
+    /// Only `observe` observes, trimmed of ASCII white space as PHP's `trim`
+    /// trims (space, tab, newline, carriage return, NUL, vertical tab) and in
+    /// any ASCII case; anything else, empty, misspelt, padded with Unicode
+    /// spaces (U+00A0, U+2003, U+3000) or unreadable, enforces.
     pub fn parse(setting: &str) -> Mode {
-        if setting.trim().eq_ignore_ascii_case("observe") {
+        let trimmed = setting.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0B']);
+        if trimmed.eq_ignore_ascii_case("observe") {
             Mode::Observe
         } else {
             Mode::Enforce
@@ -434,13 +437,17 @@ impl<'t> Context<'t> {
             .group_index
             .get(&tool.group)
             .map(|&g| &spec.groups[g as usize]);
+        // A declared class the ladder does not know is the most sensitive,
+        // never the group's default (that could lower it).
         let top = spec.classes.len() as u32 - 1;
-        let class = tool
-            .class
-            .as_deref()
-            .and_then(|c| spec.classes.iter().position(|x| x == c).map(|p| p as u32))
-            .or_else(|| group.and_then(|g| g.default_class))
-            .unwrap_or(top);
+        let class = match tool.class.as_deref() {
+            Some(c) => spec
+                .classes
+                .iter()
+                .position(|x| x == c)
+                .map_or(top, |p| p as u32),
+            None => group.and_then(|g| g.default_class).unwrap_or(top),
+        };
         let cfg = &spec.configurations[self.config as usize];
         let ceiling = spec.zones[cfg.zone as usize].ceiling;
         let above = class > ceiling;
@@ -531,29 +538,62 @@ impl<'t> Context<'t> {
         }
     }
 
-    /// Decisions for any names, for showing to the user. A remote tool whose
-    /// name the visibility rule hides from this user is answered as
-    /// `notRegistered`, exactly like a name that does not exist.
+    /// Whether this context's user may see the name of the tool with index
+    /// `id`: builtin names always, remote ones as `remote-tools visible-to` says.
+    pub fn name_visible(&self, id: u32) -> bool {
+        !self.table.remote.contains(id as usize) || self.remote_names_visible()
+    }
+
+    /// Whether `d` names a registered remote tool this user may not see and
+    /// that is refused: what a person or a model is shown of it must be word
+    /// for word what an unregistered name gets. An offered tool is never
+    /// hidden (the user has it), so this agrees with `offered`.
+    pub fn hides(&self, d: &Decision<'_>) -> bool {
+        !d.allowed
+            && self
+                .table
+                .tool_id(d.tool)
+                .is_some_and(|i| !self.name_visible(i))
+    }
+
+    /// The decision as shown to a person or a model: [`Context::hides`]
+    /// turns it into `notRegistered`. Hosts and audit logs keep the true
+    /// decision ([`Context::decide`]); every front end that renders for a
+    /// user calls this, so none can leak a hidden name by building its own.
+    pub fn shown<'n>(&self, d: Decision<'n>) -> Decision<'n> {
+        if self.hides(&d) {
+            not_registered(d.tool)
+        } else {
+            d
+        }
+    }
+
+    /// Decisions for any names, for showing to the user ([`Context::shown`]).
     pub fn explain<'n, S: AsRef<str> + ?Sized>(&self, names: &'n [&'n S]) -> Vec<Decision<'n>>
     where
         't: 'n,
     {
         names
             .iter()
-            .map(|n| {
-                let name = n.as_ref();
-                match self.table.tool_id(name) {
-                    Some(i)
-                        if self.table.remote.contains(i as usize)
-                            && !self.remote_names_visible() =>
-                    {
-                        not_registered(name)
-                    }
-                    Some(i) => self.decision_for(i as usize),
-                    None => not_registered(name),
-                }
-            })
+            .map(|n| self.shown(self.decide(n.as_ref())))
             .collect()
+    }
+
+    /// Gate by gate for one name as shown to the user: a hidden name stops
+    /// at `notRegistered`, as a missing one does.
+    pub fn shown_trace<'n>(&self, tool: &'n str) -> Trace<'n>
+    where
+        't: 'n,
+    {
+        let d = self.shown(self.decide(tool));
+        if d.reason == Some(Reason::NotRegistered) {
+            Trace {
+                decision: d,
+                gates: vec![(Reason::NotRegistered, GateOutcome::Refused)],
+            }
+        } else {
+            self.trace(tool)
+        }
     }
 
     /// The check a host runs when a call executes, and again when an approval

@@ -24,6 +24,12 @@ pub struct LogRecord {
     pub allowed: bool,
     pub reason: Option<String>,
     pub observed_only: bool,
+    /// Whether the tool's name may be shown to this user (`remote-tools
+    /// visible-to`); the log keeps every decision, hidden names included, so
+    /// that dashboards built on it know which to leave out for people.
+    /// A record without the field (written before it existed) reads as hidden.
+    #[serde(default)]
+    pub name_visible: bool,
 }
 
 impl LogRecord {
@@ -42,6 +48,10 @@ impl LogRecord {
             allowed: d.allowed,
             reason: d.reason.map(|r| r.code().to_string()),
             observed_only: d.observed_only,
+            name_visible: ctx
+                .table()
+                .tool_id(d.tool)
+                .is_none_or(|i| ctx.name_visible(i)),
         }
     }
 }

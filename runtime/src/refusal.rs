@@ -274,7 +274,11 @@ pub fn message(kind: RefusalKind) -> &'static str {
 impl<'t> Context<'t> {
     /// The typed refusal for a refused decision (`None` when it is allowed).
     /// Only facts of the refusing gate are included, never a later gate's.
+    /// Its texts reach a model or a person, so a remote tool whose name this
+    /// user may not see gets exactly the refusal of an unregistered name
+    /// ([`Context::shown`]); the host keeps the true reason in the decision.
     pub fn refusal(&self, d: &Decision<'_>) -> Option<Refusal> {
+        let d = &self.shown(*d);
         if d.allowed {
             return None;
         }

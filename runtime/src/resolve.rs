@@ -65,16 +65,18 @@ impl<'t> Context<'t> {
     /// The length of [`Context::unavailable`], without building it.
     pub fn unavailable_count(&self) -> usize {
         (0..self.table.tool_count().div_ceil(64))
-            .map(|w| self.listed_word(w).1.count_ones() as usize)
+            .map(|w| self.listed_word(w, false).1.count_ones() as usize)
             .sum()
     }
 
-    /// Gate masks of word `w` and the refused tools of it that are listed.
+    /// Gate masks of word `w` and the refused tools of it that are listed
+    /// (`all`: every refused tool, for hosts; else those whose names this
+    /// user may see).
     #[inline]
-    fn listed_word(&self, w: usize) -> ([u64; 7], u64) {
+    fn listed_word(&self, w: usize, all: bool) -> ([u64; 7], u64) {
         let (m, _) = self.gate_masks(w);
         let mut refused = m.iter().fold(0, |a, b| a | b);
-        if !self.remote_names_visible() {
+        if !all && !self.remote_names_visible() {
             refused &= !self.table.remote.words().get(w).copied().unwrap_or(0);
         }
         (m, refused)
@@ -97,10 +99,19 @@ impl<'t> Context<'t> {
     }
 
     /// [`Context::for_each_unavailable`] by tool index.
-    pub fn for_each_unavailable_id(&self, mut f: impl FnMut(u32, Reason)) {
+    pub fn for_each_unavailable_id(&self, f: impl FnMut(u32, Reason)) {
+        self.for_each_listed(false, f)
+    }
+
+    /// Every refused tool by index, hidden names included: for hosts only.
+    pub fn for_each_refused_id(&self, f: impl FnMut(u32, Reason)) {
+        self.for_each_listed(true, f)
+    }
+
+    fn for_each_listed(&self, all: bool, mut f: impl FnMut(u32, Reason)) {
         let t = self.table;
         for w in 0..t.tool_count().div_ceil(64) {
-            let (m, refused) = self.listed_word(w);
+            let (m, refused) = self.listed_word(w, all);
             if refused == 0 {
                 continue;
             }
@@ -183,6 +194,16 @@ mod tests {
     }
 }
 
+/// One tool a tool set held back, for the host (see [`ToolSet::excluded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Excluded<'a> {
+    pub tool: &'a str,
+    pub reason: Reason,
+    /// Whether this user may be shown the name (`remote-tools visible-to`).
+    pub name_visible: bool,
+}
+
 /// Bytes of descriptor per estimated prompt token: the usual rule of thumb
 /// for English text and JSON under BPE tokenizers. An estimate, documented
 /// as such; providers add their own framing per tool.
@@ -193,12 +214,16 @@ pub const BYTES_PER_TOKEN: u64 = 4;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolSet<'a> {
+    /// Always `host`: this is what a host program reads, not what a model sees.
+    pub audience: &'static str,
     pub configuration: &'a str,
     pub consumer: Option<String>,
     pub profile: Option<&'a str>,
     pub offered: Vec<&'a str>,
-    /// What was held back and why (remote names only where visible).
-    pub excluded: Vec<Unavailable<'a>>,
+    /// What was held back and why: every refused tool, each saying whether
+    /// its name may be shown to this user. For the host's own diagnostics
+    /// only; render for people or models only the entries with `nameVisible`.
+    pub excluded: Vec<Excluded<'a>>,
     /// Bytes of the offered tools' descriptors (name, description, input schema).
     pub descriptor_bytes: u64,
     /// `descriptor_bytes` / [`BYTES_PER_TOKEN`], rounded up per tool.
@@ -214,12 +239,21 @@ impl<'t> Context<'t> {
             .iter()
             .map(|&i| u64::from(spec.tools[i as usize].descriptor_bytes))
             .collect();
+        let mut excluded = Vec::new();
+        self.for_each_refused_id(|i, reason| {
+            excluded.push(Excluded {
+                tool: self.table.tool_name(i),
+                reason,
+                name_visible: self.name_visible(i),
+            })
+        });
         ToolSet {
+            audience: "host",
             configuration: self.configuration_name(),
             consumer: self.consumer.clone(),
             profile: self.profile_name(),
             offered: ids.iter().map(|&i| self.table.tool_name(i)).collect(),
-            excluded: self.unavailable(),
+            excluded,
             descriptor_bytes: bytes.iter().sum(),
             estimated_tokens: bytes.iter().map(|b| b.div_ceil(BYTES_PER_TOKEN)).sum(),
         }

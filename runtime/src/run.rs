@@ -45,6 +45,25 @@ impl Default for RunState {
     }
 }
 
+/// The keys of the stored form; any other key makes a stored run unreadable.
+pub const STORED_KEYS: [&str; 2] = ["allowedToolNames", "excludedToolNames"];
+
+/// Why a stored run cannot be read, and the state to use instead, which
+/// admits no tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunStateError {
+    pub message: String,
+    pub state: RunState,
+}
+
+impl std::fmt::Display for RunStateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unreadable stored run: {}", self.message)
+    }
+}
+
+impl std::error::Error for RunStateError {}
+
 /// Why a run could not be started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunError {
@@ -148,40 +167,75 @@ impl RunState {
         }
     }
 
-    /// Read the stored form. Never fails: what cannot be read admits nothing.
-    pub fn from_json(text: &str) -> RunState {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => RunState::from_value(&v),
-            Err(_) => RunState {
-                allowed: AllowList::Unreadable,
-                excluded: Exclusions::Unreadable,
-            },
+    /// The state that admits nothing: what a stored run that cannot be read gets.
+    pub fn unreadable() -> RunState {
+        RunState {
+            allowed: AllowList::Unreadable,
+            excluded: Exclusions::Unreadable,
         }
     }
 
-    pub fn from_value(v: &Value) -> RunState {
-        let Some(obj) = v.as_object() else {
-            return RunState {
-                allowed: AllowList::Unreadable,
-                excluded: Exclusions::Unreadable,
-            };
+    /// Whether this state can say what it allows (neither part unreadable).
+    pub fn is_readable(&self) -> bool {
+        self.allowed != AllowList::Unreadable && self.excluded != Exclusions::Unreadable
+    }
+
+    /// Read the stored form strictly: bytes that are not UTF-8 JSON, a key
+    /// named twice, a key other than `allowedToolNames` and
+    /// `excludedToolNames`, or a value of the wrong type is an error, with
+    /// what was wrong and the state to use instead ([`RunStateError::state`]),
+    /// which admits nothing: a part of the wrong type is unreadable (and
+    /// refuses with its own gate's reason), anything else makes the whole
+    /// run unreadable. [`RunState::from_bytes`] returns that state directly.
+    pub fn parse(bytes: &[u8]) -> Result<RunState, RunStateError> {
+        let whole = |message: String| RunStateError {
+            message,
+            state: RunState::unreadable(),
         };
+        let v = crate::json::parse_strict(bytes).map_err(|e| whole(e.to_string()))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| whole("a stored run is a JSON object".into()))?;
+        if let Some(k) = obj.keys().find(|k| !STORED_KEYS.contains(&k.as_str())) {
+            return Err(whole(format!(
+                "unknown key `{k}` (a stored run has `allowedToolNames` and `excludedToolNames`)"
+            )));
+        }
+        let mut problems = Vec::new();
         let allowed = match obj.get("allowedToolNames") {
             None | Some(Value::Null) => AllowList::Unrestricted,
-            Some(v) => match names(v) {
-                Some(n) => AllowList::Only(n),
-                None => AllowList::Unreadable,
-            },
+            Some(v) => names(v).map(AllowList::Only).unwrap_or_else(|| {
+                problems.push("`allowedToolNames` is null or a list of names");
+                AllowList::Unreadable
+            }),
         };
         let excluded = match obj.get("excludedToolNames") {
             // A run stored before exclusions existed: none stored, the live list holds.
             None => Exclusions::Names(Vec::new()),
-            Some(v) => match names(v) {
-                Some(n) => Exclusions::Names(n),
-                None => Exclusions::Unreadable,
-            },
+            Some(v) => names(v).map(Exclusions::Names).unwrap_or_else(|| {
+                problems.push("`excludedToolNames` is a list of names");
+                Exclusions::Unreadable
+            }),
         };
-        RunState { allowed, excluded }
+        let state = RunState { allowed, excluded };
+        match problems.is_empty() {
+            true => Ok(state),
+            false => Err(RunStateError {
+                message: problems.join("; "),
+                state,
+            }),
+        }
+    }
+
+    /// Read the stored form. Never fails: what cannot be read admits nothing
+    /// (see [`RunState::parse`] for what cannot be read).
+    pub fn from_bytes(bytes: &[u8]) -> RunState {
+        RunState::parse(bytes).unwrap_or_else(|e| e.state)
+    }
+
+    /// [`RunState::from_bytes`] of a string.
+    pub fn from_json(text: &str) -> RunState {
+        RunState::from_bytes(text.as_bytes())
     }
 
     pub fn to_value(&self) -> Value {
@@ -278,6 +332,55 @@ mod tests {
         // Unreadable survives a round trip.
         let back = RunState::from_json(&r.to_json());
         assert_eq!(back.allowed, AllowList::Unreadable);
+    }
+
+    #[test]
+    fn misspelt_duplicate_and_mistyped_keys_admit_nothing() {
+        for text in [
+            r#"{"allowed_tool_names":["a"]}"#,
+            r#"{"allowedToolNames":["a"],"excluded_tool_names":["x"]}"#,
+            r#"{"allowedToolNames":["a"],"allowedToolNames":null}"#,
+            r#"{"allowedToolNames":null,"excludedToolNames":["x"],"excludedToolNames":[]}"#,
+            r#"[]"#,
+            r#"{"allowedToolNames":null} trailing"#,
+        ] {
+            assert_eq!(RunState::from_json(text), RunState::unreadable(), "{text}");
+            assert!(RunState::parse(text.as_bytes()).is_err(), "{text}");
+        }
+        for (text, allowed, excluded) in [
+            (r#"{"allowedToolNames":"a"}"#, false, true),
+            (r#"{"allowedToolNames":[null]}"#, false, true),
+            (
+                r#"{"allowedToolNames":null,"excludedToolNames":null}"#,
+                true,
+                false,
+            ),
+        ] {
+            let e = RunState::parse(text.as_bytes()).unwrap_err();
+            assert_eq!(e.state.allowed != AllowList::Unreadable, allowed, "{text}");
+            assert_eq!(
+                e.state.excluded != Exclusions::Unreadable,
+                excluded,
+                "{text}"
+            );
+            assert!(!e.state.is_readable());
+        }
+        assert_eq!(
+            RunState::from_bytes(b"{\"allowedToolNames\":[\"\xff\"]}"),
+            RunState::unreadable()
+        );
+        assert_eq!(
+            RunState::parse(br#"{"allowedToolNames":["a"],"allowedToolNames":null}"#)
+                .unwrap_err()
+                .to_string(),
+            "unreadable stored run: duplicate key `allowedToolNames` at line 1 column 44"
+        );
+        assert_eq!(
+            RunState::parse(br#"{"allowed_tool_names":["a"]}"#)
+                .unwrap_err()
+                .to_string(),
+            "unreadable stored run: unknown key `allowed_tool_names` (a stored run has `allowedToolNames` and `excludedToolNames`)"
+        );
     }
 
     #[test]
