@@ -372,7 +372,10 @@ pub fn color_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
+/// Everything the CLI prints goes through here: control and format
+/// characters (an ESC sequence in a tool name) never reach the terminal raw.
 pub fn write_out(text: &str) {
+    let text = toolgate_runtime::names::escape_terminal(text);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
 }
@@ -415,7 +418,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", toolgate_runtime::names::escape_terminal(&m));
             ExitCode::from(2)
         }
         Err(Failure::Findings(text)) => {

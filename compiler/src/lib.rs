@@ -10,6 +10,7 @@ pub mod diff;
 pub mod format;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod parse;
 pub mod project;
 pub mod registry;

@@ -18,6 +18,7 @@ pub mod decide;
 pub mod format;
 pub mod json;
 pub mod log;
+pub mod names;
 pub mod reason;
 pub mod refusal;
 pub mod reload;

@@ -160,7 +160,8 @@ impl<'t> Context<'t> {
 
 /// Render (name, reason code) pairs for a system prompt: a heading, then one
 /// `- name: text` line per tool; an unknown code is shown raw; an empty list
-/// renders as nothing at all.
+/// renders as nothing at all. Names are escaped ([`crate::names::escape`]):
+/// a newline in a name cannot add a line to the prompt.
 pub fn render_prompt<'a>(items: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut out = String::new();
     for (name, code) in items {
@@ -170,7 +171,7 @@ pub fn render_prompt<'a>(items: impl IntoIterator<Item = (&'a str, &'a str)>) ->
         }
         let text = Reason::from_code(code).map(Reason::message).unwrap_or(code);
         out.push_str("- ");
-        out.push_str(name);
+        out.push_str(&crate::names::escape(name));
         out.push_str(": ");
         out.push_str(text);
         out.push('\n');

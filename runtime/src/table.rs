@@ -155,6 +155,15 @@ impl Table {
         let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); spec.groups.len()];
         let mut by_class: Vec<BitSet> = vec![BitSet::new(n); nc];
         for (i, t) in spec.tools.iter().enumerate() {
+            // The compiler never writes such a name: a table holding one was
+            // not made by it, and its names would reach prompts and terminals.
+            if let Some((_, c)) = crate::names::first_invisible(&t.name) {
+                return Err(corrupt(format!(
+                    "tool name `{}` holds the control or format character U+{:04X}",
+                    crate::names::escape(&t.name),
+                    c as u32
+                )));
+            }
             if t.group as usize >= spec.groups.len() || t.class as usize >= nc {
                 return Err(corrupt(format!(
                     "tool `{}` has a group or class out of range",

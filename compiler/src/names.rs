@@ -1,0 +1,145 @@
+//! Names that read alike. Two names whose confusable skeletons (Unicode TS
+//! #39, via `unicode-security`) are equal look the same to a reviewer: an
+//! exclusion spelled `dеlеtе_rеcord` (Cyrillic `е`) or `delete_record`
+//! followed by zero-width spaces would exclude nothing while reading as the
+//! real tool. The validator refuses such references, and twins in the
+//! registry, naming both and showing the code points that differ.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::OnceLock;
+
+use unicode_security::confusable_detection::skeleton;
+
+/// The confusable skeleton of `name`. Printable ASCII takes a per-character
+/// table computed once from the same crate (NFD is the identity there, and
+/// no ASCII prototype starts with a combining mark), so registries of plain
+/// names pay no normalisation.
+pub fn skeleton_of(name: &str) -> String {
+    static ASCII: OnceLock<Vec<String>> = OnceLock::new();
+    if name.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        let table = ASCII.get_or_init(|| {
+            (0u8..128)
+                .map(|b| skeleton(&char::from(b).to_string()).collect())
+                .collect()
+        });
+        let mut out = String::with_capacity(name.len());
+        for b in name.bytes() {
+            out.push_str(&table[b as usize]);
+        }
+        return out;
+    }
+    skeleton(name).collect()
+}
+
+/// The registered names by skeleton.
+pub struct Lookalikes<'a> {
+    by_skeleton: HashMap<String, &'a str>,
+}
+
+impl<'a> Lookalikes<'a> {
+    /// Index `names` (registry order). Returns the index and every pair of
+    /// twins (earlier index, later index) whose skeletons are equal.
+    pub fn new(names: impl IntoIterator<Item = &'a str>) -> (Self, Vec<(usize, usize)>) {
+        let mut by_skeleton: HashMap<String, &'a str> = HashMap::new();
+        let mut first: HashMap<&'a str, usize> = HashMap::new();
+        let mut twins = Vec::new();
+        for (i, n) in names.into_iter().enumerate() {
+            first.entry(n).or_insert(i);
+            match by_skeleton.entry(skeleton_of(n)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    if *e.get() != n {
+                        twins.push((first[e.get()], i));
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(n);
+                }
+            }
+        }
+        (Lookalikes { by_skeleton }, twins)
+    }
+
+    /// A registered name that reads like `name` but is a different text.
+    pub fn of(&self, name: &str) -> Option<&'a str> {
+        self.by_skeleton
+            .get(&skeleton_of(name))
+            .copied()
+            .filter(|r| *r != name)
+    }
+
+    /// A registered name that a prefix selector reads as matching, though
+    /// its text matches no registered name's start.
+    pub fn prefix_of(&self, prefix: &str) -> Option<&'a str> {
+        let p = skeleton_of(prefix);
+        let mut hits: Vec<&'a str> = self
+            .by_skeleton
+            .iter()
+            .filter(|(s, n)| s.starts_with(&p) && !n.starts_with(prefix))
+            .map(|(_, n)| *n)
+            .collect();
+        hits.sort_unstable();
+        hits.first().copied()
+    }
+}
+
+/// The characters of `name` that are not printable ASCII, with their
+/// position (1-based, in characters) and code point, invisible ones escaped:
+/// "`е` U+0435 at 2, `\u200b` U+200B at 14".
+pub fn describe(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_graphic() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let shown = toolgate_runtime::names::escape(c.encode_utf8(&mut [0; 4]))
+            .into_owned();
+        let _ = write!(out, "`{shown}` U+{:04X} at {}", c as u32, i + 1);
+    }
+    if out.is_empty() {
+        out.push_str("only ASCII characters that read alike");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookalikes_and_invisible_padding_share_the_skeleton() {
+        let (idx, twins) = Lookalikes::new(["delete_record", "read_page"]);
+        assert!(twins.is_empty());
+        assert_eq!(idx.of("d\u{435}l\u{435}t\u{435}_r\u{435}cord"), Some("delete_record"));
+        assert_eq!(idx.of("delete_record\u{200b}\u{200b}"), Some("delete_record"));
+        assert_eq!(idx.of("delete_record"), None);
+        assert_eq!(idx.of("delete_records"), None);
+        assert_eq!(idx.prefix_of("r\u{435}ad_"), Some("read_page"));
+        assert_eq!(idx.prefix_of("read_"), None);
+    }
+
+    #[test]
+    fn twins_are_reported_in_registry_order() {
+        let (_, twins) = Lookalikes::new(["a", "flush_cache", "b", "f\u{406}ush_cache"]);
+        // U+0406 (Cyrillic І) reads as `l`.
+        assert_eq!(twins, vec![(1, 3)]);
+    }
+
+    #[test]
+    fn the_ascii_table_agrees_with_the_crate() {
+        for name in ["rn_m", "delete_record", "Il1|0O", "a-b.c*d", "mcp_crm_wipe_all", " ~"] {
+            assert_eq!(skeleton_of(name), skeleton(name).collect::<String>(), "{name}");
+        }
+    }
+
+    #[test]
+    fn code_points_are_shown_with_positions() {
+        assert_eq!(
+            describe("d\u{435}l_x\u{200b}"),
+            "`\u{435}` U+0435 at 2, `\\u200b` U+200B at 6"
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! Names as text for people and models. A tool name is data from a registry
+//! or a host; written raw into a prompt, a terminal or Markdown, a newline
+//! would inject lines and an ESC sequence would drive the terminal. The
+//! compiler refuses control (Cc) and format (Cf) characters in names, and the
+//! table loader refuses them in tool names; names from hosts (live tools,
+//! names asked about) can still carry them, so every renderer escapes.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+
+/// Whether `c` has no place in a name: a control (Cc) or format (Cf)
+/// character, such as newline, ESC, U+200B ZERO WIDTH SPACE, U+202E RIGHT-TO-
+/// LEFT OVERRIDE or U+FEFF.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c.general_category(),
+        GeneralCategory::Control | GeneralCategory::Format
+    )
+}
+
+/// The first control or format character of `name`, with its byte offset.
+pub fn first_invisible(name: &str) -> Option<(usize, char)> {
+    // Printable ASCII is the common case: one pass over bytes.
+    if name.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    name.char_indices().find(|&(_, c)| is_invisible(c))
+}
+
+/// `name` with every control or format character written as a JSON-style
+/// `\uXXXX` escape (a surrogate pair beyond the BMP): for prompts,
+/// terminals and Markdown. Unchanged (borrowed) when clean.
+pub fn escape(name: &str) -> Cow<'_, str> {
+    escape_where(name, is_invisible)
+}
+
+/// Text bound for a terminal: every control or format character except
+/// newline and tab escaped as in [`escape`]. The escape is JSON's own, and
+/// such characters only occur inside JSON strings, so JSON text stays valid
+/// JSON with the same meaning.
+pub fn escape_terminal(text: &str) -> Cow<'_, str> {
+    escape_where(text, |c| c != '\n' && c != '\t' && is_invisible(c))
+}
+
+fn escape_where(text: &str, bad: impl Fn(char) -> bool) -> Cow<'_, str> {
+    // Printable ASCII is never escaped: a byte pass before any lookup.
+    let fine = |b: u8| (0x20..0x7f).contains(&b) || (b < 0x20 && !bad(char::from(b)));
+    if text.bytes().all(fine) || !text.chars().any(&bad) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if bad(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_and_format_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(escape("delete_record"), "delete_record");
+        assert_eq!(escape("größe_prüfen"), "größe_prüfen");
+        assert_eq!(escape("a\nb"), "a\\u000ab");
+        assert_eq!(escape("x\u{1b}[31m"), "x\\u001b[31m");
+        assert_eq!(escape("delete_record\u{200b}\u{feff}"), "delete_record\\u200b\\ufeff");
+        assert_eq!(escape("\u{202e}dcba"), "\\u202edcba");
+        assert_eq!(first_invisible("ab\u{200d}c"), Some((2, '\u{200d}')));
+        assert_eq!(first_invisible("dеlеtе"), None);
+    }
+
+    #[test]
+    fn terminal_text_keeps_lines_and_json_stays_json() {
+        assert_eq!(escape_terminal("a\n\tb\n"), "a\n\tb\n");
+        assert_eq!(escape_terminal("\u{1b}[2J\u{9b}x"), "\\u001b[2J\\u009bx");
+        let json = serde_json::to_string(&"a\u{202e}\u{9b}\u{e0001}").unwrap();
+        let escaped = escape_terminal(&json);
+        assert_eq!(escaped, "\"a\\u202e\\u009b\\udb40\\udc01\"");
+        let back: String = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back, "a\u{202e}\u{9b}\u{e0001}");
+    }
+}
