@@ -8,7 +8,6 @@ use toolgate_runtime::spec::*;
 use toolgate_runtime::{LoadError, Table};
 
 use crate::model::{self, Audience, Model};
-use sha2::{Digest, Sha256};
 
 /// Lower a model into the plain table description.
 pub fn lower(m: &Model) -> TableSpec {
@@ -162,7 +161,7 @@ pub fn compile(m: &Model) -> Vec<u8> {
 }
 
 fn digest(payload: &[u8]) -> [u8; 32] {
-    Sha256::digest(payload).into()
+    format::payload_digest(payload)
 }
 
 /// The in-memory table of a model, as the runtime would load it.

@@ -107,16 +107,20 @@ fn offset_of(text: &str, line: usize, col: usize) -> usize {
 /// Read a registry file; `is_json` picks the syntax. Returns the tools that
 /// are valid and a problem for each that is not.
 pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>) {
+    parse(file, text, is_json).unwrap_or_else(|p| (Registry::default(), vec![p]))
+}
+
+/// Like [`load`], but a file that is not a registry at all (over the limits,
+/// or not in the registry schema) is `Err`, told apart from a registry with
+/// invalid entries.
+pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<Problem>), Problem> {
     if text.len() > MAX_REGISTRY_BYTES {
-        return (
-            Registry::default(),
-            vec![Problem::TooLarge {
-                span: Span::new(file, 0..0),
-                what: "registry file",
-                limit: MAX_REGISTRY_BYTES,
-                actual: text.len(),
-            }],
-        );
+        return Err(Problem::TooLarge {
+            span: Span::new(file, 0..0),
+            what: "registry file",
+            limit: MAX_REGISTRY_BYTES,
+            actual: text.len(),
+        });
     }
     let raw: Result<RawRegistry, (std::ops::Range<usize>, String)> = if is_json {
         serde_json::from_str(text).map_err(|e| {
@@ -129,25 +133,19 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
     let raw = match raw {
         Ok(r) => r,
         Err((range, message)) => {
-            return (
-                Registry::default(),
-                vec![Problem::RegistryInvalid {
-                    span: Span::new(file, range),
-                    message,
-                }],
-            )
+            return Err(Problem::RegistryInvalid {
+                span: Span::new(file, range),
+                message,
+            })
         }
     };
     if raw.tool.len() > MAX_TOOLS {
-        return (
-            Registry::default(),
-            vec![Problem::TooLarge {
-                span: Span::new(file, 0..0),
-                what: "registry (tools)",
-                limit: MAX_TOOLS,
-                actual: raw.tool.len(),
-            }],
-        );
+        return Err(Problem::TooLarge {
+            span: Span::new(file, 0..0),
+            what: "registry (tools)",
+            limit: MAX_TOOLS,
+            actual: raw.tool.len(),
+        });
     }
     let mut problems = Vec::new();
     let mut tools = Vec::with_capacity(raw.tool.len());
@@ -206,7 +204,7 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
         seen.insert(tool.name.clone(), span);
         tools.push(tool);
     }
-    (Registry { tools }, problems)
+    Ok((Registry { tools }, problems))
 }
 
 /// Span of the quoted name, searching forward from `cursor` (tools appear in order).
