@@ -467,7 +467,19 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version go to standard output, usage errors to
+            // standard error; a closed standard output ends quietly as
+            // everywhere else.
+            let code = e.exit_code();
+            if e.print().is_err() && !e.use_stderr() {
+                std::process::exit(EXIT_CLOSED_STDOUT);
+            }
+            std::process::exit(code);
+        }
+    };
     let result = match cli.command {
         Command::Check(a) => commands::check(a),
         Command::Compile(a) => commands::compile(a),
