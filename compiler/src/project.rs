@@ -156,10 +156,20 @@ pub fn read_capped_bytes(path: &Path, limit: usize) -> Result<Read, LoadError> {
     Ok(Read::Bytes(bytes))
 }
 
+/// A word of the schema, or a near miss of one (a misspelt key such as
+/// `policy`): at most three edits away. Such a word says nothing the schema
+/// does not.
+fn schema_like(word: &str) -> bool {
+    word.len() <= 40
+        && SCHEMA_WORDS
+            .iter()
+            .any(|w| *w == word || strsim::damerau_levenshtein(w, word) <= 3)
+}
+
 /// Replace every back-quoted or double-quoted word of an error message that is
-/// not a word of the manifest or registry schema by `…`: a message about a
-/// file that failed to parse names what the schema expects, never the file's
-/// content (the file may be anything, e.g. a secret).
+/// not a word of the manifest or registry schema (or a near miss of one) by
+/// `…`: a message about a file that failed to parse names what the schema
+/// expects, never the file's content (the file may be anything, e.g. a secret).
 pub fn redact(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -170,11 +180,7 @@ pub fn redact(message: &str) -> String {
         match after.find(q) {
             Some(j) => {
                 let word = &after[..j];
-                out.push_str(if SCHEMA_WORDS.contains(&word) {
-                    word
-                } else {
-                    "…"
-                });
+                out.push_str(if schema_like(word) { word } else { "…" });
                 out.push(q);
                 rest = &after[j + 1..];
             }
