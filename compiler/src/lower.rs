@@ -146,11 +146,8 @@ pub fn lower(m: &Model) -> TableSpec {
 /// What a tool's descriptor costs in a prompt: its name, description and
 /// input schema as compact JSON.
 fn descriptor_bytes(t: &model::Tool) -> usize {
-    let schema = t
-        .input_schema
-        .as_ref()
-        .map(|s| s.to_string().len())
-        .unwrap_or(0);
+    // Compact JSON, as the registry keeps it.
+    let schema = t.input_schema.as_ref().map(|s| s.get().len()).unwrap_or(0);
     t.name.len() + t.description.as_deref().map(str::len).unwrap_or(0) + schema
 }
 
