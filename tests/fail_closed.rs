@@ -82,13 +82,42 @@ fn a_corrupt_payload_with_a_valid_checksum_is_refused() {
     let mut spec = lower::lower(&m);
     spec.configurations[0].zone = 99;
     let payload = toolgate_runtime::format::encode_payload(&spec);
-    let framed = toolgate_runtime::format::frame(&payload, [0; 32]);
+    let framed = toolgate_runtime::format::frame(
+        &payload,
+        toolgate_runtime::format::payload_digest(&payload),
+    );
     assert!(matches!(Table::load(&framed), Err(LoadError::Corrupt(_))));
     // A count far larger than the bytes left cannot make the loader allocate.
     let mut payload = toolgate_runtime::format::encode_payload(&lower::lower(&m));
     payload.truncate(payload.len() / 2);
     payload.extend_from_slice(&u32::MAX.to_le_bytes());
     assert!(Table::load(&toolgate_runtime::format::frame(&payload, [0; 32])).is_err());
+}
+
+#[test]
+fn an_edited_payload_with_a_fixed_up_checksum_is_refused_by_the_digest() {
+    let good = bytes();
+    assert!(Table::load(&good).is_ok());
+    // Flip one payload byte, then recompute the CRC as an editor would: only
+    // the header's sha256 of the payload catches it.
+    for at in [HEADER_LEN, HEADER_LEN + 7, good.len() - 1] {
+        let mut t = good.clone();
+        t[at] ^= 0x01;
+        let mut h = crc32fast::Hasher::new();
+        h.update(&t[8..52]);
+        h.update(&t[HEADER_LEN..]);
+        t[52..56].copy_from_slice(&h.finalize().to_le_bytes());
+        assert_eq!(Table::load(&t).unwrap_err(), LoadError::Digest, "byte {at}");
+    }
+    // Re-framing an edited spec with the old digest is refused the same way.
+    let m = model(REG, &[POL]);
+    let mut spec = lower::lower(&m);
+    spec.tools[0].admin_only = !spec.tools[0].admin_only;
+    let payload = toolgate_runtime::format::encode_payload(&spec);
+    let old = Table::load(&good).unwrap().digest();
+    let framed = toolgate_runtime::format::frame(&payload, old);
+    assert_eq!(Table::load(&framed).unwrap_err(), LoadError::Digest);
+    assert!(LoadError::Digest.to_string().contains("recompile"));
 }
 
 #[test]

@@ -42,11 +42,11 @@ pub fn check(a: CheckArgs) -> Res {
         // A diagnostic storm is shown up to a limit; the counts stay exact.
         let diags = &all[..all.len().min(MAX_SHOWN)];
         if all.len() > MAX_SHOWN {
-            eprintln!(
-                "{}: {} diagnostics; showing the first {MAX_SHOWN}",
+            write_err(&format!(
+                "{}: {} diagnostics; showing the first {MAX_SHOWN}\n",
                 path.display(),
                 all.len()
-            );
+            ));
         }
         let sources = &project.sources;
         match a.format {
@@ -118,16 +118,15 @@ pub fn compile(a: CompileArgs) -> Res {
     let bytes = lower::compile(&model);
     // Verify by loading before anything is written: never leave a table the runtime would refuse.
     let table = Table::load(&bytes)?;
-    std::fs::write(&a.output, &bytes)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", a.output.display())))?;
-    eprintln!(
-        "compiled {} tools, {} configurations into {} ({} bytes, digest {})",
+    write_atomic(&a.output, &bytes)?;
+    write_err(&format!(
+        "compiled {} tools, {} configurations into {} ({} bytes, digest {})\n",
         table.tool_count(),
         table.spec().configurations.len(),
         a.output.display(),
         bytes.len(),
         table.digest_hex()
-    );
+    ));
     Ok(0)
 }
 
@@ -142,16 +141,14 @@ pub fn import_mcp(a: ImportArgs) -> Res {
         RegistryFormat::Json => registry::to_json(&reg) + "\n",
     };
     match &a.output {
-        Some(p) => {
-            std::fs::write(p, out).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?
-        }
+        Some(p) => write_atomic(p, out.as_bytes())?,
         None => write_out(&out),
     }
     if problems.is_empty() {
         return Ok(0);
     }
     let diags: Vec<Diagnostic> = problems.iter().map(|p| p.diagnostic()).collect();
-    eprint!("{}", report::human(&sources, &diags, false));
+    write_err(&report::human(&sources, &diags, false));
     Ok(1)
 }
 
@@ -194,7 +191,10 @@ fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure
 fn stored_run(path: &Path) -> Result<RunState, Failure> {
     let bytes = read_file(path)?;
     Ok(RunState::parse(&bytes).unwrap_or_else(|e| {
-        eprintln!("warning: {}: {e}; the run admits no tool", path.display());
+        write_err(&format!(
+            "warning: {}: {e}; the run admits no tool\n",
+            path.display()
+        ));
         RunState::unreadable()
     }))
 }
@@ -306,7 +306,7 @@ pub fn simulate(a: SimulateArgs) -> Res {
     // rule, never how many it hid (a count would tell what exists).
     let decisions: Vec<Decision> = ctx.decisions().filter(|d| !ctx.hides(d)).collect();
     if !ctx.remote_names_visible() {
-        eprintln!("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them");
+        write_err("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
     }
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
@@ -715,8 +715,26 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
         .output
         .clone()
         .unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+    if a.output.is_none() {
+        // The default file lies in the project: a symlink there that leaves
+        // it is neither read (its lines would be echoed) nor written through.
+        if let (Ok(f), Ok(root)) = (
+            std::fs::canonicalize(&path),
+            std::fs::canonicalize(&a.project),
+        ) {
+            if !f.starts_with(root) {
+                return Err(Failure::Usage(format!(
+                    "{}: a symlink that resolves outside the project; remove it, or give the file with -o",
+                    path.display()
+                )));
+            }
+        }
+    }
     if a.check {
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        let current = match std::fs::symlink_metadata(&path) {
+            Err(_) => String::new(),
+            Ok(_) => String::from_utf8_lossy(&read_file(&path)?).into_owned(),
+        };
         if current == text {
             return Ok(0);
         }
@@ -733,10 +751,10 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
         for l in old.difference(&new) {
             let _ = writeln!(out, "- {l}");
         }
-        eprint!("{out}");
+        write_err(&out);
         return Ok(1);
     }
-    std::fs::write(&path, text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    write_atomic(&path, text.as_bytes())?;
     Ok(0)
 }
 
@@ -789,11 +807,11 @@ pub fn test(a: TestArgs) -> Res {
     }
     let under = a.threshold.is_some_and(|t| cov.percent < t);
     if under && a.format == TestFormat::Text {
-        eprintln!(
-            "coverage {:.1}% is below the threshold {:.1}%",
+        write_err(&format!(
+            "coverage {:.1}% is below the threshold {:.1}%\n",
             cov.percent,
             a.threshold.unwrap_or(0.0)
-        );
+        ));
     }
     Ok(u8::from(report.failed > 0 || under))
 }
@@ -804,32 +822,45 @@ pub fn fmt(a: FmtArgs) -> Res {
     } else {
         a.paths.clone()
     };
-    let mut files: Vec<PathBuf> = Vec::new();
+    // (file, whether -w may write it): a project's policy files outside the
+    // project directory (`allow-outside-project`) are never written.
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
     for p in &paths {
         if p.is_dir()
             || p.file_name()
                 .is_some_and(|n| n == toolgate_compiler::project::MANIFEST)
         {
             let project = Project::load(p)?;
-            files.extend(
-                project
-                    .policies
-                    .iter()
-                    .map(|&id| PathBuf::from(&project.sources.get(id).name)),
-            );
+            files.extend(project.policy_files());
         } else {
-            files.push(p.clone());
+            // A file named on the command line is written and quoted only
+            // when it lies inside the current directory (a symlink that
+            // leaves it, e.g. to /proc/self/environ, is neither).
+            let inside = match (std::fs::canonicalize(p), std::env::current_dir()) {
+                (Ok(f), Ok(cwd)) => std::fs::canonicalize(cwd).is_ok_and(|c| f.starts_with(c)),
+                _ => false,
+            };
+            files.push((p.clone(), inside));
         }
     }
     let mut changed = Vec::new();
-    for f in &files {
-        let text = String::from_utf8(read_file(f)?)
-            .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
+    for (f, writable) in &files {
+        let text = String::from_utf8(read_file_capped(
+            f,
+            toolgate_compiler::parse::MAX_POLICY_BYTES,
+        )?)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
         let formatted = match toolgate_compiler::format::format(&text) {
             Ok(t) => t,
             Err(problem) => {
                 let mut sources = SourceMap::new();
-                sources.add(f.display().to_string(), text);
+                let id = sources.add(f.display().to_string(), text);
+                let problem = if *writable {
+                    problem
+                } else {
+                    sources.forbid_quoting(id);
+                    toolgate_compiler::project::redact_problem(problem)
+                };
                 return Err(Failure::Findings(report::human(
                     &sources,
                     &[problem.diagnostic()],
@@ -840,8 +871,13 @@ pub fn fmt(a: FmtArgs) -> Res {
         if formatted != text {
             changed.push(f.display().to_string());
             if a.write {
-                std::fs::write(f, &formatted)
-                    .map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))?;
+                if !writable {
+                    return Err(Failure::Usage(format!(
+                        "{}: outside the project (or current) directory; `fmt -w` writes only inside it",
+                        f.display()
+                    )));
+                }
+                write_atomic(f, formatted.as_bytes())?;
             }
         }
         if !a.write && !a.check {

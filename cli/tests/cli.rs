@@ -675,3 +675,367 @@ fn an_earlier_refusal_never_reveals_a_later_gate() {
         "{text}"
     );
 }
+
+// ------------------------------------------------------------------ files (issue 10, section 5)
+
+/// A scratch project whose manifest is `manifest` (registry and policy files
+/// are written beside it).
+fn scratch_manifest(name: &str, manifest: &str) -> PathBuf {
+    let dir = scratch(
+        name,
+        "configuration editor-chat {\n  exclude [delete_record]\n}\n",
+    );
+    std::fs::write(dir.join("toolgate.toml"), manifest).unwrap();
+    dir
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn manifest_paths_that_leave_the_project_are_refused_unless_opted_in() {
+    let outside = std::env::temp_dir().join(format!("toolgate-outside-{}.tg", std::process::id()));
+    std::fs::write(&outside, "configuration editor-chat {\n}\n").unwrap();
+    let abs = outside.display().to_string();
+    let dir = scratch_manifest("escape", "");
+    #[cfg(unix)]
+    {
+        let _ = std::fs::remove_file(dir.join("link.tg"));
+        std::os::unix::fs::symlink(&outside, dir.join("link.tg")).unwrap();
+    }
+    let cases = [
+        (
+            format!("registry = \"registry.toml\"\npolicies = [{abs:?}]\n"),
+            "absolute",
+        ),
+        (
+            "registry = \"../registry.toml\"\npolicies = [\"policy.tg\"]\n".to_string(),
+            "`..`",
+        ),
+        (
+            "registry = \"registry.toml\"\npolicies = [\"sub/../policy.tg\"]\n".to_string(),
+            "`..`",
+        ),
+        #[cfg(unix)]
+        (
+            "registry = \"registry.toml\"\npolicies = [\"link.tg\"]\n".to_string(),
+            "symlink",
+        ),
+    ];
+    for (manifest, why) in cases {
+        std::fs::write(dir.join("toolgate.toml"), &manifest).unwrap();
+        let o = run(&["check", dir.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{manifest}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("toolgate.toml"), "names the manifest: {e}");
+        assert!(e.contains(why), "{e}");
+        assert!(
+            e.contains("allow-outside-project = true"),
+            "says what to do: {e}"
+        );
+    }
+    // The documented opt-in reads it.
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        format!(
+            "registry = \"registry.toml\"\npolicies = [{abs:?}]\nallow-outside-project = true\n"
+        ),
+    )
+    .unwrap();
+    let o = run(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    // A manifest that is itself a symlink out of its directory is refused.
+    #[cfg(unix)]
+    {
+        let d2 = std::env::temp_dir().join(format!("toolgate-cli-{}-mlink", std::process::id()));
+        std::fs::create_dir_all(&d2).unwrap();
+        let _ = std::fs::remove_file(d2.join("toolgate.toml"));
+        std::os::unix::fs::symlink(dir.join("toolgate.toml"), d2.join("toolgate.toml")).unwrap();
+        let o = run(&["check", d2.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("symlink"), "{}", stderr(&o));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_read() {
+    let dir = scratch_manifest("special", "");
+    let fifo = dir.join("fifo.toml");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::create_dir_all(dir.join("adir")).unwrap();
+    for (manifest, what) in [
+        // Before: read until memory ran out.
+        (
+            "registry = \"/dev/zero\"\npolicies = [\"policy.tg\"]\nallow-outside-project = true\n",
+            "special file",
+        ),
+        // Before: blocked forever waiting for a writer.
+        (
+            "registry = \"fifo.toml\"\npolicies = [\"policy.tg\"]\n",
+            "special file",
+        ),
+        (
+            "registry = \"registry.toml\"\npolicies = [\"adir\"]\n",
+            "directory",
+        ),
+    ] {
+        std::fs::write(dir.join("toolgate.toml"), manifest).unwrap();
+        let mut child = bin()
+            .current_dir(root())
+            .args(["check", dir.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("{manifest}: still reading after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{manifest}");
+        assert!(stderr(&o).contains(what), "{manifest}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_policy_is_never_echoed() {
+    let secret = "TOOLGATE_TEST_SECRET_a8f3e1c9d2b7";
+    let dir = scratch_manifest(
+        "environ",
+        "registry = \"registry.toml\"\npolicies = [\"/proc/self/environ\"]\nallow-outside-project = true\n",
+    );
+    if !Path::new("/proc/self/environ").exists() {
+        return;
+    }
+    for format in ["human", "plain", "json", "sarif", "github"] {
+        let o = bin()
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .env("LEAK_ME", secret)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args(["check", "--format", format, dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(
+            !all.contains(secret),
+            "{format} echoes the environment:\n{all}"
+        );
+        assert!(!all.contains("LEAK_ME"), "{format}:\n{all}");
+        assert!(all.contains("TG0001"), "{format}:\n{all}");
+    }
+    // A registry (inside the project) that is not a registry: the parse
+    // error names the schema, not the file's content.
+    let dir = scratch_manifest(
+        "notreg",
+        "registry = \"secrets.toml\"\npolicies = [\"policy.tg\"]\n",
+    );
+    std::fs::write(
+        dir.join("secrets.toml"),
+        format!("api_token = \"{secret}\"\n"),
+    )
+    .unwrap();
+    for format in ["human", "plain", "github", "sarif"] {
+        let o = run(&["check", "--format", format, dir.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(!all.contains(secret), "{format}:\n{all}");
+        assert!(!all.contains("api_token"), "{format}:\n{all}");
+        assert!(all.contains("TG0004"), "{format}:\n{all}");
+    }
+}
+
+#[test]
+fn a_syntax_error_quotes_at_most_forty_characters_of_the_token() {
+    let long = "x".repeat(500);
+    let dir = scratch("longtoken", &format!("configuration a {{}}\n{long}\n"));
+    let o = run(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let msg = v["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(msg.contains(&format!("`{}…`", "x".repeat(40))), "{msg}");
+    assert!(!msg.contains(&"x".repeat(41)), "{msg}");
+}
+
+#[test]
+fn writers_replace_files_atomically() {
+    let dir = scratch(
+        "atomic",
+        "configuration editor-chat {\n  exclude [delete_record]\n}\n",
+    );
+    let out = dir.join("out.tgt");
+    let target = dir.join("elsewhere.tgt");
+    std::fs::write(&target, "not to be touched").unwrap();
+    // A symlink at the output path is replaced, never written through.
+    #[cfg(unix)]
+    {
+        let _ = std::fs::remove_file(&out);
+        std::os::unix::fs::symlink(&target, &out).unwrap();
+        let o = run(&[
+            "compile",
+            dir.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "not to be touched"
+        );
+        assert!(!std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    // A concurrent reader sees the old table or the new one, never a part.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (out, stop) = (out.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(bytes) = std::fs::read(&out) {
+                    assert!(
+                        toolgate_runtime::Table::load(&bytes).is_ok(),
+                        "a reader saw {} bytes of a table being written",
+                        bytes.len()
+                    );
+                    reads += 1;
+                }
+            }
+            reads
+        })
+    };
+    for _ in 0..40 {
+        let o = run(&[
+            "compile",
+            dir.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(reader.join().unwrap() > 0);
+    // A write that fails (the output path is a non-empty directory) leaves
+    // what was there, and no temporary file behind.
+    let blocker = dir.join("blocker.tgt");
+    std::fs::create_dir_all(blocker.join("keep")).unwrap();
+    let o = run(&[
+        "compile",
+        dir.to_str().unwrap(),
+        "-o",
+        blocker.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(blocker.join("keep").is_dir());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".toolgate-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Every writer goes through the same path: snapshot, fmt -w, import-mcp -o.
+    let o = run(&["snapshot", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(
+        dir.join("policy.tg"),
+        "configuration   editor-chat   {exclude [delete_record]}\n",
+    )
+    .unwrap();
+    let o = run(&["fmt", "-w", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("policy.tg")).unwrap(),
+        "configuration editor-chat { exclude [delete_record] }\n"
+    );
+}
+
+#[test]
+fn fmt_never_writes_outside_the_project() {
+    let outside = std::env::temp_dir().join(format!("toolgate-fmt-out-{}.tg", std::process::id()));
+    let ugly = "configuration editor-chat {exclude [delete_record]}\n";
+    std::fs::write(&outside, ugly).unwrap();
+    let dir = scratch_manifest(
+        "fmtout",
+        &format!(
+            "registry = \"registry.toml\"\npolicies = [{:?}]\nallow-outside-project = true\n",
+            outside.display().to_string()
+        ),
+    );
+    let o = run(&["fmt", "-w", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("outside the project"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), ugly);
+}
+
+/// Run with standard output (or error) a pipe whose reader is already gone.
+fn with_closed(stream: &str, args: &[&str]) -> Output {
+    let mut cmd = bin();
+    cmd.current_dir(root()).env("NO_COLOR", "1").args(args);
+    if stream == "stdout" {
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+    } else {
+        cmd.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+    }
+    let mut child = cmd.spawn().unwrap();
+    // Close the reading end at once: the child has not written yet (it loads
+    // a project first).
+    if stream == "stdout" {
+        drop(child.stdout.take());
+    } else {
+        drop(child.stderr.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
+    let table = std::env::temp_dir().join(format!("toolgate-pipe-{}.tgt", std::process::id()));
+    for args in [
+        vec!["simulate", "-p", "policies/demo", "-c", "demo-chat"],
+        vec!["check", "--format", "sarif", "policies/demo"],
+        vec![
+            "unavailable",
+            "-p",
+            "policies/demo",
+            "-c",
+            "demo-chat",
+            "--format",
+            "prompt",
+        ],
+        vec!["--help"],
+    ] {
+        let o = with_closed("stdout", &args);
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    // A closed standard error drops the message; the status is the command's.
+    let o = with_closed(
+        "stderr",
+        &["compile", "policies/demo", "-o", table.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = with_closed("stderr", &["check", "/nonexistent/project"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = with_closed(
+        "stderr",
+        &["simulate", "-p", "policies/demo", "-c", "demo-chat"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -76,6 +76,12 @@ pub enum Problem {
     Manifest { span: Span, message: String },
     /// TG0004
     RegistryInvalid { span: Span, message: String },
+    /// TG0005
+    TooManyClasses {
+        span: Span,
+        count: usize,
+        limit: usize,
+    },
     /// TG1001 .. TG1008 (by kind)
     Unknown {
         kind: NameKind,
@@ -231,6 +237,12 @@ pub const CATALOGUE: &[CodeInfo] = &[
         name: "invalid-registry",
         severity: Severity::Error,
         summary: "The registry file does not follow the registry schema.",
+    },
+    CodeInfo {
+        code: "TG0005",
+        name: "too-many-classes",
+        severity: Severity::Error,
+        summary: "The `classes` ladder has more classes than a table holds (64).",
     },
     CodeInfo {
         code: "TG1001",
@@ -414,6 +426,7 @@ impl Problem {
             Problem::TooLarge { .. } => "TG0002",
             Problem::Manifest { .. } => "TG0003",
             Problem::RegistryInvalid { .. } => "TG0004",
+            Problem::TooManyClasses { .. } => "TG0005",
             Problem::Unknown { kind, .. } => unknown_code(*kind),
             Problem::StaleExclusion { .. } => "TG1009",
             Problem::ExclusionTypo { .. } => "TG1010",
@@ -493,6 +506,13 @@ impl Problem {
                 "here",
                 vec![],
                 Some("each `[[tool]]` needs `name` and `group`; see docs/registry.md".into()),
+            ),
+            Problem::TooManyClasses { span, count, limit } => d(
+                *span,
+                format!("the `classes` ladder has {count} classes, over the limit of {limit}"),
+                &format!("class {} of {count}", limit + 1),
+                vec![],
+                Some(format!("merge classes until at most {limit} remain: a table holds a class rank in a 64-bit mask")),
             ),
             Problem::Unknown { kind, name, span, suggestion } => d(
                 *span,

@@ -8,7 +8,6 @@ use toolgate_runtime::spec::*;
 use toolgate_runtime::{LoadError, Table};
 
 use crate::model::{self, Audience, Model};
-use sha2::{Digest, Sha256};
 
 /// Lower a model into the plain table description.
 pub fn lower(m: &Model) -> TableSpec {
@@ -147,11 +146,8 @@ pub fn lower(m: &Model) -> TableSpec {
 /// What a tool's descriptor costs in a prompt: its name, description and
 /// input schema as compact JSON.
 fn descriptor_bytes(t: &model::Tool) -> usize {
-    let schema = t
-        .input_schema
-        .as_ref()
-        .map(|s| s.to_string().len())
-        .unwrap_or(0);
+    // Compact JSON, as the registry keeps it.
+    let schema = t.input_schema.as_ref().map(|s| s.get().len()).unwrap_or(0);
     t.name.len() + t.description.as_deref().map(str::len).unwrap_or(0) + schema
 }
 
@@ -162,7 +158,7 @@ pub fn compile(m: &Model) -> Vec<u8> {
 }
 
 fn digest(payload: &[u8]) -> [u8; 32] {
-    Sha256::digest(payload).into()
+    format::payload_digest(payload)
 }
 
 /// The in-memory table of a model, as the runtime would load it.

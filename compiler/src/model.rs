@@ -99,7 +99,7 @@ pub struct Tool {
     /// Declared class (the policy's over the registry's), index into `classes`.
     pub class: Option<usize>,
     pub description: Option<String>,
-    pub input_schema: Option<serde_json::Value>,
+    pub input_schema: Option<crate::registry::JsonText>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -71,15 +71,28 @@ fn syntax_problem(file: FileId, text: &str, err: pest::error::Error<Rule>) -> Pr
     } else {
         token_len
     };
+    // Quoted cut to MAX_QUOTED characters: a file that is not a policy at all
+    // (one long run without white space) is never echoed whole.
     let found = if rest.is_empty() {
         None
     } else {
-        Some(rest[..token_len].to_string())
+        Some(quote_token(&rest[..token_len]))
     };
     Problem::Syntax {
         span: Span::new(file, start..start + token_len),
         expected,
         found,
+    }
+}
+
+/// The most characters of an offending token a diagnostic quotes.
+pub const MAX_QUOTED: usize = 40;
+
+/// `token` cut to [`MAX_QUOTED`] characters (an ellipsis marks the cut).
+pub fn quote_token(token: &str) -> String {
+    match token.char_indices().nth(MAX_QUOTED) {
+        None => token.to_string(),
+        Some((i, _)) => format!("{}…", &token[..i]),
     }
 }
 

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::diagnostics::Problem;
 use crate::model::{Model, Provenance};
+use crate::registry::Registry;
 use crate::source::{FileId, SourceMap, Span};
 use crate::{parse, registry, validate};
 
@@ -19,7 +20,37 @@ pub const MANIFEST: &str = "toolgate.toml";
 struct Manifest {
     registry: String,
     policies: Vec<String>,
+    /// The documented opt-in for a registry or policy path outside the
+    /// project directory (absolute, `..`, or a symlink that leaves it).
+    #[serde(default, rename = "allow-outside-project")]
+    allow_outside_project: bool,
 }
+
+/// The manifest is read up to this many bytes.
+pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
+
+/// Words of the manifest and registry schemas: the only back-quoted or quoted
+/// words an error about a file that failed to parse may keep (see [`redact`]).
+const SCHEMA_WORDS: &[&str] = &[
+    "registry",
+    "policies",
+    "allow-outside-project",
+    "tool",
+    "tools",
+    "name",
+    "group",
+    "origin",
+    "server",
+    "admin_only",
+    "enabled",
+    "class",
+    "title",
+    "description",
+    "input_schema",
+    "annotations",
+    "builtin",
+    "remote",
+];
 
 /// Why a project could not be read at all (exit code 2, not a diagnostic).
 #[derive(Debug)]
@@ -45,6 +76,9 @@ pub struct Project {
     pub policies: Vec<FileId>,
     /// Problems found while reading the manifest.
     pub problems: Vec<Problem>,
+    /// The registry, parsed at load (so that a registry file that is not a
+    /// registry is known before anything renders it); `None`: parse in `check`.
+    parsed_registry: Option<(Registry, Vec<Problem>)>,
 }
 
 /// The outcome of checking a project.
@@ -53,11 +87,111 @@ pub struct Checked {
     pub problems: Vec<Problem>,
 }
 
-fn read(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|e| LoadError {
+/// What a capped read found.
+pub enum Read {
+    Text(String),
+    Bytes(Vec<u8>),
+    /// Over the limit: the size (from the file's metadata when it has one).
+    TooLarge(usize),
+}
+
+fn load_error(path: &Path, message: impl Into<String>) -> LoadError {
+    LoadError {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+        message: message.into(),
+    }
+}
+
+/// Read a regular file, at most `limit` bytes: the cap holds while reading
+/// (a file that grows, or claims size 0 as /proc files do, is cut at
+/// `limit + 1` bytes and reported over the limit). A directory, FIFO, socket
+/// or device is refused before it is opened, and again on the opened handle.
+pub fn read_capped(path: &Path, limit: usize) -> Result<Read, LoadError> {
+    match read_capped_bytes(path, limit)? {
+        Read::Bytes(bytes) => String::from_utf8(bytes)
+            .map(Read::Text)
+            .map_err(|_| load_error(path, "is not UTF-8 text")),
+        other => Ok(other),
+    }
+}
+
+/// [`read_capped`] without the UTF-8 check: [`Read::Bytes`] or [`Read::TooLarge`].
+pub fn read_capped_bytes(path: &Path, limit: usize) -> Result<Read, LoadError> {
+    use std::io::Read as _;
+    let not_regular = |what: &str| {
+        load_error(
+            path,
+            format!("is {what}, not a regular file; toolgate reads only regular files"),
+        )
+    };
+    let kind = |m: &std::fs::Metadata| {
+        let t = m.file_type();
+        if t.is_dir() {
+            Some("a directory")
+        } else if !t.is_file() {
+            Some("a special file (device, FIFO or socket)")
+        } else {
+            None
+        }
+    };
+    let meta = std::fs::metadata(path).map_err(|e| load_error(path, e.to_string()))?;
+    if let Some(what) = kind(&meta) {
+        return Err(not_regular(what));
+    }
+    let file = std::fs::File::open(path).map_err(|e| load_error(path, e.to_string()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| load_error(path, e.to_string()))?;
+    if let Some(what) = kind(&meta) {
+        return Err(not_regular(what));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| load_error(path, e.to_string()))?;
+    if bytes.len() > limit {
+        let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        return Ok(Read::TooLarge(size.max(bytes.len())));
+    }
+    Ok(Read::Bytes(bytes))
+}
+
+/// A word of the schema, or a near miss of one (a misspelt key such as
+/// `policy`): at most three edits away. Such a word says nothing the schema
+/// does not.
+fn schema_like(word: &str) -> bool {
+    word.len() <= 40
+        && SCHEMA_WORDS
+            .iter()
+            .any(|w| *w == word || strsim::damerau_levenshtein(w, word) <= 3)
+}
+
+/// Replace every back-quoted or double-quoted word of an error message that is
+/// not a word of the manifest or registry schema (or a near miss of one) by
+/// `…`: a message about a file that failed to parse names what the schema
+/// expects, never the file's content (the file may be anything, e.g. a secret).
+pub fn redact(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(['`', '"']) {
+        let q = rest[i..].chars().next().unwrap_or('`');
+        out.push_str(&rest[..i + 1]);
+        let after = &rest[i + 1..];
+        match after.find(q) {
+            Some(j) => {
+                let word = &after[..j];
+                out.push_str(if schema_like(word) { word } else { "…" });
+                out.push(q);
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push('…');
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn display(path: &Path) -> String {
@@ -75,8 +209,70 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Where a manifest entry points, checked against the project directory.
+struct Resolved {
+    path: PathBuf,
+    /// Inside the project directory (always, unless the opt-in allowed otherwise).
+    inside: bool,
+}
+
+/// Resolve `entry` (a `registry` or `policies` path of the manifest) against
+/// the project root. Without the opt-in, an absolute path, a `..` component
+/// or a symlink whose target leaves the (canonical) project directory is an
+/// error naming the manifest and the way out.
+fn resolve(
+    manifest: &Path,
+    root: &Path,
+    canonical_root: &Path,
+    key: &str,
+    entry: &str,
+    allow_outside: bool,
+) -> Result<Resolved, LoadError> {
+    use std::path::Component;
+    let refuse = |why: &str| {
+        load_error(
+            manifest,
+            format!(
+                "`{key}` entry \"{}\" {why}; a project reads only files inside its directory. Move the file into the project, or set `allow-outside-project = true` in the manifest if this is intended (docs/registry.md, \"Project files\")",
+                entry.escape_debug()
+            ),
+        )
+    };
+    let rel = Path::new(entry);
+    let lexically_outside = rel.is_absolute()
+        || rel.components().any(|c| {
+            matches!(
+                c,
+                Component::ParentDir | Component::RootDir | Component::Prefix(_)
+            )
+        });
+    if lexically_outside && !allow_outside {
+        return Err(refuse(if rel.is_absolute() {
+            "is an absolute path"
+        } else {
+            "goes up with `..`"
+        }));
+    }
+    let path = root.join(rel);
+    let canonical = std::fs::canonicalize(&path).map_err(|e| {
+        load_error(
+            &path,
+            format!("{e} (named by `{key}` in {})", manifest.display()),
+        )
+    })?;
+    let inside = !lexically_outside && canonical.starts_with(canonical_root);
+    if !inside && !allow_outside {
+        return Err(refuse(
+            "is a symlink that resolves outside the project directory",
+        ));
+    }
+    Ok(Resolved { path, inside })
+}
+
 impl Project {
-    /// `path` is a project directory or its `toolgate.toml`.
+    /// `path` is a project directory or its `toolgate.toml`. Every file is
+    /// read capped, must be a regular file, and (unless the manifest opts
+    /// out) must lie inside the project directory.
     pub fn load(path: &Path) -> Result<Project, LoadError> {
         let manifest_path = if path.is_dir() {
             path.join(MANIFEST)
@@ -85,11 +281,33 @@ impl Project {
         };
         let root = manifest_path
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
-        let text = read(&manifest_path)?;
+        let canonical_root =
+            std::fs::canonicalize(&root).map_err(|e| load_error(&root, e.to_string()))?;
+        // The manifest itself: a regular file in the project directory (a
+        // symlink to somewhere else is refused like any other entry).
+        let canonical_manifest = std::fs::canonicalize(&manifest_path)
+            .map_err(|e| load_error(&manifest_path, e.to_string()))?;
+        if canonical_manifest.parent() != Some(canonical_root.as_path()) {
+            return Err(load_error(
+                &manifest_path,
+                "is a symlink that resolves outside its directory; the manifest must be a file in the project directory",
+            ));
+        }
+        let text = match read_capped(&manifest_path, MAX_MANIFEST_BYTES)? {
+            Read::Text(t) => t,
+            Read::Bytes(_) => return Err(load_error(&manifest_path, "is not UTF-8 text")),
+            Read::TooLarge(n) => {
+                return Err(load_error(
+                    &manifest_path,
+                    format!("is {n} bytes, over the manifest limit of {MAX_MANIFEST_BYTES} bytes"),
+                ))
+            }
+        };
         let mut sources = SourceMap::new();
-        let manifest = sources.add(display(&manifest_path), text.clone());
+        let manifest = sources.add(display(&manifest_path), text);
         let mut project = Project {
             root: root.clone(),
             sources,
@@ -97,34 +315,120 @@ impl Project {
             registry: None,
             policies: Vec::new(),
             problems: Vec::new(),
+            parsed_registry: None,
         };
-        let m: Manifest = match toml::from_str(&text) {
+        let text = &project.sources.get(manifest).text;
+        let m: Manifest = match toml::from_str(text) {
             Ok(m) => m,
             Err(e) => {
+                // Not a manifest: never quote it (it may be any file).
                 project.problems.push(Problem::Manifest {
                     span: Span::new(manifest, e.span().unwrap_or(0..0)),
-                    message: e.message().to_string(),
+                    message: redact(e.message()),
                 });
+                project.sources.forbid_quoting(manifest);
                 return Ok(project);
             }
         };
-        let reg_path = root.join(&m.registry);
-        let reg_text = read(&reg_path)?;
-        project.registry = Some(project.sources.add(display(&reg_path), reg_text));
+        let whole = Span::new(manifest, 0..text.len());
+        let allow = m.allow_outside_project;
+        let manifest_shown = PathBuf::from(display(&manifest_path));
+
+        let reg = resolve(
+            &manifest_shown,
+            &root,
+            &canonical_root,
+            "registry",
+            &m.registry,
+            allow,
+        )?;
+        let is_json = reg.path.extension().is_some_and(|e| e == "json");
+        let name = display(&reg.path);
+        match read_capped(&reg.path, registry::MAX_REGISTRY_BYTES)? {
+            Read::Bytes(_) => return Err(load_error(&reg.path, "is not UTF-8 text")),
+            Read::Text(t) => {
+                let id = project.sources.add(name, t);
+                project.registry = Some(id);
+                let parsed = registry::parse(id, &project.sources.get(id).text, is_json);
+                let parsed = match parsed {
+                    Ok(r) if reg.inside => r,
+                    Ok(r) => {
+                        // A registry outside the project parsed: its entries are
+                        // quoted by name, but no excerpt of the file is shown.
+                        project.sources.forbid_quoting(id);
+                        r
+                    }
+                    Err(p) => {
+                        project.sources.forbid_quoting(id);
+                        (Registry::default(), vec![redact_problem(p)])
+                    }
+                };
+                project.parsed_registry = Some(parsed);
+            }
+            Read::TooLarge(n) => {
+                let id = project.sources.add(name, String::new());
+                project.registry = Some(id);
+                project.parsed_registry = Some((
+                    Registry::default(),
+                    vec![Problem::TooLarge {
+                        span: Span::new(id, 0..0),
+                        what: "registry file",
+                        limit: registry::MAX_REGISTRY_BYTES,
+                        actual: n,
+                    }],
+                ));
+            }
+        }
         for p in &m.policies {
-            let path = root.join(p);
-            let text = read(&path)?;
-            project
-                .policies
-                .push(project.sources.add(display(&path), text));
+            let pol = resolve(
+                &manifest_shown,
+                &root,
+                &canonical_root,
+                "policies",
+                p,
+                allow,
+            )?;
+            let name = display(&pol.path);
+            match read_capped(&pol.path, parse::MAX_POLICY_BYTES)? {
+                Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
+                Read::Text(t) => {
+                    let id = project.sources.add(name, t);
+                    if !pol.inside {
+                        project.sources.forbid_quoting(id);
+                    }
+                    project.policies.push(id);
+                }
+                Read::TooLarge(n) => {
+                    let id = project.sources.add(name, String::new());
+                    project.sources.forbid_quoting(id);
+                    project.problems.push(Problem::TooLarge {
+                        span: Span::new(id, 0..0),
+                        what: "policy file",
+                        limit: parse::MAX_POLICY_BYTES,
+                        actual: n,
+                    });
+                }
+            }
         }
         if m.policies.is_empty() {
             project.problems.push(Problem::Manifest {
-                span: Span::new(manifest, 0..text.len()),
+                span: whole,
                 message: "`policies` lists no file".into(),
             });
         }
         Ok(project)
+    }
+
+    /// The project's policy files as read, each with whether it lies inside
+    /// the project directory (`fmt -w` writes only those).
+    pub fn policy_files(&self) -> Vec<(PathBuf, bool)> {
+        self.policies
+            .iter()
+            .map(|&id| {
+                let f = self.sources.get(id);
+                (PathBuf::from(&f.name), f.quote)
+            })
+            .collect()
     }
 
     /// A project from texts in memory: (name, text) of the registry (a name
@@ -141,6 +445,7 @@ impl Project {
             registry,
             policies,
             problems: Vec::new(),
+            parsed_registry: None,
         }
     }
 
@@ -154,23 +459,36 @@ impl Project {
             };
         };
         let reg_file = self.sources.get(reg_id);
-        let is_json = reg_file.name.ends_with(".json");
-        let (registry, mut reg_problems) = registry::load(reg_id, &reg_file.text, is_json);
-        problems.append(&mut reg_problems);
+        let parsed_here;
+        let (registry, reg_problems) = match &self.parsed_registry {
+            Some(r) => r,
+            None => {
+                let is_json = reg_file.name.ends_with(".json");
+                parsed_here = registry::load(reg_id, &reg_file.text, is_json);
+                &parsed_here
+            }
+        };
+        problems.extend(reg_problems.iter().cloned());
         let mut asts = Vec::new();
         let mut syntax_errors = false;
         for &id in &self.policies {
-            match parse::parse_policy(id, &self.sources.get(id).text) {
+            let file = self.sources.get(id);
+            match parse::parse_policy(id, &file.text) {
                 Ok(ast) => asts.push((id, ast)),
                 Err(p) => {
                     syntax_errors = true;
-                    problems.push(p);
+                    problems.push(if file.quote { p } else { redact_problem(p) });
                 }
             }
         }
-        // Names defined in a file that did not parse would be reported as
-        // unknown elsewhere: report the syntax errors alone.
-        if syntax_errors {
+        // Names defined in a file that did not parse (or was not read: over
+        // its limit) would be reported as unknown elsewhere: report those
+        // errors alone.
+        let unread = self
+            .problems
+            .iter()
+            .any(|p| matches!(p, Problem::TooLarge { .. }));
+        if syntax_errors || unread {
             return Checked {
                 model: None,
                 problems,
@@ -191,7 +509,7 @@ impl Project {
             .iter()
             .map(|(file, ast)| validate::Parsed { file: *file, ast })
             .collect();
-        let (model, mut v) = validate::validate(&self.sources, &parsed, &registry, provenance);
+        let (model, mut v) = validate::validate(&self.sources, &parsed, registry, provenance);
         problems.append(&mut v);
         let has_errors = problems
             .iter()
@@ -200,5 +518,34 @@ impl Project {
             model: if has_errors { None } else { model },
             problems,
         }
+    }
+}
+
+/// A problem about a file that must not be quoted, with every quotation of
+/// the file's text taken out.
+pub fn redact_problem(p: Problem) -> Problem {
+    match p {
+        Problem::Syntax {
+            span,
+            expected,
+            found,
+        } => Problem::Syntax {
+            // Not even the token's length.
+            span: Span {
+                end: span.start,
+                ..span
+            },
+            expected,
+            found: found.map(|_| "…".to_string()),
+        },
+        Problem::RegistryInvalid { span, message } => Problem::RegistryInvalid {
+            span,
+            message: redact(&message),
+        },
+        Problem::Manifest { span, message } => Problem::Manifest {
+            span,
+            message: redact(&message),
+        },
+        other => other,
     }
 }

@@ -2,7 +2,9 @@
 //! JSON (one schema, docs/registry.md), or imported from an MCP `tools/list`
 //! answer.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 
 use crate::diagnostics::Problem;
 use crate::source::{FileId, Span};
@@ -31,10 +33,12 @@ pub struct Tool {
     pub enabled: bool,
     pub class: Option<String>,
     pub description: Option<String>,
-    pub input_schema: Option<serde_json::Value>,
-    /// MCP `title` and `annotations`, kept as given.
+    /// The input schema as compact JSON text (only its size and its text
+    /// are ever used: a value tree per tool would cost tens of times the file).
+    pub input_schema: Option<JsonText>,
+    /// MCP `title` and `annotations`, kept as given (annotations as compact JSON).
     pub title: Option<String>,
-    pub annotations: Option<serde_json::Value>,
+    pub annotations: Option<JsonText>,
 }
 
 impl Tool {
@@ -48,11 +52,11 @@ pub struct Registry {
     pub tools: Vec<Tool>,
 }
 
-/// The file schema (TOML `[[tool]]` tables, or JSON `{"tool": [...]}`).
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// The file schema (TOML `[[tool]]` tables, or JSON `{"tool": [...]}`), as
+/// written by [`to_toml`] and [`to_json`]. Reading goes through
+/// [`RegistrySeed`], which turns each entry into a [`Tool`] as it is read.
+#[derive(Debug, Serialize)]
 struct RawRegistry {
-    #[serde(default, alias = "tools")]
     tool: Vec<RawTool>,
 }
 
@@ -75,10 +79,56 @@ struct RawTool {
     title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    input_schema: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    annotations: Option<serde_json::Value>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "compact_json",
+        serialize_with = "as_value"
+    )]
+    input_schema: Option<JsonText>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "compact_json",
+        serialize_with = "as_value"
+    )]
+    annotations: Option<JsonText>,
+}
+
+/// A JSON value kept as its compact text.
+#[derive(Debug, Clone)]
+pub struct JsonText(Box<RawValue>);
+
+impl JsonText {
+    /// The compact JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &JsonText) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// Any value (from TOML or JSON) as compact JSON text. The value tree exists
+/// only while this one value is read.
+fn compact_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<JsonText>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    serde_json::value::to_raw_value(&v)
+        .map(|r| Some(JsonText(r)))
+        .map_err(serde::de::Error::custom)
+}
+
+/// Compact JSON text written back as a value (so TOML output gets tables).
+fn as_value<S: Serializer>(v: &Option<JsonText>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        None => s.serialize_none(),
+        Some(raw) => serde_json::from_str::<serde_json::Value>(raw.get())
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s),
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
@@ -107,71 +157,103 @@ fn offset_of(text: &str, line: usize, col: usize) -> usize {
 /// Read a registry file; `is_json` picks the syntax. Returns the tools that
 /// are valid and a problem for each that is not.
 pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>) {
+    parse(file, text, is_json).unwrap_or_else(|p| (Registry::default(), vec![p]))
+}
+
+/// Like [`load`], but a file that is not a registry at all (over the limits,
+/// or not in the registry schema) is `Err`, told apart from a registry with
+/// invalid entries.
+pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<Problem>), Problem> {
     if text.len() > MAX_REGISTRY_BYTES {
-        return (
-            Registry::default(),
-            vec![Problem::TooLarge {
-                span: Span::new(file, 0..0),
-                what: "registry file",
-                limit: MAX_REGISTRY_BYTES,
-                actual: text.len(),
-            }],
-        );
+        return Err(Problem::TooLarge {
+            span: Span::new(file, 0..0),
+            what: "registry file",
+            limit: MAX_REGISTRY_BYTES,
+            actual: text.len(),
+        });
     }
-    let raw: Result<RawRegistry, (std::ops::Range<usize>, String)> = if is_json {
-        serde_json::from_str(text).map_err(|e| {
-            let at = offset_of(text, e.line(), e.column());
-            (at..at, e.to_string())
-        })
+    let mut state = LoadState {
+        file,
+        text,
+        tools: Vec::new(),
+        problems: Vec::new(),
+        seen: std::collections::HashMap::new(),
+        cursor: 0,
+        count: 0,
+    };
+    let read: Result<(), (std::ops::Range<usize>, String)> = if is_json {
+        let mut de = serde_json::Deserializer::from_str(text);
+        RegistrySeed(&mut state)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+            .map_err(|e| {
+                let at = offset_of(text, e.line(), e.column());
+                (at..at, e.to_string())
+            })
     } else {
-        toml::from_str(text).map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
+        toml::Deserializer::parse(text)
+            .and_then(|de| RegistrySeed(&mut state).deserialize(de))
+            .map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
     };
-    let raw = match raw {
-        Ok(r) => r,
-        Err((range, message)) => {
-            return (
-                Registry::default(),
-                vec![Problem::RegistryInvalid {
-                    span: Span::new(file, range),
-                    message,
-                }],
-            )
-        }
-    };
-    if raw.tool.len() > MAX_TOOLS {
-        return (
-            Registry::default(),
-            vec![Problem::TooLarge {
-                span: Span::new(file, 0..0),
-                what: "registry (tools)",
-                limit: MAX_TOOLS,
-                actual: raw.tool.len(),
-            }],
-        );
+    if let Err((range, message)) = read {
+        return Err(Problem::RegistryInvalid {
+            span: Span::new(file, range),
+            message,
+        });
     }
-    let mut problems = Vec::new();
-    let mut tools = Vec::with_capacity(raw.tool.len());
-    let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
-    let mut cursor = 0;
-    for t in raw.tool {
-        let span = locate(file, text, &t.name, &mut cursor);
+    if state.count > MAX_TOOLS {
+        return Err(Problem::TooLarge {
+            span: Span::new(file, 0..0),
+            what: "registry (tools)",
+            limit: MAX_TOOLS,
+            actual: state.count,
+        });
+    }
+    state.tools.shrink_to_fit();
+    Ok((Registry { tools: state.tools }, state.problems))
+}
+
+/// What the registry reader builds as it goes: the valid tools, a problem for
+/// each invalid entry, and (by name hash) where each name was first seen.
+struct LoadState<'t> {
+    file: FileId,
+    text: &'t str,
+    tools: Vec<Tool>,
+    problems: Vec<Problem>,
+    /// Name hash -> index in `tools` (names are compared on a hit; no second
+    /// copy of every name).
+    seen: std::collections::HashMap<u64, u32>,
+    cursor: usize,
+    /// Entries read, valid or not.
+    count: usize,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(name)
+}
+
+impl LoadState<'_> {
+    /// Turn one entry into a tool, or a problem.
+    fn add(&mut self, t: RawTool) {
+        let span = locate(self.file, self.text, &t.name, &mut self.cursor);
         let origin = match (t.origin, t.server) {
             (Some(RawOrigin::Remote), None) => {
-                problems.push(Problem::RegistryInvalid {
+                self.problems.push(Problem::RegistryInvalid {
                     span,
                     message: format!("remote tool `{}` has no `server`", t.name),
                 });
-                continue;
+                return;
             }
             (Some(RawOrigin::Builtin), Some(_)) => {
-                problems.push(Problem::RegistryInvalid {
+                self.problems.push(Problem::RegistryInvalid {
                     span,
                     message: format!(
                         "builtin tool `{}` names a `server`; only remote tools have one",
                         t.name
                     ),
                 });
-                continue;
+                return;
             }
             (_, Some(server)) => Origin::Remote { server },
             (_, None) => Origin::Builtin,
@@ -192,21 +274,98 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
             annotations: t.annotations,
         };
         if let Some(p) = check_tool(&tool) {
-            problems.push(p);
-            continue;
+            self.problems.push(p);
+            return;
         }
-        if let Some(first) = seen.get(&tool.name) {
-            problems.push(Problem::DuplicateRegistryTool {
+        let h = name_hash(&tool.name);
+        let first = match self.seen.get(&h) {
+            Some(&i) if self.tools[i as usize].name == tool.name => Some(i as usize),
+            // Two names with one 64-bit hash: look the slow way.
+            Some(_) => self.tools.iter().position(|x| x.name == tool.name),
+            None => None,
+        };
+        if let Some(i) = first {
+            self.problems.push(Problem::DuplicateRegistryTool {
                 name: tool.name.clone(),
                 span,
-                first: *first,
+                first: self.tools[i].span,
             });
-            continue;
+            return;
         }
-        seen.insert(tool.name.clone(), span);
-        tools.push(tool);
+        self.seen.entry(h).or_insert(self.tools.len() as u32);
+        self.tools.push(tool);
     }
-    (Registry { tools }, problems)
+}
+
+/// The top level: `tool` (or `tools`) and nothing else.
+struct RegistrySeed<'s, 't>(&'s mut LoadState<'t>);
+
+impl<'de> DeserializeSeed<'de> for RegistrySeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RegistrySeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a registry: a table with a `tool` list")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut had_list = false;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "tool" | "tools" => {
+                    if had_list {
+                        return Err(serde::de::Error::duplicate_field("tool"));
+                    }
+                    had_list = true;
+                    map.next_value_seed(ToolsSeed(&mut *self.0))?;
+                }
+                other => {
+                    return Err(serde::de::Error::unknown_field(other, &["tool", "tools"]));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The list of entries, each turned into a tool as soon as it is read.
+struct ToolsSeed<'s, 't>(&'s mut LoadState<'t>);
+
+impl<'de> DeserializeSeed<'de> for ToolsSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ToolsSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of tools")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        loop {
+            if self.0.count >= MAX_TOOLS {
+                // Over the limit: count the rest without keeping anything.
+                match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => self.0.count += 1,
+                    None => return Ok(()),
+                }
+                continue;
+            }
+            match seq.next_element::<RawTool>()? {
+                Some(t) => {
+                    self.0.count += 1;
+                    self.0.add(t);
+                }
+                None => return Ok(()),
+            }
+        }
+    }
 }
 
 /// Span of the quoted name, searching forward from `cursor` (tools appear in order).
@@ -292,10 +451,10 @@ struct McpTool {
     title: Option<String>,
     #[serde(default)]
     description: Option<String>,
-    #[serde(default, rename = "inputSchema")]
-    input_schema: Option<serde_json::Value>,
-    #[serde(default)]
-    annotations: Option<serde_json::Value>,
+    #[serde(default, rename = "inputSchema", deserialize_with = "compact_json")]
+    input_schema: Option<JsonText>,
+    #[serde(default, deserialize_with = "compact_json")]
+    annotations: Option<JsonText>,
 }
 
 /// Turn an MCP `tools/list` answer from `server` into registry entries. A

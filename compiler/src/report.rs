@@ -47,7 +47,18 @@ pub fn summary(diags: &[Diagnostic]) -> Summary {
 #[derive(Debug)]
 struct MietteDiag {
     d: Diagnostic,
-    src: miette::NamedSource<String>,
+    /// `None` for a file diagnostics must not quote: no excerpt, no labels.
+    src: Option<miette::NamedSource<String>>,
+}
+
+/// The note that stands for an excerpt of a file that must not be quoted.
+fn unquoted_note(sources: &SourceMap, span: crate::source::Span) -> String {
+    let f = sources.get(span.file);
+    let (line, col) = f.line_col(span.start as usize);
+    format!(
+        "at {}:{line}:{col} (not quoted: the file is not a policy of the project, or not inside it)",
+        f.name
+    )
 }
 
 impl std::fmt::Display for MietteDiag {
@@ -75,9 +86,10 @@ impl miette::Diagnostic for MietteDiag {
             .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
+        self.src.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.src.as_ref()?;
         let primary = miette::LabeledSpan::new_primary_with_span(
             Some(self.d.label.clone()),
             self.d.span.range(),
@@ -105,11 +117,21 @@ pub fn human(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
         let file = sources.get(d.span.file);
         let md = MietteDiag {
             d: d.clone(),
-            src: miette::NamedSource::new(file.name.clone(), file.text.clone()),
+            src: file
+                .quote
+                .then(|| miette::NamedSource::new(file.name.clone(), file.text.clone())),
         };
         let _ = handler.render_report(&mut out, &md);
-        // Labels in other files are rendered as notes with their location.
-        for l in d.labels.iter().filter(|l| l.span.file != d.span.file) {
+        if !file.quote {
+            let _ = writeln!(out, "  {}", unquoted_note(sources, d.span));
+        }
+        // Labels in other files (or in a file that must not be quoted) are
+        // rendered as notes with their location.
+        for l in d
+            .labels
+            .iter()
+            .filter(|l| l.span.file != d.span.file || !file.quote)
+        {
             let f = sources.get(l.span.file);
             let (line, col) = f.line_col(l.span.start as usize);
             let _ = writeln!(out, "  note: {} ({}:{}:{})", l.message, f.name, line, col);
@@ -138,10 +160,19 @@ pub fn plain(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     use codespan_reporting::term::{self, termcolor::NoColor};
 
     let mut files = SimpleFiles::new();
+    // A file that must not be quoted is registered without its text.
     let ids: Vec<usize> = sources
         .files()
-        .map(|(_, f)| files.add(f.name.clone(), f.text.clone()))
+        .map(|(_, f)| {
+            let text = if f.quote {
+                f.text.clone()
+            } else {
+                String::new()
+            };
+            files.add(f.name.clone(), text)
+        })
         .collect();
+    let quoted = |span: crate::source::Span| sources.get(span.file).quote;
     let mut buf = NoColor::new(Vec::new());
     let config = term::Config::default();
     for d in diags {
@@ -149,19 +180,32 @@ pub fn plain(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             Severity::Error => CsDiag::error(),
             Severity::Warning => CsDiag::warning(),
         };
-        let mut labels = vec![
-            CsLabel::primary(ids[d.span.file.0 as usize], d.span.range())
-                .with_message(d.label.clone()),
-        ];
-        labels.extend(d.labels.iter().map(|l| {
-            CsLabel::secondary(ids[l.span.file.0 as usize], l.span.range())
-                .with_message(l.message.clone())
-        }));
+        let mut labels = Vec::new();
+        let mut notes = Vec::new();
+        if quoted(d.span) {
+            labels.push(
+                CsLabel::primary(ids[d.span.file.0 as usize], d.span.range())
+                    .with_message(d.label.clone()),
+            );
+        } else {
+            notes.push(unquoted_note(sources, d.span));
+        }
+        for l in &d.labels {
+            if quoted(l.span) {
+                labels.push(
+                    CsLabel::secondary(ids[l.span.file.0 as usize], l.span.range())
+                        .with_message(l.message.clone()),
+                );
+            } else {
+                notes.push(format!("{}: {}", l.message, unquoted_note(sources, l.span)));
+            }
+        }
+        notes.extend(d.help.iter().map(|h| format!("help: {h}")));
         let cs = base
             .with_code(d.code)
             .with_message(d.message.clone())
             .with_labels(labels)
-            .with_notes(d.help.iter().map(|h| format!("help: {h}")).collect());
+            .with_notes(notes);
         let _ = term::emit(&mut buf, &config, &files, &cs);
     }
     let mut out = String::from_utf8_lossy(&buf.into_inner()).into_owned();

@@ -34,6 +34,11 @@ pub struct SourceFile {
     /// Path as the user should see it (relative to where they ran the command when possible).
     pub name: String,
     pub text: String,
+    /// Whether diagnostics may quote this file (excerpts, tokens). False for a
+    /// file that is not a policy inside the project and failed to parse as
+    /// what it should be: its text may be anything (docs/diagnostics.md,
+    /// "What diagnostics quote").
+    pub quote: bool,
     line_starts: Vec<usize>,
 }
 
@@ -46,6 +51,7 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text,
+            quote: true,
             line_starts,
         }
     }
@@ -83,6 +89,13 @@ impl SourceMap {
         FileId(self.files.len() as u32 - 1)
     }
 
+    /// Mark a file as one that diagnostics must not quote.
+    pub fn forbid_quoting(&mut self, id: FileId) {
+        if let Some(f) = self.files.get_mut(id.0 as usize) {
+            f.quote = false;
+        }
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
@@ -94,7 +107,12 @@ impl SourceMap {
             .map(|(i, f)| (FileId(i as u32), f))
     }
 
+    /// The text under a span; empty in a file that must not be quoted.
     pub fn text(&self, span: Span) -> &str {
-        self.get(span.file).text.get(span.range()).unwrap_or("")
+        let f = self.get(span.file);
+        if !f.quote {
+            return "";
+        }
+        f.text.get(span.range()).unwrap_or("")
     }
 }

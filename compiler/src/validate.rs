@@ -214,10 +214,16 @@ impl<'a> Validator<'a> {
                         message: "the `classes` ladder is empty".into(),
                     });
                 }
-                self.dedup(&c.ladder)
-                    .into_iter()
-                    .map(|n| n.text.clone())
-                    .collect()
+                let ladder = self.dedup(&c.ladder);
+                // The one place the class limit is checked (the runtime refuses such a table).
+                if let Some(n) = ladder.get(toolgate_runtime::table::MAX_CLASSES) {
+                    self.problems.push(Problem::TooManyClasses {
+                        span: n.span,
+                        count: ladder.len(),
+                        limit: toolgate_runtime::table::MAX_CLASSES,
+                    });
+                }
+                ladder.into_iter().map(|n| n.text.clone()).collect()
             }
         };
         let classes = if classes.is_empty() {

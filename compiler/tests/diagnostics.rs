@@ -318,6 +318,26 @@ fn tg2005_invalid_ladder() {
 }
 
 #[test]
+fn tg0005_too_many_classes() {
+    let ladder: Vec<String> = (0..65).map(|i| format!("c{i}")).collect();
+    case(
+        "TG0005",
+        reg(),
+        &format!("classes [{}]", ladder.join(", ")),
+        "c64",
+        "the `classes` ladder has 65 classes, over the limit of 64",
+    );
+    // 64 is within the limit: no TG0005 (and the table loads).
+    let ladder: Vec<String> = (0..64).map(|i| format!("c{i}")).collect();
+    let checked = Project::from_texts(
+        ("registry.toml", REGISTRY),
+        &[("policy.tg", &format!("classes [{}]", ladder.join(", ")))],
+    )
+    .check();
+    assert!(checked.problems.iter().all(|p| p.code() != "TG0005"));
+}
+
+#[test]
 fn tg2006_missing_property() {
     case(
         "TG2006",

@@ -2,6 +2,8 @@
 //! little-endian length-prefixed encoding. docs/table-format.md is the
 //! reference. Loading fails closed: any doubt is a [`LoadError`].
 
+use sha2::{Digest as _, Sha256};
+
 use crate::spec::*;
 
 pub const MAGIC: &[u8; 8] = b"TGTABLE\0";
@@ -21,6 +23,9 @@ pub enum LoadError {
     TrailingBytes { extra: u64 },
     /// The checksum does not match: the file was altered or damaged.
     Checksum { stored: u32, computed: u32 },
+    /// The checksum matched but the payload's sha256 is not the digest in
+    /// the header: the payload was edited and the checksum fixed up.
+    Digest,
     /// The checksum matched but the content does not make a valid table.
     Corrupt(String),
 }
@@ -42,6 +47,10 @@ impl std::fmt::Display for LoadError {
             LoadError::Checksum { stored, computed } => write!(
                 f,
                 "table checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is damaged or was altered"
+            ),
+            LoadError::Digest => write!(
+                f,
+                "table digest mismatch: the payload's sha256 is not the digest in the header; the file was altered after compilation, recompile it"
             ),
             LoadError::Corrupt(m) => write!(f, "table is corrupt: {m}"),
         }
@@ -135,6 +144,11 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
     w.buf
 }
 
+/// The table digest: sha256 of the payload.
+pub fn payload_digest(payload: &[u8]) -> [u8; 32] {
+    Sha256::digest(payload).into()
+}
+
 /// Wrap a payload in the header.
 pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
@@ -200,6 +214,11 @@ pub fn decode(bytes: &[u8]) -> Result<(TableSpec, [u8; 32]), LoadError> {
     let computed = h.finalize();
     if computed != stored {
         return Err(LoadError::Checksum { stored, computed });
+    }
+    // The CRC catches damage; the digest catches an edited payload whose CRC
+    // was fixed up (decision logs record the digest as the audited policy's).
+    if payload_digest(payload) != digest {
+        return Err(LoadError::Digest);
     }
     let mut r = Reader {
         buf: payload,

@@ -188,6 +188,8 @@ fn load_error_code(e: &LoadError) -> i32 {
         LoadError::Truncated { .. } => TOOLGATE_ERR_LOAD_TRUNCATED,
         LoadError::TrailingBytes { .. } => TOOLGATE_ERR_LOAD_TRAILING_BYTES,
         LoadError::Checksum { .. } => TOOLGATE_ERR_LOAD_CHECKSUM,
+        // The payload does not hash to the digest in the header: altered, like a CRC mismatch.
+        LoadError::Digest => TOOLGATE_ERR_LOAD_CHECKSUM,
         LoadError::Corrupt(_) => TOOLGATE_ERR_LOAD_CORRUPT,
     }
 }
@@ -491,6 +493,93 @@ pub unsafe extern "C" fn toolgate_table_configurations_json(
     with_buf(out, || {
         let t = &unsafe { handle_ref(table, "table")? }.table;
         json(&t.configuration_names().collect::<Vec<_>>())
+    })
+}
+
+/// The gate-relevant policy of the table as plain data (JSON), for hosts
+/// that inspect a table or compare their own gate with it:
+/// `{"classes", "observe", "remoteVisibility", "unprofiled", "skillLoader",
+/// "tools": [{"name","group","remote","enabled","adminOnly","class"}],
+/// "configurations": [{"name","groups","excluded","ceiling","allowList"}],
+/// "profiles": [{"name","tools","groups","prefixes"}], "consumers": {name: profile}}`
+/// (classes and ceilings as ranks, least sensitive first; `groups` null =
+/// every group; `allowList` = a new run's skill allow-list, null = none).
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_table_policy_json(
+    table: *const toolgate_table,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        let t = &unsafe { handle_ref(table, "table")? }.table;
+        Ok(policy_json(t).to_string())
+    })
+}
+
+/// See [`toolgate_table_policy_json`].
+pub fn policy_json(t: &Table) -> serde_json::Value {
+    use serde_json::json;
+    use toolgate_runtime::spec::{Unprofiled, Visibility};
+    use toolgate_runtime::AllowList;
+    let spec = t.spec();
+    let group = |g: u32| spec.groups[g as usize].name.as_str();
+    let tools: Vec<_> = spec
+        .tools
+        .iter()
+        .map(|x| {
+            json!({"name": x.name, "group": group(x.group), "remote": x.remote, "enabled": x.enabled,
+                   "adminOnly": x.admin_only, "class": x.class})
+        })
+        .collect();
+    let configurations: Vec<_> = spec
+        .configurations
+        .iter()
+        .map(|c| {
+            let allow = match RunState::start(t, &c.name, &[]).map(|r| r.allowed) {
+                Ok(AllowList::Only(names)) => json!(names),
+                _ => serde_json::Value::Null,
+            };
+            json!({"name": c.name,
+                   "groups": c.groups.as_ref().map(|gs| gs.iter().map(|&g| group(g)).collect::<Vec<_>>()),
+                   "excluded": c.excluded, "ceiling": spec.zones[c.zone as usize].ceiling,
+                   "allowList": allow})
+        })
+        .collect();
+    let profiles: Vec<_> = spec
+        .profiles
+        .iter()
+        .map(|p| {
+            json!({"name": p.name, "tools": p.tools,
+                   "groups": p.groups.iter().map(|&g| group(g)).collect::<Vec<_>>(),
+                   "prefixes": p.prefixes})
+        })
+        .collect();
+    let consumers: serde_json::Map<String, serde_json::Value> = spec
+        .consumers
+        .iter()
+        .map(|c| {
+            (
+                c.name.clone(),
+                spec.profiles[c.profile as usize].name.clone().into(),
+            )
+        })
+        .collect();
+    json!({
+        "classes": spec.classes,
+        "observe": spec.observe,
+        "remoteVisibility": match spec.remote_visibility {
+            Visibility::Admins => "admins",
+            Visibility::Everyone => "everyone",
+            Visibility::Nobody => "nobody",
+        },
+        "unprofiled": match spec.unprofiled {
+            Unprofiled::Unrestricted => "unrestricted",
+            Unprofiled::Refused => "refused",
+        },
+        "skillLoader": spec.skill_loader,
+        "tools": tools,
+        "configurations": configurations,
+        "profiles": profiles,
+        "consumers": consumers,
     })
 }
 

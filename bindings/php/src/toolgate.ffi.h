@@ -184,6 +184,18 @@ int32_t toolgate_table_tool_name(const toolgate_table *table, uint32_t id, toolg
 int32_t toolgate_table_configurations_json(const toolgate_table *table, toolgate_buf *out);
 
 /*
+ The gate-relevant policy of the table as plain data (JSON), for hosts
+ that inspect a table or compare their own gate with it:
+ `{"classes", "observe", "remoteVisibility", "unprofiled", "skillLoader",
+ "tools": [{"name","group","remote","enabled","adminOnly","class"}],
+ "configurations": [{"name","groups","excluded","ceiling","allowList"}],
+ "profiles": [{"name","tools","groups","prefixes"}], "consumers": {name: profile}}`
+ (classes and ceilings as ranks, least sensitive first; `groups` null =
+ every group; `allowList` = a new run's skill allow-list, null = none).
+ */
+int32_t toolgate_table_policy_json(const toolgate_table *table, toolgate_buf *out);
+
+/*
  A reloadable handle over a table loaded from `bytes` (fails as
  `toolgate_table_load` does).
  */

@@ -1,0 +1,151 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate;
+
+use FFI;
+use FFI\CData;
+use Toolgate\Exception\InvalidArgumentException;
+
+/**
+ * Everything a decision depends on besides the tool: configuration, role,
+ * MCP consumer, run state, enforcement. Keeps its table alive.
+ */
+final class Context
+{
+    private FFI $ffi;
+
+    private function __construct(private CData $ptr, private Table $table)
+    {
+        $this->ffi = Native::ffi();
+    }
+
+    /** @internal use Table::context() */
+    public static function make(Table $table, string $configuration, Role $role, ?string $consumer, ?RunState $run, ?string $enforcement): self
+    {
+        $ffi = Native::ffi();
+        $out = $ffi->new('toolgate_context*');
+        Native::check($ffi->toolgate_context_new(
+            $table->cdata(), $configuration, strlen($configuration), $role->code(),
+            $consumer, $consumer === null ? 0 : strlen($consumer),
+            $run?->cdata(),
+            $enforcement, $enforcement === null ? 0 : strlen($enforcement),
+            FFI::addr($out),
+        ));
+        return new self($out, $table);
+    }
+
+    public function __destruct()
+    {
+        $this->ffi->toolgate_context_free($this->ptr);
+    }
+
+    public function table(): Table
+    {
+        return $this->table;
+    }
+
+    /** Decide for a tool by name; an unknown name is a NotRegistered refusal. */
+    public function decide(string $tool): Decision
+    {
+        $p = $this->ffi->toolgate_decide_packed($this->ptr, $tool, strlen($tool));
+        if ($p < 0) {
+            Native::check(-$p);
+        }
+        return Decision::fromPacked($tool, $p);
+    }
+
+    /** Whether a call to the tool may run (the cheapest question). Errors throw; never a silent allow. */
+    public function isAllowed(string $tool): bool
+    {
+        $p = $this->ffi->toolgate_decide_packed($this->ptr, $tool, strlen($tool));
+        if ($p < 0) {
+            Native::check(-$p);
+        }
+        return ($p & 1) === 1;
+    }
+
+    /** Decide by tool id (registry order). */
+    public function decideId(int $id): Decision
+    {
+        if ($id < 0 || $id > 0xFFFFFFFF) {
+            throw new InvalidArgumentException("tool id {$id}", Native::ERR_OUT_OF_RANGE);
+        }
+        $d = $this->ffi->new('toolgate_decision');
+        Native::check($this->ffi->toolgate_decide_id($this->ptr, $id, FFI::addr($d)));
+        return new Decision($this->table->toolName($id), $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1);
+    }
+
+    /**
+     * The decision with its trust-zone facts (class, zone, ceiling), present
+     * only when the trust-zone gate was reached.
+     * @return array{tool:string,allowed:bool,reason:?string,observedOnly:bool,class?:string,zone?:string,ceiling?:string}
+     */
+    public function explain(string $tool): array
+    {
+        return Native::json('toolgate_decide_json', $this->ptr, $tool, strlen($tool));
+    }
+
+    /** Decide for a tool registered after compilation, by its live metadata. */
+    public function decideLive(LiveTool $tool): Decision
+    {
+        $json = json_encode($tool, JSON_THROW_ON_ERROR);
+        $d = $this->ffi->new('toolgate_decision');
+        Native::check($this->ffi->toolgate_decide_live($this->ptr, $json, strlen($json), FFI::addr($d)));
+        return new Decision($tool->name, $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1);
+    }
+
+    /** @return list<string> the offered tools, registry order */
+    public function offered(): array
+    {
+        return Native::json('toolgate_offered_json', $this->ptr);
+    }
+
+    /** @return list<Unavailable> every registered tool refused, registry order (remote ones only where visible) */
+    public function unavailable(): array
+    {
+        $out = [];
+        foreach ($this->unavailableArray() as $u) {
+            $out[] = new Unavailable($u['tool'], Reason::from($u['reason']));
+        }
+        return $out;
+    }
+
+    /** @return list<array{tool:string,reason:string}> the same list as plain arrays (one JSON decode, no objects) */
+    public function unavailableArray(): array
+    {
+        return Native::json('toolgate_unavailable_json', $this->ptr);
+    }
+
+    /**
+     * @param list<LiveTool> $live
+     * @return list<array{tool:string,reason:string}> the table's list, then the live tools refused
+     */
+    public function unavailableWithLive(array $live): array
+    {
+        $json = json_encode(array_values($live), JSON_THROW_ON_ERROR);
+        return Native::json('toolgate_unavailable_with_live_json', $this->ptr, $json, strlen($json));
+    }
+
+    /** The unavailable list as a system-prompt section ('' when nothing is unavailable). */
+    public function unavailablePrompt(): string
+    {
+        return Native::string('toolgate_unavailable_prompt', $this->ptr);
+    }
+
+    /** The typed refusal of the decision for a tool; null when allowed. */
+    public function refusal(string $tool): ?Refusal
+    {
+        $a = Native::json('toolgate_refusal_json', $this->ptr, $tool, strlen($tool));
+        return $a === null ? null : Refusal::fromArray($a);
+    }
+
+    /** The typed refusal for a live tool; null when allowed. */
+    public function refusalLive(LiveTool $tool): ?Refusal
+    {
+        $json = json_encode($tool, JSON_THROW_ON_ERROR);
+        $a = Native::json('toolgate_refusal_live_json', $this->ptr, $json, strlen($json));
+        return $a === null ? null : Refusal::fromArray($a);
+    }
+}

@@ -1,0 +1,25 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate;
+
+/** One tool's answer. */
+final class Decision
+{
+    public function __construct(
+        public readonly string $tool,
+        public readonly bool $allowed,
+        /** The refusing gate; TrustZone with $observedOnly when the zone is only observed. */
+        public readonly ?Reason $reason,
+        /** Offered only because the trust zone is observed: log it, it is not enforced. */
+        public readonly bool $observedOnly,
+    ) {
+    }
+
+    /** From the packed form of toolgate_decide_packed (>= 0). */
+    public static function fromPacked(string $tool, int $packed): self
+    {
+        return new self($tool, ($packed & 1) === 1, Reason::fromNumber(($packed >> 2) & 15), ($packed & 2) === 2);
+    }
+}

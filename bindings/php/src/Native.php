@@ -1,0 +1,176 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate;
+
+use FFI;
+use Toolgate\Exception\InvalidArgumentException;
+use Toolgate\Exception\LoadException;
+use Toolgate\Exception\ToolgateException;
+use Toolgate\Exception\UnknownConfigurationException;
+use Toolgate\Exception\UnknownSkillException;
+
+/**
+ * The FFI binding of libtoolgate (the C ABI of bindings/c). One instance
+ * per process: the preloaded scope `toolgate` when opcache preloaded it
+ * (PHP-FPM with ffi.enable=preload, see README.md), else the library named by
+ * TOOLGATE_LIB, configure(), or found next to this package in a checkout.
+ *
+ * @internal
+ */
+final class Native
+{
+    public const ABI_VERSION = 1;
+
+    /** Status codes (TOOLGATE_* of toolgate.h). */
+    public const OK = 0;
+    public const ERR_NULL = 1;
+    public const ERR_UTF8 = 2;
+    public const ERR_ARGUMENT = 3;
+    public const ERR_UNKNOWN_CONFIGURATION = 4;
+    public const ERR_UNKNOWN_SKILL = 5;
+    public const ERR_OUT_OF_RANGE = 6;
+    public const ERR_NOT_FOUND = 7;
+    public const ERR_LOAD_NOT_A_TABLE = 10;
+    public const ERR_LOAD_VERSION = 11;
+    public const ERR_LOAD_TRUNCATED = 12;
+    public const ERR_LOAD_TRAILING_BYTES = 13;
+    public const ERR_LOAD_CHECKSUM = 14;
+    public const ERR_LOAD_CORRUPT = 15;
+    public const ERR_PANIC = 99;
+
+    public const ROLE_NONE = 0;
+    public const ROLE_USER = 1;
+    public const ROLE_ADMIN = 2;
+
+    public const SCOPE = 'toolgate';
+
+    private static ?FFI $ffi = null;
+    private static ?string $library = null;
+
+    /** Use this shared library (before the first call). */
+    public static function configure(string $library): void
+    {
+        self::$library = $library;
+        self::$ffi = null;
+    }
+
+    public static function ffi(): FFI
+    {
+        if (self::$ffi !== null) {
+            return self::$ffi;
+        }
+        $ffi = null;
+        if (self::$library === null) {
+            try {
+                $ffi = FFI::scope(self::SCOPE);
+            } catch (\Throwable) {
+                $ffi = null;
+            }
+        }
+        $ffi ??= FFI::cdef(self::declarations(), self::library());
+        $version = $ffi->toolgate_abi_version();
+        if ($version !== self::ABI_VERSION) {
+            throw new ToolgateException(sprintf('libtoolgate ABI version %d, this package needs %d', $version, self::ABI_VERSION));
+        }
+        return self::$ffi = $ffi;
+    }
+
+    /** The C declarations PHP's FFI reads (generated from toolgate.h). */
+    public static function declarations(): string
+    {
+        $text = file_get_contents(__DIR__ . '/toolgate.ffi.h');
+        if ($text === false) {
+            throw new ToolgateException('cannot read toolgate.ffi.h');
+        }
+        return $text;
+    }
+
+    /** The shared library to load: configure(), TOOLGATE_LIB, a checkout's target/, or the loader's search path. */
+    public static function library(): string
+    {
+        if (self::$library !== null) {
+            return self::$library;
+        }
+        $env = getenv('TOOLGATE_LIB');
+        if (is_string($env) && $env !== '') {
+            return $env;
+        }
+        foreach (['release', 'debug'] as $profile) {
+            $candidate = dirname(__DIR__, 3) . '/target/' . $profile . '/libtoolgate.so';
+            if (is_file($candidate)) {
+                return $candidate;
+            }
+        }
+        return 'libtoolgate.so';
+    }
+
+    /**
+     * The declarations with FFI_SCOPE and FFI_LIB, for `ffi.preload` under
+     * PHP-FPM (ffi.enable=preload): PHP declares the scope `toolgate` at
+     * server start; requests use it through FFI::scope() (Native::ffi() does)
+     * without parsing declarations or opening the library per request.
+     */
+    public static function preloadHeader(string $library): string
+    {
+        return '#define FFI_SCOPE "' . self::SCOPE . "\"\n#define FFI_LIB \"" . addcslashes($library, "\"\\") . "\"\n" . self::declarations();
+    }
+
+    /** The thread's last error message. */
+    public static function lastError(): string
+    {
+        $ffi = self::ffi();
+        $buf = $ffi->new('toolgate_buf');
+        $ffi->toolgate_last_error(FFI::addr($buf));
+        return self::take($buf);
+    }
+
+    /** Throw the exception of a failed status. */
+    public static function check(int $status): void
+    {
+        if ($status === self::OK) {
+            return;
+        }
+        $message = self::lastError();
+        throw match (true) {
+            $status >= self::ERR_LOAD_NOT_A_TABLE && $status <= self::ERR_LOAD_CORRUPT => new LoadException($message, $status),
+            $status === self::ERR_UNKNOWN_CONFIGURATION => new UnknownConfigurationException($message, $status),
+            $status === self::ERR_UNKNOWN_SKILL => new UnknownSkillException($message, $status),
+            in_array($status, [self::ERR_NULL, self::ERR_UTF8, self::ERR_ARGUMENT, self::ERR_OUT_OF_RANGE, self::ERR_NOT_FOUND], true)
+                => new InvalidArgumentException($message, $status),
+            default => new ToolgateException($message, $status),
+        };
+    }
+
+    /** The string of a returned buffer; frees the buffer. */
+    public static function take(FFI\CData $buf): string
+    {
+        $ffi = self::ffi();
+        $s = $buf->len > 0 ? FFI::string($buf->ptr, $buf->len) : '';
+        $ffi->toolgate_buf_free($buf);
+        return $s;
+    }
+
+    /**
+     * Call a function whose result is a buffer (its last argument).
+     * @param mixed ...$args
+     */
+    public static function string(string $function, mixed ...$args): string
+    {
+        $ffi = self::ffi();
+        $buf = $ffi->new('toolgate_buf');
+        $args[] = FFI::addr($buf);
+        self::check($ffi->$function(...$args));
+        return self::take($buf);
+    }
+
+    /**
+     * Call a function whose result is JSON; decoded to arrays.
+     * @param mixed ...$args
+     */
+    public static function json(string $function, mixed ...$args): mixed
+    {
+        return json_decode(self::string($function, ...$args), true, 512, JSON_THROW_ON_ERROR);
+    }
+}

@@ -1,0 +1,120 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate;
+
+use FFI;
+use FFI\CData;
+use Toolgate\Exception\InvalidArgumentException;
+use Toolgate\Exception\ToolgateException;
+
+/** A compiled table (`toolgate compile PROJECT -o policy.tgt`), loaded. */
+final class Table
+{
+    private function __construct(private CData $ptr)
+    {
+    }
+
+    /** Load from the bytes of a table file; fails closed with a LoadException. */
+    public static function fromBytes(string $bytes): self
+    {
+        $ffi = Native::ffi();
+        $out = $ffi->new('toolgate_table*');
+        Native::check($ffi->toolgate_table_load($bytes, strlen($bytes), FFI::addr($out)));
+        return new self($out);
+    }
+
+    public static function fromFile(string $path): self
+    {
+        $bytes = @file_get_contents($path);
+        if ($bytes === false) {
+            throw new ToolgateException("cannot read table file {$path}");
+        }
+        return self::fromBytes($bytes);
+    }
+
+    /** @internal a reference the library already counted (handle current()). */
+    public static function adopt(CData $ptr): self
+    {
+        return new self($ptr);
+    }
+
+    public function __destruct()
+    {
+        Native::ffi()->toolgate_table_free($this->ptr);
+    }
+
+    /** @internal */
+    public function cdata(): CData
+    {
+        return $this->ptr;
+    }
+
+    /** A context for a configuration (UnknownConfigurationException if the table has none of that name). */
+    public function context(
+        string $configuration,
+        Role $role = Role::None,
+        ?string $consumer = null,
+        ?RunState $run = null,
+        ?string $enforcement = null,
+    ): Context {
+        return Context::make($this, $configuration, $role, $consumer, $run, $enforcement);
+    }
+
+    /** The table digest: sha256 of the payload, hex. */
+    public function digest(): string
+    {
+        return Native::string('toolgate_table_digest_hex', $this->ptr);
+    }
+
+    public function toolCount(): int
+    {
+        $ffi = Native::ffi();
+        $n = $ffi->new('uint32_t');
+        Native::check($ffi->toolgate_table_tool_count($this->ptr, FFI::addr($n)));
+        return $n->cdata;
+    }
+
+    /** The id (registry order) of a registered tool; null if not registered. */
+    public function toolId(string $name): ?int
+    {
+        $ffi = Native::ffi();
+        $id = $ffi->new('uint32_t');
+        $s = $ffi->toolgate_table_tool_id($this->ptr, $name, strlen($name), FFI::addr($id));
+        if ($s === Native::ERR_NOT_FOUND) {
+            return null;
+        }
+        Native::check($s);
+        return $id->cdata;
+    }
+
+    public function toolName(int $id): string
+    {
+        if ($id < 0 || $id > 0xFFFFFFFF) {
+            throw new InvalidArgumentException("tool id {$id}", Native::ERR_OUT_OF_RANGE);
+        }
+        return Native::string('toolgate_table_tool_name', $this->ptr, $id);
+    }
+
+    /** @return list<string> */
+    public function configurations(): array
+    {
+        return Native::json('toolgate_table_configurations_json', $this->ptr);
+    }
+
+    /**
+     * The gate-relevant policy as plain data (see toolgate_table_policy_json).
+     * @return array<string,mixed>
+     */
+    public function policy(): array
+    {
+        return Native::json('toolgate_table_policy_json', $this->ptr);
+    }
+
+    /** Classify a gateway answer with this table's declared rules first. */
+    public function classify(string $body, ?int $httpStatus = null, ?string $origin = null, ?string $tool = null): Classification
+    {
+        return Classification::of($body, $httpStatus, $origin, $tool, $this);
+    }
+}

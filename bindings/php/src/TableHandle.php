@@ -1,0 +1,47 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate;
+
+use FFI;
+use FFI\CData;
+
+/**
+ * Hot reload: take current() for each request; reload() swaps a new table
+ * in atomically (a table that does not load never replaces the current one).
+ */
+final class TableHandle
+{
+    private function __construct(private CData $ptr)
+    {
+    }
+
+    public static function fromBytes(string $bytes): self
+    {
+        $ffi = Native::ffi();
+        $out = $ffi->new('toolgate_handle*');
+        Native::check($ffi->toolgate_handle_new($bytes, strlen($bytes), FFI::addr($out)));
+        return new self($out);
+    }
+
+    public function __destruct()
+    {
+        Native::ffi()->toolgate_handle_free($this->ptr);
+    }
+
+    /** The table to decide with now; hold it for the whole request. */
+    public function current(): Table
+    {
+        $ffi = Native::ffi();
+        $out = $ffi->new('toolgate_table*');
+        Native::check($ffi->toolgate_handle_current($this->ptr, FFI::addr($out)));
+        return Table::adopt($out);
+    }
+
+    /** Load and swap in; on a LoadException the current table stays. */
+    public function reload(string $bytes): void
+    {
+        Native::check(Native::ffi()->toolgate_handle_reload($this->ptr, $bytes, strlen($bytes)));
+    }
+}

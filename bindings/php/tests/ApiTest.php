@@ -1,0 +1,207 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Toolgate\Tests;
+
+use PHPUnit\Framework\TestCase;
+use Toolgate\Classification;
+use Toolgate\Examples\NrLlm\ToolCallPolicy;
+use Toolgate\Examples\NrLlm\UnavailableToolsResolver;
+use Toolgate\Exception\InvalidArgumentException;
+use Toolgate\Exception\LoadException;
+use Toolgate\Exception\UnknownConfigurationException;
+use Toolgate\Exception\UnknownSkillException;
+use Toolgate\LiveTool;
+use Toolgate\Native;
+use Toolgate\Reason;
+use Toolgate\Role;
+use Toolgate\RunState;
+use Toolgate\Table;
+use Toolgate\TableHandle;
+
+/** The package's own API: errors are exceptions, never an allow. */
+final class ApiTest extends TestCase
+{
+    private static function bytes(string $name): string
+    {
+        $b = file_get_contents(ConformanceTest::corpus() . "/tables/{$name}.tgt");
+        self::assertIsString($b);
+        return $b;
+    }
+
+    public function testStatusConstantsMatchTheHeader(): void
+    {
+        $header = file_get_contents(dirname(__DIR__, 2) . '/c/include/toolgate.h');
+        preg_match_all('/#define TOOLGATE_(OK|ERR_\w+|ROLE_\w+|ABI_VERSION) (\d+)/', $header, $m, PREG_SET_ORDER);
+        self::assertGreaterThan(15, count($m));
+        foreach ($m as [, $name, $value]) {
+            self::assertSame((int) $value, constant(Native::class . '::' . $name), $name);
+        }
+    }
+
+    public function testADecisionAndItsRefusal(): void
+    {
+        $t = Table::fromBytes(self::bytes('acceptance-edit'));
+        $ctx = $t->context('editor-chat', Role::User);
+        $d = $ctx->decide('delete_record');
+        self::assertFalse($d->allowed);
+        self::assertSame(Reason::ConfigurationExcluded, $d->reason);
+        self::assertFalse($ctx->isAllowed('delete_record'));
+        self::assertTrue($ctx->isAllowed('update_record'));
+        $r = $ctx->refusal('delete_record');
+        self::assertSame(['configurationExcluded', 'configuration', false, 'stop', 'editor-chat'],
+            [$r->kind, $r->class, $r->retryable, $r->action, $r->configuration]);
+        self::assertNull($ctx->refusal('update_record'));
+        self::assertSame(Reason::NotRegistered, $ctx->decide('no_such_tool')->reason);
+        self::assertSame(64, strlen($t->digest()));
+        self::assertSame(['editor-chat', 'other'], $t->configurations());
+    }
+
+    public function testErrorsAreExceptions(): void
+    {
+        try {
+            Table::fromBytes('PK not a table');
+            self::fail('loaded');
+        } catch (LoadException $e) {
+            self::assertSame(Native::ERR_LOAD_NOT_A_TABLE, $e->getCode());
+            self::assertSame('not a toolgate table (bad magic bytes)', $e->getMessage());
+        }
+        $bytes = self::bytes('acceptance-edit');
+        $bytes[100] = chr(ord($bytes[100]) ^ 1);
+        $this->expectExceptionThrown(LoadException::class, fn () => Table::fromBytes($bytes));
+        $t = Table::fromBytes(self::bytes('acceptance-edit'));
+        $this->expectExceptionThrown(UnknownConfigurationException::class, fn () => $t->context('editor-chats'));
+        try {
+            $t->context('editor-chatt');
+        } catch (UnknownConfigurationException $e) {
+            self::assertSame('unknown configuration `editor-chatt`; did you mean `editor-chat`?', $e->getMessage());
+        }
+        $ctx = $t->context('other', Role::Admin);
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decide("\xff"));
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->isAllowed("read_\xc3"));
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decideId(5));
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decideId(-1));
+        $this->expectExceptionThrown(UnknownSkillException::class, fn () => RunState::start($t, 'other', ['nope']));
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => Classification::of('{}', 70000));
+        self::assertNull($t->toolId('nope'));
+    }
+
+    public function testAnUnreadableRunAdmitsNothing(): void
+    {
+        $t = Table::fromBytes(self::bytes('acceptance-edit'));
+        foreach (['garbage', '[]', '{"excludedToolNames":"delete_record"}', "\xff"] as $stored) {
+            $ctx = $t->context('other', Role::Admin, null, RunState::fromJson($stored));
+            self::assertSame([], $ctx->offered(), $stored);
+            self::assertFalse($ctx->isAllowed('load_skill'), $stored);
+        }
+    }
+
+    public function testRunsStartResumeAndStore(): void
+    {
+        $t = Table::fromBytes(self::bytes('acceptance-edit'));
+        $stored = RunState::start($t, 'editor-chat');
+        self::assertSame('{"allowedToolNames":null,"excludedToolNames":["delete_record"]}', $stored->toJson());
+        $t2 = Table::fromBytes(self::bytes('acceptance-edit-exclusion-removed'));
+        $live = RunState::start($t2, 'editor-chat');
+        $resumed = RunState::fromJson($stored->toJson())->resume($live);
+        self::assertFalse($t2->context('editor-chat', Role::User, null, $resumed)->isAllowed('delete_record'));
+        self::assertTrue($t2->context('editor-chat', Role::User, null, $live)->isAllowed('delete_record'));
+    }
+
+    public function testHotReloadKeepsTheTableOnABadUpdate(): void
+    {
+        $h = TableHandle::fromBytes(self::bytes('acceptance-edit'));
+        $before = $h->current();
+        $ctx = $before->context('editor-chat', Role::User);
+        $h->reload(self::bytes('acceptance-edit-exclusion-removed'));
+        // A context keeps the table it was made with.
+        self::assertFalse($ctx->isAllowed('delete_record'));
+        self::assertTrue($h->current()->context('editor-chat', Role::User)->isAllowed('delete_record'));
+        $this->expectExceptionThrown(LoadException::class, fn () => $h->reload('garbage'));
+        self::assertSame(Table::fromBytes(self::bytes('acceptance-edit-exclusion-removed'))->digest(), $h->current()->digest());
+    }
+
+    public function testClassification(): void
+    {
+        $t = Table::fromBytes(self::bytes('mcp-profiles'));
+        $c = $t->classify('{"jsonrpc":"2.0","id":7,"error":{"code":-32003,"message":"Access denied to: refund.issue"}}', 403, 'mulesoft', 'refund.issue');
+        self::assertSame('refusal', $c->outcome);
+        self::assertSame('notInProfile', $c->refusal->kind);
+        self::assertTrue(Classification::of('{"result":{"content":[]}}')->isSuccess());
+        $c = Classification::of('<html>502</html>', 502);
+        self::assertSame(['refusal', 'policy', false], [$c->outcome, $c->refusal->kind, $c->isSuccess()]);
+    }
+
+    public function testTheNrLlmExample(): void
+    {
+        $policy = new ToolCallPolicy(TableHandle::fromBytes(self::bytes('demo')));
+        $ctx = $policy->contextFor('demo-chat', false, null, null);
+        $ran = [];
+        $ok = $policy->call($ctx, 'get_page_content', ['page' => 1], function (array $args) use (&$ran): string {
+            $ran[] = $args;
+            return 'content of page 1';
+        });
+        self::assertSame(['ok' => true, 'content' => 'content of page 1', 'refusal' => null], $ok);
+        $no = $policy->call($ctx, 'get_env_raw', [], fn () => self::fail('a refused tool ran'));
+        self::assertFalse($no['ok']);
+        self::assertSame('requiresAdmin', $no['refusal']->kind);
+        self::assertStringContainsString('only administrators may use it', $no['content']);
+        self::assertCount(1, $ran);
+
+        $resolver = new UnavailableToolsResolver();
+        $r = $resolver->resolve($ctx);
+        self::assertContains('get_page_content', $r['offered']);
+        self::assertStringStartsWith("Tools that exist but are not available in this conversation, and why:\n", $r['prompt']);
+        self::assertStringContainsString("\n- get_env_raw: only administrators may use it\n", $r['prompt']);
+        self::assertSame(17, substr_count($r['prompt'], "\n"));
+        $live = [new LiveTool('translate_page', 'content', false, true, false, 'editorContent'),
+            new LiveTool('purge_everything', 'system', false, true, true, null)];
+        $r2 = $resolver->resolve($ctx, $live);
+        self::assertContains('translate_page', $r2['offered']);
+        self::assertStringEndsWith("- purge_everything: only administrators may use it\n", $r2['prompt']);
+        self::assertSame($r['prompt'] . "- purge_everything: only administrators may use it\n", $r2['prompt']);
+    }
+
+    /** The documented PHP-FPM setup: opcache preload declares the scope; requests use FFI::scope(). */
+    public function testOpcachePreloadWithFfiEnablePreload(): void
+    {
+        $base = tempnam(sys_get_temp_dir(), 'toolgate');
+        $header = $base . '.h';
+        file_put_contents($header, Native::preloadHeader(Native::library()));
+        $script = sprintf(
+            'require %s; $s = FFI::scope("toolgate"); $t = Toolgate\Table::fromFile(%s); '
+            . 'echo $s->toolgate_abi_version(), " ", $t->context("editor-chat", Toolgate\Role::User)->decide("delete_record")->reason->value, '
+            . '" ", opcache_get_status()["preload_statistics"]["classes"] !== [] ? "preloaded" : "not preloaded";',
+            var_export(__DIR__ . '/bootstrap.php', true),
+            var_export(ConformanceTest::corpus() . '/tables/acceptance-edit.tgt', true),
+        );
+        $cmd = sprintf(
+            '%s -n -d extension=ffi -d zend_extension=opcache -d opcache.enable_cli=1 -d ffi.enable=preload '
+            . '-d ffi.preload=%s -d opcache.preload=%s -d opcache.preload_user=%s -r %s 2>&1',
+            escapeshellarg(PHP_BINARY),
+            escapeshellarg($header),
+            escapeshellarg(dirname(__DIR__) . '/preload.php'),
+            escapeshellarg(get_current_user()),
+            escapeshellarg($script),
+        );
+        // No TOOLGATE_LIB: the library comes from the preloaded scope.
+        $env = 'TOOLGATE_LIB= ';
+        exec($env . $cmd, $out, $status);
+        unlink($header);
+        unlink($base);
+        self::assertSame([0, '1 configurationExcluded preloaded'], [$status, implode("\n", $out)]);
+    }
+
+    /** @param class-string<\Throwable> $class */
+    private function expectExceptionThrown(string $class, callable $f): void
+    {
+        try {
+            $f();
+        } catch (\Throwable $e) {
+            self::assertInstanceOf($class, $e, $e->getMessage());
+            return;
+        }
+        self::fail("no {$class}");
+    }
+}
