@@ -250,6 +250,8 @@ fn load_error_code(e: &toolgate_runtime::LoadError) -> &'static str {
         Truncated { .. } => "truncated",
         TrailingBytes { .. } => "trailingBytes",
         Checksum { .. } => "checksum",
+        // Altered payload with a fixed-up CRC: hosts see the same code as a CRC mismatch.
+        Digest => "checksum",
         Corrupt(_) => "corrupt",
     }
 }
