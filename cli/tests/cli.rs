@@ -1019,7 +1019,6 @@ fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
             "--format",
             "prompt",
         ],
-        vec!["--help"],
     ] {
         let o = with_closed("stdout", &args);
         assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));

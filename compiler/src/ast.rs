@@ -154,6 +154,8 @@ pub enum ProfileProp {
 pub enum Selector {
     Tool(Name),
     Group(Name),
+    /// `server crm`: exactly the tools of MCP server `crm` (group `mcp_crm`).
+    Server(Name),
     /// `mcp_billing_*`: every tool whose name starts with the prefix.
     Prefix(Name),
 }

@@ -181,6 +181,49 @@ pub enum Problem {
         span: Span,
         first: Span,
     },
+    /// TG1011: a reference that reads like a registered tool but is another text.
+    Lookalike {
+        name: String,
+        span: Span,
+        registered: String,
+        /// The code points that are not plain ASCII ([`crate::names::describe`]).
+        detail: String,
+    },
+    /// TG1012: a control or format character in a name or a policy file.
+    InvisibleCharacter {
+        span: Span,
+        /// Where: "policy file", or "registry name `x`".
+        place: String,
+        code_point: u32,
+    },
+    /// TG2007: `*` in a list of tool names that takes no patterns.
+    PatternInNameList {
+        name: String,
+        span: Span,
+        list: &'static str,
+    },
+    /// TG3007: a `mcp_<server>_*` prefix that also admits another server's tools.
+    PrefixCrossesServers {
+        pattern: String,
+        span: Span,
+        server: String,
+        other_server: String,
+        example: String,
+    },
+    /// TG4004: two registry tools whose names read alike.
+    RegistryTwins {
+        name: String,
+        span: Span,
+        other: String,
+        other_span: Span,
+        detail: String,
+    },
+    /// TG4005: a builtin tool in the remote namespace (`mcp_` name or group).
+    BuiltinInRemoteNamespace {
+        name: String,
+        span: Span,
+        what: String,
+    },
 }
 
 /// A label on a span other than the primary one.
@@ -305,6 +348,18 @@ pub const CATALOGUE: &[CodeInfo] = &[
         summary: "An excluded name that is a near miss of a registered tool.",
     },
     CodeInfo {
+        code: "TG1011",
+        name: "lookalike-name",
+        severity: Severity::Error,
+        summary: "A name reads like a registered tool's but is a different text (Unicode confusables, invisible characters).",
+    },
+    CodeInfo {
+        code: "TG1012",
+        name: "invisible-character",
+        severity: Severity::Error,
+        summary: "A control or format character (Unicode Cc or Cf) in a policy file or a registry name.",
+    },
+    CodeInfo {
         code: "TG2001",
         name: "duplicate-definition",
         severity: Severity::Error,
@@ -339,6 +394,12 @@ pub const CATALOGUE: &[CodeInfo] = &[
         name: "missing-property",
         severity: Severity::Error,
         summary: "A block lacks a property it cannot do without.",
+    },
+    CodeInfo {
+        code: "TG2007",
+        name: "pattern-in-name-list",
+        severity: Severity::Error,
+        summary: "A `*` in an `exclude` or skill `tools` list, which name tools and take no patterns.",
     },
     CodeInfo {
         code: "TG3001",
@@ -377,6 +438,12 @@ pub const CATALOGUE: &[CodeInfo] = &[
         summary: "A provider names itself in its fallback chain.",
     },
     CodeInfo {
+        code: "TG3007",
+        name: "prefix-crosses-servers",
+        severity: Severity::Warning,
+        summary: "A `mcp_<server>_*` prefix also admits the tools of another server.",
+    },
+    CodeInfo {
         code: "TG4001",
         name: "remote-name-invalid",
         severity: Severity::Error,
@@ -394,6 +461,18 @@ pub const CATALOGUE: &[CodeInfo] = &[
         severity: Severity::Error,
         summary: "The registry lists a tool name twice.",
     },
+    CodeInfo {
+        code: "TG4004",
+        name: "registry-twins",
+        severity: Severity::Error,
+        summary: "Two registry tools have names that read alike.",
+    },
+    CodeInfo {
+        code: "TG4005",
+        name: "builtin-in-remote-namespace",
+        severity: Severity::Error,
+        summary: "A builtin tool carries a remote tool's name (`mcp_...`) or group (`mcp_<server>`).",
+    },
 ];
 
 fn unknown_code(kind: NameKind) -> &'static str {
@@ -409,6 +488,11 @@ fn unknown_code(kind: NameKind) -> &'static str {
         // Consumers, gateways and rules are never referenced by name inside a policy.
         NameKind::Consumer | NameKind::Gateway | NameKind::Rule => "TG1008",
     }
+}
+
+/// A name in a message, its invisible characters escaped.
+fn esc(name: &str) -> std::borrow::Cow<'_, str> {
+    toolgate_runtime::names::escape(name)
 }
 
 fn english_list(items: &[String]) -> String {
@@ -445,6 +529,12 @@ impl Problem {
             Problem::RemoteNameInvalid { .. } => "TG4001",
             Problem::RemoteGroupMismatch { .. } => "TG4002",
             Problem::DuplicateRegistryTool { .. } => "TG4003",
+            Problem::Lookalike { .. } => "TG1011",
+            Problem::InvisibleCharacter { .. } => "TG1012",
+            Problem::PatternInNameList { .. } => "TG2007",
+            Problem::PrefixCrossesServers { .. } => "TG3007",
+            Problem::RegistryTwins { .. } => "TG4004",
+            Problem::BuiltinInRemoteNamespace { .. } => "TG4005",
         }
     }
 
@@ -658,6 +748,60 @@ impl Problem {
                 "listed again here",
                 vec![Label { span: *first, message: "first listed here".into() }],
                 Some("delete one of the entries".into()),
+            ),
+            Problem::Lookalike { name, span, registered, detail } => d(
+                *span,
+                format!(
+                    "`{}` reads like registered tool `{registered}` but is a different name",
+                    esc(name)
+                ),
+                "not the registered tool",
+                vec![],
+                Some(format!(
+                    "as written this names no tool, so `{registered}` is untouched; write `{registered}` in plain characters (this name has {detail})"
+                )),
+            ),
+            Problem::InvisibleCharacter { span, place, code_point } => d(
+                *span,
+                format!("a control or format character U+{code_point:04X} in {place}"),
+                "invisible or control character here",
+                vec![],
+                Some("delete it: names and policy text hold no control (Cc) or format (Cf) characters, which are invisible in review or change how text is shown".into()),
+            ),
+            Problem::PatternInNameList { name, span, list } => d(
+                *span,
+                format!("`{}` in {list} is not a pattern", esc(name)),
+                "`*` here",
+                vec![],
+                Some(format!(
+                    "{list} names tools one by one (a tool registered later is never caught by it); list the tools, or use a profile's `allow` for patterns"
+                )),
+            ),
+            Problem::PrefixCrossesServers { pattern, span, server, other_server, example } => d(
+                *span,
+                format!("`{pattern}` also admits tools of server `{other_server}`"),
+                &format!("meant for server `{server}`?"),
+                vec![],
+                Some(format!(
+                    "`{example}` belongs to server `{other_server}`; write `server {server}` to admit exactly the tools of `{server}`"
+                )),
+            ),
+            Problem::RegistryTwins { name, span, other, other_span, detail } => d(
+                *span,
+                format!("registry tools `{}` and `{}` read alike", esc(other), esc(name)),
+                "reads like the other",
+                vec![Label { span: *other_span, message: "this one".into() }],
+                Some(format!(
+                    "rename one of them so that a reviewer can tell them apart (`{}` has {detail})",
+                    esc(name)
+                )),
+            ),
+            Problem::BuiltinInRemoteNamespace { name, span, what } => d(
+                *span,
+                format!("builtin tool `{}` {what}", esc(name)),
+                "no `server`",
+                vec![],
+                Some("remote tools are admin-only and switched off until enabled; give it `server = \"<server>\"` if it comes from an MCP server, or rename it and its group out of `mcp_`".into()),
             ),
         }
     }

@@ -103,6 +103,7 @@ fn selector(s: &Selector) -> (String, Span) {
     match s {
         Selector::Tool(n) => (name(n), n.span),
         Selector::Group(n) => (format!("group {}", name(n)), n.span),
+        Selector::Server(n) => (format!("server {}", name(n)), n.span),
         Selector::Prefix(n) => {
             let bare = n
                 .text

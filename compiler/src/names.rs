@@ -11,6 +11,10 @@ use std::sync::OnceLock;
 
 use unicode_security::confusable_detection::skeleton;
 
+use crate::diagnostics::Problem;
+use crate::registry::{Origin, Registry};
+use crate::source::{FileId, Span};
+
 /// The confusable skeleton of `name`. Printable ASCII takes a per-character
 /// table computed once from the same crate (NFD is the identity there, and
 /// no ASCII prototype starts with a combining mark), so registries of plain
@@ -95,12 +99,96 @@ pub fn describe(name: &str) -> String {
         if !out.is_empty() {
             out.push_str(", ");
         }
-        let shown = toolgate_runtime::names::escape(c.encode_utf8(&mut [0; 4]))
-            .into_owned();
+        let shown = toolgate_runtime::names::escape(c.encode_utf8(&mut [0; 4])).into_owned();
         let _ = write!(out, "`{shown}` U+{:04X} at {}", c as u32, i + 1);
     }
     if out.is_empty() {
         out.push_str("only ASCII characters that read alike");
+    }
+    out
+}
+
+/// Every control or format character in a policy file's text, except the
+/// white space the grammar reads (tab, newline, carriage return) and a
+/// byte-order mark at the very start. Inside a name such a character hides
+/// what the name says; in a comment it can reorder what a reviewer sees
+/// (bidirectional overrides), so it is refused anywhere.
+pub fn invisible_in_policy(file: FileId, text: &str) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if toolgate_runtime::names::first_invisible(text).is_none() {
+        return out;
+    }
+    for (at, c) in text.char_indices() {
+        let allowed = matches!(c, '\t' | '\n' | '\r') || (at == 0 && c == '\u{feff}');
+        if !allowed && toolgate_runtime::names::is_invisible(c) {
+            out.push(Problem::InvisibleCharacter {
+                span: Span::new(file, at..at + c.len_utf8()),
+                place: "a policy file".into(),
+                code_point: c as u32,
+            });
+        }
+    }
+    out
+}
+
+/// The registry's own name checks: control or format characters in tool,
+/// group and server names; builtins in the remote namespace; twins.
+pub fn registry_problems(registry: &Registry) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for t in &registry.tools {
+        let fields = [
+            ("tool name", Some(t.name.as_str())),
+            ("group", Some(t.group.as_str())),
+            (
+                "server",
+                match &t.origin {
+                    Origin::Remote { server } => Some(server.as_str()),
+                    Origin::Builtin => None,
+                },
+            ),
+        ];
+        for (what, value) in fields {
+            if let Some((_, c)) = value.and_then(toolgate_runtime::names::first_invisible) {
+                out.push(Problem::InvisibleCharacter {
+                    span: t.span,
+                    place: format!(
+                        "the {what} of registry tool `{}`",
+                        toolgate_runtime::names::escape(&t.name)
+                    ),
+                    code_point: c as u32,
+                });
+            }
+        }
+        if t.origin == Origin::Builtin {
+            let what = if t.name.starts_with("mcp_") {
+                Some("has a remote tool's name (`mcp_<server>_<tool>`) but no `server`".to_string())
+            } else if t.group.starts_with("mcp_") {
+                Some(format!(
+                    "is in remote group `{}` but has no `server`",
+                    toolgate_runtime::names::escape(&t.group)
+                ))
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                out.push(Problem::BuiltinInRemoteNamespace {
+                    name: t.name.clone(),
+                    span: t.span,
+                    what,
+                });
+            }
+        }
+    }
+    let (_, twins) = Lookalikes::new(registry.tools.iter().map(|t| t.name.as_str()));
+    for (a, b) in twins {
+        let (a, b) = (&registry.tools[a], &registry.tools[b]);
+        out.push(Problem::RegistryTwins {
+            name: b.name.clone(),
+            span: b.span,
+            other: a.name.clone(),
+            other_span: a.span,
+            detail: describe(&b.name),
+        });
     }
     out
 }
@@ -113,8 +201,14 @@ mod tests {
     fn lookalikes_and_invisible_padding_share_the_skeleton() {
         let (idx, twins) = Lookalikes::new(["delete_record", "read_page"]);
         assert!(twins.is_empty());
-        assert_eq!(idx.of("d\u{435}l\u{435}t\u{435}_r\u{435}cord"), Some("delete_record"));
-        assert_eq!(idx.of("delete_record\u{200b}\u{200b}"), Some("delete_record"));
+        assert_eq!(
+            idx.of("d\u{435}l\u{435}t\u{435}_r\u{435}cord"),
+            Some("delete_record")
+        );
+        assert_eq!(
+            idx.of("delete_record\u{200b}\u{200b}"),
+            Some("delete_record")
+        );
         assert_eq!(idx.of("delete_record"), None);
         assert_eq!(idx.of("delete_records"), None);
         assert_eq!(idx.prefix_of("r\u{435}ad_"), Some("read_page"));
@@ -130,8 +224,19 @@ mod tests {
 
     #[test]
     fn the_ascii_table_agrees_with_the_crate() {
-        for name in ["rn_m", "delete_record", "Il1|0O", "a-b.c*d", "mcp_crm_wipe_all", " ~"] {
-            assert_eq!(skeleton_of(name), skeleton(name).collect::<String>(), "{name}");
+        for name in [
+            "rn_m",
+            "delete_record",
+            "Il1|0O",
+            "a-b.c*d",
+            "mcp_crm_wipe_all",
+            " ~",
+        ] {
+            assert_eq!(
+                skeleton_of(name),
+                skeleton(name).collect::<String>(),
+                "{name}"
+            );
         }
     }
 

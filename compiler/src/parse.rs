@@ -118,6 +118,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::kw_refused => "`refused`",
         Rule::skill_loader_stmt | Rule::kw_skill_loader => "`skill-loader`",
         Rule::group_block | Rule::kw_group | Rule::group_selector => "`group`",
+        Rule::kw_server | Rule::server_selector => "`server`",
         Rule::tool_block | Rule::kw_tool => "`tool`",
         Rule::zone_block | Rule::kw_zone | Rule::zone_prop => "`zone`",
         Rule::provider_block | Rule::kw_provider | Rule::provider_prop_ref => "`provider`",
@@ -392,6 +393,7 @@ impl Builder {
     fn selector(&self, pair: Pair<Rule>) -> Selector {
         match pair.as_rule() {
             Rule::group_selector => Selector::Group(self.first_name(pair)),
+            Rule::server_selector => Selector::Server(self.first_name(pair)),
             Rule::prefix_selector => {
                 let span = self.span(&pair);
                 let raw = pair.as_str();
@@ -507,6 +509,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_refused
             | Rule::kw_skill_loader
             | Rule::kw_group
+            | Rule::kw_server
             | Rule::kw_groups
             | Rule::kw_tool
             | Rule::kw_tools

@@ -370,8 +370,10 @@ impl<'de> Visitor<'de> for ToolsSeed<'_, '_> {
 
 /// Span of the quoted name, searching forward from `cursor` (tools appear in order).
 fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize) -> Span {
-    for quote in ['"', '\''] {
-        let needle = format!("{quote}{name}{quote}");
+    // As written: a literal string, or a basic string with escapes (a name
+    // holding a newline is written `"a\nb"` in TOML and JSON alike).
+    let escaped = serde_json::to_string(name).unwrap_or_default();
+    for needle in [format!("\"{name}\""), format!("'{name}'"), escaped] {
         if let Some(i) = text.get(*cursor..).and_then(|t| t.find(&needle)) {
             let start = *cursor + i;
             *cursor = start + needle.len();

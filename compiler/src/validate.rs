@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use crate::ast::{self, Block, Name, Prop, Statement};
 use crate::diagnostics::{did_you_mean, NameKind, Problem, Severity};
 use crate::model::{self, Model};
+use crate::names::Lookalikes;
 use crate::registry::Registry;
 use crate::source::{FileId, SourceMap, Span};
 use toolgate_runtime::spec::RuleOutcome;
@@ -28,8 +29,14 @@ pub fn validate(
     let mut v = Validator {
         sources,
         registry,
-        problems: Vec::new(),
+        problems: crate::names::registry_problems(registry),
     };
+    for p in policies {
+        v.problems.extend(crate::names::invisible_in_policy(
+            p.file,
+            &sources.get(p.file).text,
+        ));
+    }
     let model = v.run(policies, provenance);
     let ok = !v.problems.iter().any(|p| p.severity() == Severity::Error);
     v.problems.sort_by_key(|p| p.span());
@@ -118,6 +125,43 @@ impl<'a> Validator<'a> {
             span: name.span,
             suggestion,
         });
+    }
+
+    /// A reference to a tool the registry does not hold: a lookalike of a
+    /// registered name is TG1011 (an error), anything else TG1001.
+    fn unknown_tool(&mut self, name: &Name, lookalikes: &Lookalikes<'_>, candidates: Vec<&str>) {
+        if !self.lookalike(name, lookalikes) {
+            self.unknown(NameKind::Tool, name, candidates);
+        }
+    }
+
+    /// TG1011 when `name` reads like a registered tool; whether it did.
+    fn lookalike(&mut self, name: &Name, lookalikes: &Lookalikes<'_>) -> bool {
+        match lookalikes.of(&name.text) {
+            Some(registered) => {
+                self.problems.push(Problem::Lookalike {
+                    name: name.text.clone(),
+                    span: name.span,
+                    registered: registered.to_string(),
+                    detail: crate::names::describe(&name.text),
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// TG2007 when a name in a list that takes no patterns holds `*`.
+    fn pattern_in_list(&mut self, name: &Name, list: &'static str) -> bool {
+        if name.text.contains('*') {
+            self.problems.push(Problem::PatternInNameList {
+                name: name.text.clone(),
+                span: name.span,
+                list,
+            });
+            return true;
+        }
+        false
     }
 
     /// Warn about names listed twice; return them without repeats.
@@ -341,10 +385,11 @@ impl<'a> Validator<'a> {
             tools.iter().map(|t| t.name.as_str()).collect()
         }
         let registry_names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let (lookalikes, _) = Lookalikes::new(registry_names.iter().map(String::as_str));
         for (b, _) in &tools_d.list {
             let Some(&ti) = tool_index.get(b.name.text.as_str()) else {
                 let c = tool_candidates(&tools);
-                self.unknown(NameKind::Tool, &b.name, c);
+                self.unknown_tool(&b.name, &lookalikes, c);
                 continue;
             };
             let mut state = Once::new();
@@ -529,9 +574,11 @@ impl<'a> Validator<'a> {
                 }
                 let mut names = Vec::new();
                 for n in self.dedup(list) {
-                    if !tool_index.contains_key(n.text.as_str()) {
+                    if !tool_index.contains_key(n.text.as_str())
+                        && !self.pattern_in_list(n, "a skill's `tools`")
+                    {
                         let c = tool_candidates(&tools);
-                        self.unknown(NameKind::Tool, n, c);
+                        self.unknown_tool(n, &lookalikes, c);
                     }
                     names.push(n.text.clone());
                 }
@@ -637,6 +684,8 @@ impl<'a> Validator<'a> {
             }
             for n in excluded_names {
                 match tool_index.get(n.text.as_str()) {
+                    None if self.pattern_in_list(n, "`exclude`")
+                        || self.lookalike(n, &lookalikes) => {}
                     None => {
                         match did_you_mean(&n.text, registry_names.iter().map(String::as_str)) {
                             Some(s) => self.problems.push(Problem::ExclusionTypo {
@@ -700,19 +749,59 @@ impl<'a> Validator<'a> {
                                 allow.push(model::Selector::Tool(n.text.clone()));
                             } else {
                                 let c = tool_candidates(&tools);
-                                self.unknown(NameKind::Tool, n, c);
+                                self.unknown_tool(n, &lookalikes, c);
                             }
                         }
                         ast::Selector::Group(n) => match group_index.get(n.text.as_str()) {
                             Some(&gi) => allow.push(model::Selector::Group(gi)),
                             None => self.unknown(NameKind::Group, n, group_candidates()),
                         },
+                        // Exactly the tools of one server: remote tools are in
+                        // group `mcp_<server>` (TG4002) and no builtin may be
+                        // (TG4005), so the server is that group. A server with
+                        // no registered tool yet still gets its group, so its
+                        // live tools match.
+                        ast::Selector::Server(n) => {
+                            let group = format!("mcp_{}", n.text);
+                            let gi = match group_index.get(group.as_str()) {
+                                Some(&gi) => gi,
+                                None => {
+                                    self.problems.push(Problem::PatternMatchesNothing {
+                                        pattern: format!("server {}", n.text),
+                                        span: n.span,
+                                    });
+                                    groups.push(model::Group {
+                                        name: group.clone(),
+                                        state: None,
+                                        default_class: None,
+                                    });
+                                    group_index.insert(group, groups.len() - 1);
+                                    groups.len() - 1
+                                }
+                            };
+                            allow.push(model::Selector::Group(gi));
+                        }
                         ast::Selector::Prefix(n) => {
-                            if !tools.iter().any(|t| t.name.starts_with(&n.text)) {
-                                self.problems.push(Problem::PatternMatchesNothing {
-                                    pattern: format!("{}*", n.text),
-                                    span: n.span,
-                                });
+                            let matched: Vec<&model::Tool> = tools
+                                .iter()
+                                .filter(|t| t.name.starts_with(&n.text))
+                                .collect();
+                            if matched.is_empty() {
+                                match lookalikes.prefix_of(&n.text) {
+                                    Some(registered) => self.problems.push(Problem::Lookalike {
+                                        name: format!("{}*", n.text),
+                                        span: n.span,
+                                        registered: registered.to_string(),
+                                        detail: crate::names::describe(&n.text),
+                                    }),
+                                    None => self.problems.push(Problem::PatternMatchesNothing {
+                                        pattern: format!("{}*", n.text),
+                                        span: n.span,
+                                    }),
+                                }
+                            }
+                            if let Some(p) = crosses_servers(&n.text, &matched, n.span) {
+                                self.problems.push(p);
                             }
                             allow.push(model::Selector::Prefix(n.text.clone()));
                         }
@@ -873,6 +962,32 @@ impl<'a> Validator<'a> {
 }
 
 /// A property given twice: a warning when both say the same, else an error.
+/// TG3007: a prefix `mcp_<server>_` that also matches tools of another server
+/// (`mcp_crm_*` admits server `crm_admin`'s `mcp_crm_admin_wipe_all`).
+fn crosses_servers(prefix: &str, matched: &[&model::Tool], span: Span) -> Option<Problem> {
+    // The prefix names a server that has tools here (a longer prefix inside
+    // one server, `mcp_crm_customer-360_*`, names none and is left alone).
+    let meant = matched
+        .iter()
+        .filter_map(|t| t.server.as_deref())
+        .find(|s| {
+            prefix
+                .strip_prefix("mcp_")
+                .and_then(|p| p.strip_suffix('_'))
+                == Some(*s)
+        })?;
+    let other = matched
+        .iter()
+        .find(|t| t.server.as_deref().is_some_and(|s| s != meant))?;
+    Some(Problem::PrefixCrossesServers {
+        pattern: format!("{prefix}*"),
+        span,
+        server: meant.to_string(),
+        other_server: other.server.clone().unwrap_or_default(),
+        example: other.name.clone(),
+    })
+}
+
 fn repeated(property: &'static str, span: Span, first: Span, same: bool) -> Problem {
     if same {
         Problem::Repeated {
@@ -908,6 +1023,7 @@ fn strip(list: &[ast::Selector]) -> Vec<(u8, String)> {
             ast::Selector::Tool(n) => (0, n.text.clone()),
             ast::Selector::Group(n) => (1, n.text.clone()),
             ast::Selector::Prefix(n) => (2, n.text.clone()),
+            ast::Selector::Server(n) => (3, n.text.clone()),
         })
         .collect()
 }

@@ -445,6 +445,129 @@ fn tg4003_duplicate_registry_tool() {
 }
 
 #[test]
+fn tg1011_lookalike_name() {
+    // Cyrillic `е` (U+0435) for Latin `e`: reads as the real tool, excludes nothing.
+    case(
+        "TG1011",
+        reg(),
+        "configuration editor-chat {\n  exclude [\"d\u{435}l\u{435}t\u{435}_r\u{435}cord\"]\n}\n",
+        "\"d\u{435}l\u{435}t\u{435}_r\u{435}cord\"",
+        "`d\u{435}l\u{435}t\u{435}_r\u{435}cord` reads like registered tool `delete_record` but is a different name",
+    );
+    // Zero-width spaces after the real name: the same finding, and the
+    // invisible characters themselves.
+    let got = codes(
+        reg(),
+        &[(
+            "p.tg",
+            "configuration c { exclude [\"delete_record\u{200b}\u{200b}\"] }",
+        )],
+    );
+    assert_eq!(got, vec!["TG1011", "TG1012", "TG1012"]);
+    // In a profile, a skill and a tool override too; never "unknown tool".
+    for policy in [
+        "profile p { allow [\"g\u{435}t_page_content\"] }",
+        "skill s { tools [\"g\u{435}t_page_content\"] }",
+        "tool \"g\u{435}t_page_content\" { disabled }",
+        "profile p { allow [\"g\u{435}t_*\"] }",
+    ] {
+        assert_eq!(
+            codes(reg(), &[("p.tg", policy)]),
+            vec!["TG1011"],
+            "{policy}"
+        );
+    }
+}
+
+#[test]
+fn tg1012_invisible_character() {
+    // A right-to-left override in a comment can reorder what a reviewer sees.
+    case(
+        "TG1012",
+        reg(),
+        "# note \u{202e}\nconfiguration c { }\n",
+        "\u{202e}",
+        "a control or format character U+202E in a policy file",
+    );
+    // A newline in a registry name would inject lines into the prompt.
+    let r = "[[tool]]\nname = \"a\\nb\"\ngroup = \"g\"\n";
+    let (p, d) = run(("registry.toml", r), "", "TG1012");
+    assert_eq!(p.sources.text(d[0].span), "\"a\\nb\"");
+    assert_eq!(
+        d[0].message,
+        "a control or format character U+000A in the tool name of registry tool `a\\u000ab`"
+    );
+    // A byte-order mark at the start is accepted.
+    assert!(codes(reg(), &[("p.tg", "\u{feff}configuration c { }")]).is_empty());
+}
+
+#[test]
+fn tg2007_pattern_in_name_list() {
+    case(
+        "TG2007",
+        reg(),
+        "configuration c { exclude [\"refund.*\"] }",
+        "\"refund.*\"",
+        "`refund.*` in `exclude` is not a pattern",
+    );
+    assert_eq!(
+        codes(reg(), &[("p.tg", "skill s { tools [\"read_*\"] }")]),
+        vec!["TG2007"]
+    );
+}
+
+#[test]
+fn tg3007_prefix_crosses_servers() {
+    let r = format!(
+        "{REGISTRY}\n[[tool]]\nname = \"mcp_crm_admin_wipe_all\"\ngroup = \"mcp_crm_admin\"\nserver = \"crm_admin\"\n"
+    );
+    let r: &'static str = Box::leak(r.into_boxed_str());
+    case(
+        "TG3007",
+        ("registry.toml", r),
+        "profile p { allow [mcp_crm_*] }",
+        "mcp_crm_*",
+        "`mcp_crm_*` also admits tools of server `crm_admin`",
+    );
+    // The server selector admits exactly one server's tools: no finding.
+    assert!(codes(
+        ("registry.toml", r),
+        &[("p.tg", "profile p { allow [server crm] }")]
+    )
+    .is_empty());
+}
+
+#[test]
+fn tg4004_registry_twins() {
+    // U+0406 (Cyrillic І) reads as `l`.
+    let r = "[[tool]]\nname = \"flush_cache\"\ngroup = \"g\"\n[[tool]]\nname = \"f\u{406}ush_cache\"\ngroup = \"g\"\n";
+    case(
+        "TG4004",
+        ("registry.toml", r),
+        "",
+        "\"f\u{406}ush_cache\"",
+        "registry tools `flush_cache` and `f\u{406}ush_cache` read alike",
+    );
+}
+
+#[test]
+fn tg4005_builtin_in_remote_namespace() {
+    let r = "[[tool]]\nname = \"mcp_crm_export\"\ngroup = \"tools\"\n[[tool]]\nname = \"export\"\ngroup = \"mcp_crm\"\n";
+    case(
+        "TG4005",
+        ("registry.toml", r),
+        "",
+        "\"mcp_crm_export\"",
+        "builtin tool `mcp_crm_export` has a remote tool's name (`mcp_<server>_<tool>`) but no `server`",
+    );
+    let (_, d) = run(("registry.toml", r), "", "TG4005");
+    assert_eq!(
+        d[1].message,
+        "builtin tool `export` is in remote group `mcp_crm` but has no `server`"
+    );
+}
+
+#[test]
 fn every_catalogue_code_has_a_test_and_a_docs_entry() {
     let tests = include_str!("diagnostics.rs");
     let docs = std::fs::read_to_string(concat!(

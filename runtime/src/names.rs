@@ -74,7 +74,10 @@ mod tests {
         assert_eq!(escape("größe_prüfen"), "größe_prüfen");
         assert_eq!(escape("a\nb"), "a\\u000ab");
         assert_eq!(escape("x\u{1b}[31m"), "x\\u001b[31m");
-        assert_eq!(escape("delete_record\u{200b}\u{feff}"), "delete_record\\u200b\\ufeff");
+        assert_eq!(
+            escape("delete_record\u{200b}\u{feff}"),
+            "delete_record\\u200b\\ufeff"
+        );
         assert_eq!(escape("\u{202e}dcba"), "\\u202edcba");
         assert_eq!(first_invisible("ab\u{200d}c"), Some((2, '\u{200d}')));
         assert_eq!(first_invisible("dеlеtе"), None);
