@@ -424,7 +424,7 @@ impl Diff {
                     out,
                     "**{label}:** {}\n",
                     list.iter()
-                        .map(|t| format!("`{t}`"))
+                        .map(|t| md_code(t))
                         .collect::<Vec<_>>()
                         .join(", ")
                 );
@@ -443,8 +443,9 @@ impl Diff {
             let w = cs.iter().filter(|c| c.kind == ChangeKind::Widened).count();
             let _ = writeln!(
                 out,
-                "<details{}><summary><code>{cfg}</code>: {} change{}{}</summary>\n",
+                "<details{}><summary><code>{}</code>: {} change{}{}</summary>\n",
                 if w > 0 { " open" } else { "" },
+                html_text(cfg),
                 cs.len(),
                 if cs.len() == 1 { "" } else { "s" },
                 if w > 0 {
@@ -459,9 +460,9 @@ impl Diff {
             for c in cs {
                 let _ = writeln!(
                     out,
-                    "| {} | `{}` | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} |",
                     kind_label(c.kind),
-                    c.tool,
+                    md_code(&c.tool),
                     c.old.text(),
                     c.new.text(),
                     where_text(c)
@@ -470,5 +471,40 @@ impl Diff {
             out.push_str("\n</details>\n\n");
         }
         out
+    }
+}
+
+/// A name as a Markdown code span that no character of it can break:
+/// invisible characters escaped, a table's `|` escaped, and a fence longer
+/// than any run of backticks inside.
+pub fn md_code(name: &str) -> String {
+    let name = toolgate_runtime::names::escape(name).replace('|', "\\|");
+    let longest = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if longest == 0 {
+        format!("{fence}{name}{fence}")
+    } else {
+        format!("{fence} {name} {fence}")
+    }
+}
+
+/// A name as HTML text (inside `<code>` of a `<summary>`).
+fn html_text(name: &str) -> String {
+    toolgate_runtime::names::escape(name)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod markdown_names {
+    use super::md_code;
+
+    #[test]
+    fn names_cannot_break_out_of_their_code_span() {
+        assert_eq!(md_code("delete_record"), "`delete_record`");
+        assert_eq!(md_code("a`b"), "`` a`b ``");
+        assert_eq!(md_code("a|b"), "`a\\|b`");
+        assert_eq!(md_code("x\ny"), "`x\\u000ay`");
     }
 }

@@ -14,8 +14,19 @@ fn table() -> &'static Table {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // The raw bytes, as a host hands them in (strict: not UTF-8, duplicate
+    // or unknown keys make the run unreadable); and the same as text.
+    let strict = RunState::parse(data);
+    let run = RunState::from_bytes(data);
+    match &strict {
+        Ok(r) => assert_eq!(r, &run),
+        Err(e) => {
+            assert_eq!(e.state, run);
+            assert!(!run.is_readable(), "an error never reads as readable");
+        }
+    }
     let text = String::from_utf8_lossy(data);
-    let run = RunState::from_json(&text);
+    let _ = RunState::from_json(&text);
     let back = RunState::from_json(&run.to_json());
     assert_eq!(run, back, "the stored form round-trips");
     let ctx = table().context("c").unwrap().run(&run);
