@@ -36,54 +36,61 @@ pub fn skeleton_of(name: &str) -> String {
     skeleton(name).collect()
 }
 
-/// The registered names by skeleton.
+/// The registered names by skeleton. Keyed by a 64-bit hash of the skeleton
+/// (a hit is confirmed by comparing skeletons), so a million-tool registry
+/// costs 12 bytes a name here, not a second copy of every name.
 pub struct Lookalikes<'a> {
-    by_skeleton: HashMap<String, &'a str>,
+    names: Vec<&'a str>,
+    by_skeleton: HashMap<u64, u32>,
+}
+
+fn hash(s: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(s)
 }
 
 impl<'a> Lookalikes<'a> {
     /// Index `names` (registry order). Returns the index and every pair of
     /// twins (earlier index, later index) whose skeletons are equal.
     pub fn new(names: impl IntoIterator<Item = &'a str>) -> (Self, Vec<(usize, usize)>) {
-        let mut by_skeleton: HashMap<String, &'a str> = HashMap::new();
-        let mut first: HashMap<&'a str, usize> = HashMap::new();
+        let names: Vec<&'a str> = names.into_iter().collect();
+        let mut by_skeleton: HashMap<u64, u32> = HashMap::with_capacity(names.len());
         let mut twins = Vec::new();
-        for (i, n) in names.into_iter().enumerate() {
-            first.entry(n).or_insert(i);
-            match by_skeleton.entry(skeleton_of(n)) {
+        for (i, n) in names.iter().enumerate() {
+            let sk = skeleton_of(n);
+            match by_skeleton.entry(hash(&sk)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
-                    if *e.get() != n {
-                        twins.push((first[e.get()], i));
+                    let first = *e.get() as usize;
+                    // Equal names are the registry's duplicates (TG4003), not twins.
+                    if names[first] != *n && skeleton_of(names[first]) == sk {
+                        twins.push((first, i));
                     }
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(n);
+                    e.insert(i as u32);
                 }
             }
         }
-        (Lookalikes { by_skeleton }, twins)
+        (Lookalikes { names, by_skeleton }, twins)
     }
 
     /// A registered name that reads like `name` but is a different text.
     pub fn of(&self, name: &str) -> Option<&'a str> {
-        self.by_skeleton
-            .get(&skeleton_of(name))
-            .copied()
-            .filter(|r| *r != name)
+        let sk = skeleton_of(name);
+        let r = self.names[*self.by_skeleton.get(&hash(&sk))? as usize];
+        (r != name && skeleton_of(r) == sk).then_some(r)
     }
 
     /// A registered name that a prefix selector reads as matching, though
-    /// its text matches no registered name's start.
+    /// its text matches no registered name's start. (A pass over every name:
+    /// asked only for a prefix that matches nothing.)
     pub fn prefix_of(&self, prefix: &str) -> Option<&'a str> {
         let p = skeleton_of(prefix);
-        let mut hits: Vec<&'a str> = self
-            .by_skeleton
+        self.names
             .iter()
-            .filter(|(s, n)| s.starts_with(&p) && !n.starts_with(prefix))
-            .map(|(_, n)| *n)
-            .collect();
-        hits.sort_unstable();
-        hits.first().copied()
+            .filter(|n| !n.starts_with(prefix) && skeleton_of(n).starts_with(&p))
+            .min()
+            .copied()
     }
 }
 

@@ -191,9 +191,33 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
                 (at..at, e.to_string())
             })
     } else {
-        toml::Deserializer::parse(text)
-            .and_then(|de| RegistrySeed(&mut state).deserialize(de))
-            .map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
+        // The toml crate parses a whole document into its own tree before
+        // serde sees it (about 26x the file). A registry is a run of
+        // `[[tool]]` tables, so read it table by table: the peak is one
+        // table's tree. Anything the split cannot be sure of (text before
+        // the first table, a table that does not parse on its own, such as
+        // a multi-line string holding a `[[tool]]` line) is read whole
+        // again, so errors and results are those of the whole document.
+        match toml_tables(text) {
+            Some(chunks) => {
+                let mut ok = Ok(());
+                for (start, chunk) in chunks {
+                    let r = toml::Deserializer::parse(chunk)
+                        .and_then(|de| RegistrySeed(&mut state).deserialize(de));
+                    if let Err(e) = r {
+                        let r = e.span().unwrap_or(0..0);
+                        ok = Err((start + r.start..start + r.end, e.message().to_string()));
+                        break;
+                    }
+                }
+                if ok.is_err() {
+                    state.reset();
+                    ok = toml_whole(text, &mut state);
+                }
+                ok
+            }
+            None => toml_whole(text, &mut state),
+        }
     };
     if let Err((range, message)) = read {
         return Err(Problem::RegistryInvalid {
@@ -211,6 +235,39 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
     }
     state.tools.shrink_to_fit();
     Ok((Registry { tools: state.tools }, state.problems))
+}
+
+fn toml_whole(
+    text: &str,
+    state: &mut LoadState<'_>,
+) -> Result<(), (std::ops::Range<usize>, String)> {
+    toml::Deserializer::parse(text)
+        .and_then(|de| RegistrySeed(state).deserialize(de))
+        .map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
+}
+
+/// A TOML registry cut before each line that is exactly `[[tool]]` (or
+/// `[[tools]]`), with each piece's byte offset; `None` when anything but
+/// blank lines and comments precedes the first such line.
+fn toml_tables(text: &str) -> Option<Vec<(usize, &str)>> {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if t == "[[tool]]" || t == "[[tools]]" {
+            starts.push(at);
+        } else if starts.is_empty() && !(t.is_empty() || t.starts_with('#')) {
+            return None;
+        }
+        at += line.len();
+    }
+    starts.first()?;
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &s) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        out.push((s, &text[s..end]));
+    }
+    Some(out)
 }
 
 /// What the registry reader builds as it goes: the valid tools, a problem for
@@ -234,6 +291,15 @@ fn name_hash(name: &str) -> u64 {
 }
 
 impl LoadState<'_> {
+    /// Back to nothing read, to read the file again from the start.
+    fn reset(&mut self) {
+        self.tools.clear();
+        self.problems.clear();
+        self.seen.clear();
+        self.cursor = 0;
+        self.count = 0;
+    }
+
     /// Turn one entry into a tool, or a problem.
     fn add(&mut self, t: RawTool) {
         let span = locate(self.file, self.text, &t.name, &mut self.cursor);
@@ -575,5 +641,59 @@ fn raw_tool(t: &Tool) -> RawTool {
         description: t.description.clone(),
         input_schema: t.input_schema.clone(),
         annotations: t.annotations.clone(),
+    }
+}
+
+#[cfg(test)]
+mod table_by_table {
+    use super::*;
+
+    /// The same registry (or the same error) as reading the document whole.
+    fn same_as_whole(text: &str) {
+        let f = FileId(0);
+        let split = parse(f, text, false);
+        let mut state = LoadState {
+            file: f,
+            text,
+            tools: Vec::new(),
+            problems: Vec::new(),
+            seen: std::collections::HashMap::new(),
+            cursor: 0,
+            count: 0,
+        };
+        let whole = toml_whole(text, &mut state);
+        match (split, whole) {
+            (Ok((r, p)), Ok(())) => {
+                assert_eq!(r.tools, state.tools, "{text}");
+                assert_eq!(p, state.problems, "{text}");
+            }
+            (Err(Problem::RegistryInvalid { span, message }), Err((range, m))) => {
+                assert_eq!(
+                    (span.start as usize, span.end as usize, message),
+                    (range.start, range.end, m),
+                    "{text}"
+                );
+            }
+            (a, b) => panic!("{text}: split {:?} whole {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+
+    #[test]
+    fn reading_table_by_table_equals_reading_whole() {
+        for text in [
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n",
+            "# comment\n\n[[tool]]\nname = \"a\"\ngroup = \"g\"\n[tool.input_schema]\ntype = \"object\"\n[[tool]]\nname = \"a\"\ngroup = \"g\"\n",
+            // A multi-line string holding a `[[tool]]` line: read whole.
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\ndescription = \"\"\"\n[[tool]]\n\"\"\"\n",
+            // Something before the first table: read whole.
+            "x = 1\n[[tool]]\nname = \"a\"\ngroup = \"g\"\n",
+            // Errors keep the whole document's span and message.
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\n",
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = = \"b\"\n",
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\nname = \"b\"\n",
+            "",
+        ] {
+            same_as_whole(text);
+        }
     }
 }
