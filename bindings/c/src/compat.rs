@@ -1,11 +1,10 @@
-//! The one place where this crate adapts to the runtime's classification
-//! API. Hosts hand over the raw body bytes of a gateway answer; the runtime
-//! classifies them. Everything that classifies (the C ABI, the conformance
-//! corpus generator) goes through [`classify_raw`], so a change of the
-//! runtime's entry point changes one function.
+//! The one place where this crate meets the runtime's classification entry
+//! point. Hosts hand over the raw body bytes of a gateway answer; the
+//! runtime parses them strictly (a key named twice, bytes that are not UTF-8
+//! JSON: a `policy` refusal) and classifies. Everything that classifies (the
+//! C ABI, the conformance corpus generator) goes through [`classify_raw`].
 
-use serde_json::Value;
-use toolgate_runtime::classify::{self, Classified};
+use toolgate_runtime::classify::{self, Classified, RawAnswer};
 use toolgate_runtime::Table;
 
 /// One gateway answer as a host has it: the body as received (bytes; not
@@ -19,18 +18,16 @@ pub struct Answer<'a> {
 }
 
 /// Classify with `table`'s declared rules for the answer's origin (when a
-/// table is given), then the built-in rule sets. A body that is not JSON is
-/// classified as `null` (nothing recognises it: a generic policy refusal).
+/// table is given), then the built-in rule sets.
 pub fn classify_raw(table: Option<&Table>, a: &Answer<'_>) -> Classified {
-    let body: Value = serde_json::from_slice(a.body).unwrap_or(Value::Null);
-    let answer = classify::Answer {
-        body: &body,
+    let raw = RawAnswer {
+        body: a.body,
         http_status: a.http_status,
         origin: a.origin,
         tool: a.tool,
     };
     match table {
-        Some(t) => t.classify(&answer),
-        None => classify::classify(&answer),
+        Some(t) => t.classify_raw(&raw),
+        None => classify::classify_raw(&raw),
     }
 }

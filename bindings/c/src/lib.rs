@@ -818,6 +818,48 @@ pub unsafe extern "C" fn toolgate_unavailable_json(
     })
 }
 
+/// The unavailable list in two columns, for hosts where building one small
+/// object per entry costs more than the gate (PHP): the tool names joined by
+/// `\n`, then one `\t`, then their reason codes joined by `\n` (registry
+/// order; empty list: the empty string). A PHP host makes the map tool =>
+/// reason with two `explode`s and one `array_combine`. A name holding `\n` or
+/// `\t` (no compiled registry has one) is `TOOLGATE_ERR_ARGUMENT`: use
+/// `toolgate_unavailable_json` then.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_unavailable_columns(
+    ctx: *const toolgate_context,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        let c = unsafe { handle_ref(ctx, "context")? };
+        let n = c.ctx.unavailable_count();
+        let mut names = String::with_capacity(n * 24);
+        let mut codes = String::with_capacity(n * 16);
+        c.ctx.for_each_unavailable(|tool, reason| {
+            if !names.is_empty() {
+                names.push('\n');
+                codes.push('\n');
+            }
+            names.push_str(tool);
+            codes.push_str(reason.code());
+        });
+        // One separator per entry and no tab, checked over the whole text
+        // (memchr) rather than per name.
+        if names.contains('\t') || names.matches('\n').count() != n.saturating_sub(1) {
+            return Err(err(
+                TOOLGATE_ERR_ARGUMENT,
+                "a tool name holds a line break or tab: use toolgate_unavailable_json",
+            ));
+        }
+        if n == 0 {
+            return Ok(String::new());
+        }
+        names.push('\t');
+        names.push_str(&codes);
+        Ok(names)
+    })
+}
+
 /// The unavailable list over the table's tools and then the given live
 /// tools (a JSON array of live tools, as `toolgate_decide_live` takes).
 #[no_mangle]
@@ -940,13 +982,10 @@ pub unsafe extern "C" fn toolgate_run_from_json(
     })
 }
 
-/// A stored run from its bytes: what cannot be read admits nothing.
+/// A stored run from its bytes: what cannot be read (not UTF-8 JSON, an
+/// unknown, duplicate or mistyped key) admits nothing.
 pub fn run_from_bytes(b: &[u8]) -> RunState {
-    match std::str::from_utf8(b) {
-        Ok(s) => RunState::from_json(s),
-        // Not UTF-8 cannot be read; the empty text reads as unreadable.
-        Err(_) => RunState::from_json(""),
-    }
+    RunState::from_bytes(b)
 }
 
 /// On resume: the stored state narrowed by the live one (allow-lists

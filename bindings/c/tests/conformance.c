@@ -535,6 +535,27 @@ static int case_context(const jv *c, const jv *e) {
   CHECK(toolgate_unavailable_json(ctx, &b) == TOOLGATE_OK, "unavailable");
   jv *unavailable = buf_json(b);
   CHECK(unavailable && unavailable->t == J_ARR, "unavailable is an array");
+  /* The two-column form: names, a tab, codes; lines in the same order. */
+  CHECK(toolgate_unavailable_columns(ctx, &b) == TOOLGATE_OK, "columns");
+  if (unavailable) {
+    size_t want = 0;
+    for (size_t i = 0; i < unavailable->len; i++) {
+      const jv *u = unavailable->items[i];
+      want += jget(u, "tool")->slen + strlen(jget(u, "reason")->s) + 2;
+    }
+    if (want > 0) want--; /* no separator after the last code */
+    CHECK(b.len == want, "columns length %zu, want %zu", b.len, want);
+    const char *names = (const char *)b.ptr, *tab = b.len ? memchr(names, '\t', b.len) : NULL;
+    const char *codes = tab ? tab + 1 : NULL;
+    for (size_t i = 0; tab && i < unavailable->len; i++) {
+      const jv *tool = jget(unavailable->items[i], "tool"), *reason = jget(unavailable->items[i], "reason");
+      size_t rl = strlen(reason->s);
+      CHECK(!memcmp(names, tool->s, tool->slen) && !memcmp(codes, reason->s, rl), "column %zu", i);
+      names += tool->slen + 1;
+      codes += rl + 1;
+    }
+  }
+  toolgate_buf_free(b);
   if (live->len > 0 && unavailable) {
     CHECK(toolgate_unavailable_with_live_json(ctx, live->raw, live->rawlen, &b) == TOOLGATE_OK, "with live");
     jv *with = buf_json(b);

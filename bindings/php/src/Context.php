@@ -119,6 +119,21 @@ final class Context
     }
 
     /**
+     * The same list as a map tool => reason code, in registry order: the
+     * fastest form in PHP (no object or array per entry).
+     * @return array<string,string>
+     */
+    public function unavailableMap(): array
+    {
+        $s = Native::string('toolgate_unavailable_columns', $this->ptr);
+        if ($s === '') {
+            return [];
+        }
+        [$tools, $codes] = explode("\t", $s, 2);
+        return array_combine(explode("\n", $tools), explode("\n", $codes));
+    }
+
+    /**
      * @param list<LiveTool> $live
      * @return list<array{tool:string,reason:string}> the table's list, then the live tools refused
      */

@@ -288,6 +288,17 @@ int32_t toolgate_offered_json(const toolgate_context *ctx, toolgate_buf *out);
 int32_t toolgate_unavailable_json(const toolgate_context *ctx, toolgate_buf *out);
 
 /*
+ The unavailable list in two columns, for hosts where building one small
+ object per entry costs more than the gate (PHP): the tool names joined by
+ `\n`, then one `\t`, then their reason codes joined by `\n` (registry
+ order; empty list: the empty string). A PHP host makes the map tool =>
+ reason with two `explode`s and one `array_combine`. A name holding `\n` or
+ `\t` (no compiled registry has one) is `TOOLGATE_ERR_ARGUMENT`: use
+ `toolgate_unavailable_json` then.
+ */
+int32_t toolgate_unavailable_columns(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
  The unavailable list over the table's tools and then the given live
  tools (a JSON array of live tools, as `toolgate_decide_live` takes).
  */

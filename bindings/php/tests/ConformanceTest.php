@@ -165,6 +165,7 @@ final class ConformanceTest extends TestCase
             }
         }
         $unavailable = $ctx->unavailableArray();
+        self::assertSame(array_column($unavailable, 'reason', 'tool'), $ctx->unavailableMap(), $id);
         if ($live !== []) {
             $with = $ctx->unavailableWithLive($live);
             if (isset($e['unavailableWithLive'])) {
