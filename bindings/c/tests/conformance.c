@@ -869,6 +869,6 @@ int main(int argc, char **argv) {
   free(prompt_heading);
   jfree(manifest);
   free(mtext);
-  printf("C host: %ld passed, %ld failed\n", passed, failed);
+  printf("C-host: %ld passed, %ld failed\n", passed, failed);
   return failed ? 1 : 0;
 }
