@@ -35,8 +35,8 @@ proptest! {
         let c = check(&text);
         prop_assert!(c.model.is_some() || !c.problems.is_empty());
         if c.model.is_some() {
-            let f = toolgate_compiler::format::format(&text).unwrap();
-            prop_assert_eq!(toolgate_compiler::format::format(&f).unwrap(), f.clone());
+            let f = toolgate_compiler::formatter::format(&text).unwrap();
+            prop_assert_eq!(toolgate_compiler::formatter::format(&f).unwrap(), f.clone());
         }
     }
 

@@ -22,14 +22,8 @@ impl Rng {
     }
 }
 
-const CLASSES: [&str; 6] = [
-    "publicContent",
-    "editorContent",
-    "sourceCode",
-    "internalConfiguration",
-    "systemDiagnostics",
-    "secretAdjacent",
-];
+/// The default ladder, from the one place it is defined.
+const CLASSES: [&str; 6] = toolgate_compiler::model::DEFAULT_CLASSES;
 const ZONES: [&str; 4] = ["local", "privateHosted", "externalEu", "externalGlobal"];
 
 /// A generated project: the registry (TOML) and one policy file.

@@ -1,7 +1,6 @@
 //! The subcommands. Every answer comes from a compiled table: loaded from a
 //! file, or compiled in memory from a project.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -9,8 +8,7 @@ use serde_json::json;
 use toolgate_compiler::diagnostics::{Diagnostic, Severity};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, registry, report, source::SourceMap};
-use toolgate_runtime::log::LogRecord;
-use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, RunState, Table, GATE_ORDER};
+use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, RunState, Table};
 
 use crate::*;
 
@@ -554,70 +552,28 @@ pub fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Optio
 
 pub fn stats(a: StatsArgs) -> Res {
     let text = String::from_utf8_lossy(&read_file(&a.log)?).into_owned();
-    let mut by_reason: BTreeMap<usize, (Reason, usize)> = BTreeMap::new();
-    let mut unknown_reason: BTreeMap<String, usize> = BTreeMap::new();
-    let mut by_config: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    let (mut total, mut refused, mut observed) = (0usize, 0usize, 0usize);
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: LogRecord = serde_json::from_str(line).map_err(|e| {
-            Failure::Usage(format!(
-                "{}:{}: not a decision record: {e}",
-                a.log.display(),
-                n + 1
-            ))
-        })?;
-        total += 1;
-        if rec.observed_only {
-            observed += 1;
-        }
-        if rec.allowed {
-            continue;
-        }
-        refused += 1;
-        let code = rec.reason.clone().unwrap_or_else(|| "unknown".into());
-        match Reason::from_code(&code) {
-            Some(r) => by_reason.entry(r.rank()).or_insert((r, 0)).1 += 1,
-            None => *unknown_reason.entry(code.clone()).or_default() += 1,
-        }
-        *by_config
-            .entry(rec.configuration)
-            .or_default()
-            .entry(code)
-            .or_default() += 1;
-    }
+    let stats = toolgate_runtime::log::LogStats::read(&text)
+        .map_err(|e| Failure::Usage(format!("{}:{}", a.log.display(), e)))?;
     match a.format {
-        OutFormat::Json => {
-            let mut reasons = serde_json::Map::new();
-            for (r, c) in by_reason.values() {
-                reasons.insert(r.code().into(), json!(c));
-            }
-            for (code, c) in &unknown_reason {
-                reasons.insert(code.clone(), json!(c));
-            }
-            let v = json!({"decisions": total, "refused": refused, "observedOnly": observed, "byReason": reasons, "byConfiguration": by_config});
-            write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
-        }
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&stats)?)),
         OutFormat::Text => {
-            let mut out = format!("{total} decisions, {refused} refused, {observed} offered under observe\n\nrefusals by reason\n");
-            let rows: Vec<(String, usize)> = GATE_ORDER
+            let mut out = format!(
+                "{} decisions, {} refused, {} offered under observe\n\nrefusals by reason\n",
+                stats.decisions, stats.refused, stats.observed_only
+            );
+            let max = stats
+                .by_reason
                 .iter()
-                .filter_map(|r| {
-                    by_reason
-                        .get(&r.rank())
-                        .map(|(r, c)| (r.code().to_string(), *c))
-                })
-                .chain(unknown_reason.iter().map(|(k, v)| (k.clone(), *v)))
-                .collect();
-            let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
-            for (code, c) in &rows {
+                .map(|r| r.1)
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            for (code, c) in &stats.by_reason {
                 let bar = "█".repeat((c * 40).div_ceil(max));
                 let _ = writeln!(out, "  {code:<22} {c:>7}  {bar}");
             }
             out.push_str("\nrefusals by configuration\n");
-            for (cfg, m) in &by_config {
+            for (cfg, m) in &stats.by_configuration {
                 let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k} {v}")).collect();
                 let _ = writeln!(
                     out,
@@ -767,7 +723,11 @@ pub fn test(a: TestArgs) -> Res {
     };
     let want_coverage = a.coverage || a.threshold.is_some();
     let mut report = testing::Report::default();
-    let mut cov = testing::Coverage::default();
+    // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
+    let mut cov = testing::Coverage {
+        percent: 100.0,
+        ..testing::Coverage::default()
+    };
     for p in &paths {
         let table = load_table(p, None)?;
         let files = testing::test_files(p);
@@ -777,27 +737,15 @@ pub fn test(a: TestArgs) -> Res {
         report.failed += r.failed;
         report.cases.extend(r.cases);
         if want_coverage {
-            let c = testing::coverage(&table, &covered);
-            cov.reachable += c.reachable;
-            cov.covered += c.covered;
             let prefix = if paths.len() > 1 {
                 format!("{}: ", p.display())
             } else {
                 String::new()
             };
-            cov.missed.extend(
-                c.missed
-                    .into_iter()
-                    .map(|(cfg, row)| (format!("{prefix}{cfg}"), row)),
-            );
+            cov.add(testing::coverage(&table, &covered), &prefix);
         }
     }
     if want_coverage {
-        cov.percent = if cov.reachable == 0 {
-            100.0
-        } else {
-            cov.covered as f64 * 100.0 / cov.reachable as f64
-        };
         report.coverage = Some(cov.clone());
     }
     match a.format {
@@ -850,7 +798,7 @@ pub fn fmt(a: FmtArgs) -> Res {
             toolgate_compiler::parse::MAX_POLICY_BYTES,
         )?)
         .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
-        let formatted = match toolgate_compiler::format::format(&text) {
+        let formatted = match toolgate_compiler::formatter::format(&text) {
             Ok(t) => t,
             Err(problem) => {
                 let mut sources = SourceMap::new();

@@ -982,26 +982,20 @@ fn fmt_never_writes_outside_the_project() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), ugly);
 }
 
-/// Run with standard output (or error) a pipe whose reader is already gone.
+/// Run with standard output (or error) a pipe whose reader is already gone:
+/// the read end is closed before the child starts, so its first write fails
+/// whatever the scheduling.
 fn with_closed(stream: &str, args: &[&str]) -> Output {
     let mut cmd = bin();
     cmd.current_dir(root()).env("NO_COLOR", "1").args(args);
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
     if stream == "stdout" {
-        cmd.stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
+        cmd.stdout(writer).stderr(std::process::Stdio::piped());
     } else {
-        cmd.stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped());
+        cmd.stdout(std::process::Stdio::null()).stderr(writer);
     }
-    let mut child = cmd.spawn().unwrap();
-    // Close the reading end at once: the child has not written yet (it loads
-    // a project first).
-    if stream == "stdout" {
-        drop(child.stdout.take());
-    } else {
-        drop(child.stderr.take());
-    }
-    child.wait_with_output().unwrap()
+    cmd.output().unwrap()
 }
 
 #[test]
@@ -1019,6 +1013,7 @@ fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
             "--format",
             "prompt",
         ],
+        vec!["--help"],
     ] {
         let o = with_closed("stdout", &args);
         assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));

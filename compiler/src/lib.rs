@@ -7,7 +7,7 @@
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;
-pub mod format;
+pub mod formatter;
 pub mod lower;
 pub mod model;
 pub mod names;

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::diagnostics::Problem;
 use crate::model::{Model, Provenance};
@@ -54,18 +53,18 @@ const SCHEMA_WORDS: &[&str] = &[
 
 /// Why a project could not be read at all (exit code 2, not a diagnostic).
 #[derive(Debug)]
-pub struct LoadError {
+pub struct ProjectError {
     pub path: PathBuf,
     pub message: String,
 }
 
-impl std::fmt::Display for LoadError {
+impl std::fmt::Display for ProjectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.path.display(), self.message)
     }
 }
 
-impl std::error::Error for LoadError {}
+impl std::error::Error for ProjectError {}
 
 /// The files of one project, read.
 pub struct Project {
@@ -95,8 +94,8 @@ pub enum Read {
     TooLarge(usize),
 }
 
-fn load_error(path: &Path, message: impl Into<String>) -> LoadError {
-    LoadError {
+fn load_error(path: &Path, message: impl Into<String>) -> ProjectError {
+    ProjectError {
         path: path.to_path_buf(),
         message: message.into(),
     }
@@ -106,7 +105,7 @@ fn load_error(path: &Path, message: impl Into<String>) -> LoadError {
 /// (a file that grows, or claims size 0 as /proc files do, is cut at
 /// `limit + 1` bytes and reported over the limit). A directory, FIFO, socket
 /// or device is refused before it is opened, and again on the opened handle.
-pub fn read_capped(path: &Path, limit: usize) -> Result<Read, LoadError> {
+pub fn read_capped(path: &Path, limit: usize) -> Result<Read, ProjectError> {
     match read_capped_bytes(path, limit)? {
         Read::Bytes(bytes) => String::from_utf8(bytes)
             .map(Read::Text)
@@ -116,7 +115,7 @@ pub fn read_capped(path: &Path, limit: usize) -> Result<Read, LoadError> {
 }
 
 /// [`read_capped`] without the UTF-8 check: [`Read::Bytes`] or [`Read::TooLarge`].
-pub fn read_capped_bytes(path: &Path, limit: usize) -> Result<Read, LoadError> {
+pub fn read_capped_bytes(path: &Path, limit: usize) -> Result<Read, ProjectError> {
     use std::io::Read as _;
     let not_regular = |what: &str| {
         load_error(
@@ -204,10 +203,7 @@ fn display(path: &Path) -> String {
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use toolgate_runtime::format::sha256_hex;
 
 /// Where a manifest entry points, checked against the project directory.
 struct Resolved {
@@ -227,7 +223,7 @@ fn resolve(
     key: &str,
     entry: &str,
     allow_outside: bool,
-) -> Result<Resolved, LoadError> {
+) -> Result<Resolved, ProjectError> {
     use std::path::Component;
     let refuse = |why: &str| {
         load_error(
@@ -273,7 +269,7 @@ impl Project {
     /// `path` is a project directory or its `toolgate.toml`. Every file is
     /// read capped, must be a regular file, and (unless the manifest opts
     /// out) must lie inside the project directory.
-    pub fn load(path: &Path) -> Result<Project, LoadError> {
+    pub fn load(path: &Path) -> Result<Project, ProjectError> {
         let manifest_path = if path.is_dir() {
             path.join(MANIFEST)
         } else {

@@ -13,15 +13,6 @@ use crate::source::SourceMap;
 /// Where the catalogue lives, for links in SARIF and summaries.
 pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Human,
-    Plain,
-    Json,
-    Sarif,
-    Github,
-}
-
 /// Counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {

@@ -283,12 +283,32 @@ pub fn coverage(table: &Table, covered: &BTreeSet<Row>) -> Coverage {
     Coverage {
         reachable: reach.len(),
         covered: hit,
-        percent: if reach.is_empty() {
-            100.0
-        } else {
-            (hit as f64) * 100.0 / (reach.len() as f64)
-        },
+        percent: percent(hit, reach.len()),
         missed,
+    }
+}
+
+/// Covered rows as a percentage of reachable ones; nothing reachable is 100%.
+fn percent(covered: usize, reachable: usize) -> f64 {
+    if reachable == 0 {
+        100.0
+    } else {
+        covered as f64 * 100.0 / reachable as f64
+    }
+}
+
+impl Coverage {
+    /// Add another project's coverage; its missed rows carry `prefix`.
+    pub fn add(&mut self, other: Coverage, prefix: &str) {
+        self.reachable += other.reachable;
+        self.covered += other.covered;
+        self.percent = percent(self.covered, self.reachable);
+        self.missed.extend(
+            other
+                .missed
+                .into_iter()
+                .map(|(cfg, row)| (format!("{prefix}{cfg}"), row)),
+        );
     }
 }
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::bits::{BitIter, BitSet};
-use crate::reason::{Reason, GATE_ORDER};
+use crate::reason::{GateMasks, Reason, GATE_ORDER};
 use crate::run::{AllowList, Exclusions, RunState};
 use crate::spec::{Unprofiled, Visibility};
 use crate::table::Table;
@@ -317,12 +317,12 @@ impl<'t> Context<'t> {
     /// rank, before the "first gate wins" rule; and the tools over the ceiling.
     /// Low level: `diff` compares these words to skip unchanged tools.
     #[inline]
-    pub fn gate_masks(&self, w: usize) -> ([u64; 7], u64) {
+    pub fn gate_masks(&self, w: usize) -> (GateMasks, u64) {
         let t = self.table;
         let valid = valid_mask(t.tool_count(), w);
         let word = |b: &BitSet| b.words().get(w).copied().unwrap_or(0);
         let above = word(self.above);
-        let mut m = [0u64; 7];
+        let mut m: GateMasks = [0; GATE_ORDER.len()];
         for gate in GATE_ORDER {
             m[gate.rank()] = valid
                 & match gate {

@@ -149,6 +149,23 @@ pub fn payload_digest(payload: &[u8]) -> [u8; 32] {
     Sha256::digest(payload).into()
 }
 
+/// Lowercase hex of bytes (digests in logs, tables and policy provenance).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// The sha256 of `bytes` in lowercase hex: the one sha256 helper (the
+/// compiler's source digests and SARIF fingerprints use it too).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&payload_digest(bytes))
+}
+
 /// Wrap a payload in the header.
 pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());

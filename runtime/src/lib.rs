@@ -30,7 +30,7 @@ pub mod table;
 pub use classify::{classify, classify_raw, Answer, Classified, Envelope, RawAnswer};
 pub use decide::{Context, ContextError, Decision, GateOutcome, LiveTool, Mode, Role, Trace};
 pub use format::LoadError;
-pub use reason::{Reason, GATE_ORDER};
+pub use reason::{GateMasks, Reason, GATE_ORDER};
 pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
 pub use reload::TableHandle;
 pub use resolve::{render_prompt, Excluded, ToolSet, Unavailable};

@@ -76,3 +76,131 @@ impl<W: Write> DecisionLog<W> {
         self.out
     }
 }
+
+/// Refusals counted from a decision log, for the per-reason denial
+/// dashboard of seed 002 (`toolgate stats`, and any host that has the log).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogStats {
+    pub decisions: usize,
+    pub refused: usize,
+    /// Offered only because the trust zone is observed.
+    pub observed_only: usize,
+    /// Refusals by reason code: the gates in [`crate::GATE_ORDER`], then any
+    /// code this runtime does not know (a newer log), sorted.
+    #[serde(serialize_with = "ordered")]
+    pub by_reason: Vec<(String, usize)>,
+    /// Refusals by configuration, then by reason code.
+    pub by_configuration:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, usize>>,
+}
+
+fn ordered<S: serde::Serializer>(v: &[(String, usize)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, n) in v {
+        m.serialize_entry(k, n)?;
+    }
+    m.end()
+}
+
+/// A line of a decision log that is not a decision record: its 1-based
+/// number and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLineError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for LogLineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}: not a decision record: {}",
+            self.line, self.message
+        )
+    }
+}
+
+impl std::error::Error for LogLineError {}
+
+impl LogStats {
+    /// Count the records of a log (JSON lines; blank lines are skipped).
+    pub fn read(text: &str) -> Result<LogStats, LogLineError> {
+        let mut stats = LogStats::default();
+        let mut by_reason: std::collections::BTreeMap<(usize, String), usize> = Default::default();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let rec: LogRecord = serde_json::from_str(line).map_err(|e| LogLineError {
+                line: n + 1,
+                message: e.to_string(),
+            })?;
+            stats.decisions += 1;
+            stats.observed_only += usize::from(rec.observed_only);
+            if rec.allowed {
+                continue;
+            }
+            stats.refused += 1;
+            let code = rec.reason.unwrap_or_else(|| "unknown".into());
+            // Known gates sort in gate order, before any unknown code.
+            let rank = crate::Reason::from_code(&code).map_or(usize::MAX, crate::Reason::rank);
+            *by_reason.entry((rank, code.clone())).or_default() += 1;
+            *stats
+                .by_configuration
+                .entry(rec.configuration)
+                .or_default()
+                .entry(code)
+                .or_default() += 1;
+        }
+        stats.by_reason = by_reason.into_iter().map(|((_, c), n)| (c, n)).collect();
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_count_refusals_by_reason_in_gate_order_then_unknown_codes() {
+        let rec = |cfg: &str, allowed: bool, reason: Option<&str>, observed: bool| {
+            serde_json::to_string(&LogRecord {
+                time_unix_ms: 0,
+                table: "t".into(),
+                configuration: cfg.into(),
+                role: "user".into(),
+                consumer: None,
+                tool: "x".into(),
+                allowed,
+                reason: reason.map(str::to_string),
+                observed_only: observed,
+                name_visible: true,
+            })
+            .unwrap()
+        };
+        let log = [
+            rec("a", false, Some("trustZone"), false),
+            rec("a", false, Some("quotaExceeded"), false),
+            String::new(),
+            rec("b", false, Some("toolDisabled"), false),
+            rec("b", false, Some("trustZone"), false),
+            rec("a", true, Some("trustZone"), true),
+            rec("a", true, None, false),
+        ]
+        .join("\n");
+        let s = LogStats::read(&log).unwrap();
+        assert_eq!((s.decisions, s.refused, s.observed_only), (6, 4, 1));
+        assert_eq!(
+            s.by_reason,
+            vec![
+                ("toolDisabled".to_string(), 1),
+                ("trustZone".to_string(), 2),
+                ("quotaExceeded".to_string(), 1)
+            ]
+        );
+        assert_eq!(s.by_configuration["b"]["trustZone"], 1);
+        assert_eq!(LogStats::read("{}\n").unwrap_err().line, 1);
+    }
+}

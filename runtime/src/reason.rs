@@ -38,6 +38,11 @@ pub const GATE_ORDER: [Reason; 7] = [
     Reason::TrustZone,
 ];
 
+/// For one 64-tool word, the tools each gate refuses, indexed by gate rank.
+/// Sized by [`GATE_ORDER`]: adding a gate is one entry there (and its case in
+/// [`Reason`]); every array of per-gate masks follows.
+pub type GateMasks = [u64; GATE_ORDER.len()];
+
 impl Reason {
     /// The stable code, as in JSON.
     pub fn code(self) -> &'static str {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::decide::{Context, LiveTool};
-use crate::reason::{Reason, GATE_ORDER};
+use crate::reason::{GateMasks, Reason, GATE_ORDER};
 
 /// One refused tool, as the unavailable list reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,7 +73,7 @@ impl<'t> Context<'t> {
     /// (`all`: every refused tool, for hosts; else those whose names this
     /// user may see).
     #[inline]
-    fn listed_word(&self, w: usize, all: bool) -> ([u64; 7], u64) {
+    fn listed_word(&self, w: usize, all: bool) -> (GateMasks, u64) {
         let (m, _) = self.gate_masks(w);
         let mut refused = m.iter().fold(0, |a, b| a | b);
         if !all && !self.remote_names_visible() {

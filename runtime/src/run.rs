@@ -82,26 +82,6 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// The union of the declarations of `skills`; unrestricted when none declares.
-pub(crate) fn allow_list_of(spec: &crate::spec::TableSpec, skills: &[u32]) -> AllowList {
-    let mut allowed = AllowList::Unrestricted;
-    for &s in skills {
-        if let Some(tools) = spec.skills.get(s as usize).and_then(|s| s.tools.as_ref()) {
-            let mut list = match allowed {
-                AllowList::Only(l) => l,
-                _ => Vec::new(),
-            };
-            for t in tools {
-                if !list.contains(t) {
-                    list.push(t.clone());
-                }
-            }
-            allowed = AllowList::Only(list);
-        }
-    }
-    allowed
-}
-
 /// `none` with X is X; otherwise the names in both, in the first list's order.
 pub fn intersect(a: &AllowList, b: &AllowList) -> AllowList {
     match (a, b) {
@@ -153,7 +133,7 @@ impl RunState {
             }
         }
         Ok(RunState {
-            allowed: allow_list_of(spec, &skills),
+            allowed: spec.allow_list_of(&skills),
             excluded: Exclusions::Names(cfg.excluded.clone()),
         })
     }

@@ -141,3 +141,27 @@ pub enum RuleOutcome {
     ToolFailure = 3,
     NotRegistered = 4,
 }
+
+impl TableSpec {
+    /// The run allow-list of `skills` (indices): the union of their
+    /// declarations, unrestricted when none declares one.
+    pub fn allow_list_of(&self, skills: &[u32]) -> crate::run::AllowList {
+        use crate::run::AllowList;
+        let mut allowed = AllowList::Unrestricted;
+        for &s in skills {
+            if let Some(tools) = self.skills.get(s as usize).and_then(|s| s.tools.as_ref()) {
+                let mut list = match allowed {
+                    AllowList::Only(l) => l,
+                    _ => Vec::new(),
+                };
+                for t in tools {
+                    if !list.contains(t) {
+                        list.push(t.clone());
+                    }
+                }
+                allowed = AllowList::Only(list);
+            }
+        }
+        allowed
+    }
+}

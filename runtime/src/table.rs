@@ -234,7 +234,7 @@ impl Table {
             // The configuration's exclusions apply through `excluded` (and the
             // live gate) already; a new run adds none of its own.
             let fresh_run = crate::run::RunState {
-                allowed: crate::run::allow_list_of(&spec, &c.skills),
+                allowed: spec.allow_list_of(&c.skills),
                 excluded: crate::run::Exclusions::Names(Vec::new()),
             };
             let fresh_allowed = match &fresh_run.allowed {
@@ -364,7 +364,7 @@ impl Table {
     }
 
     pub fn digest_hex(&self) -> String {
-        self.digest.iter().map(|b| format!("{b:02x}")).collect()
+        format::hex(&self.digest)
     }
 
     pub fn tool_count(&self) -> usize {
