@@ -11,9 +11,9 @@ fn check(
     t: &Table,
     c: &RefCtx,
     tool: &str,
-    allowed: bool,
-    reason: Option<Reason>,
-    observed: bool,
+    // (allowed, reason, observed only): the decision the runtime and the
+    // reference interpreter must both give.
+    (allowed, reason, observed): Want,
 ) {
     let d = runtime_ctx(t, c).decide(tool);
     assert_eq!(
@@ -27,6 +27,15 @@ fn check(
         (allowed, reason.map(Reason::code), observed),
         "reference, {tool} in {c:?}"
     );
+}
+
+/// The decision a case expects: (allowed, reason, observed only).
+type Want = (bool, Option<Reason>, bool);
+const OFFERED: Want = (true, None, false);
+/// Offered only because the trust zone is observed.
+const OBSERVED: Want = (true, Some(Reason::TrustZone), true);
+fn refused(r: Reason) -> Want {
+    (false, Some(r), false)
 }
 
 fn both(registry: &str, policy: &str) -> (toolgate_compiler::model::Model, Table) {
@@ -83,9 +92,7 @@ fn case_1_unknown_name_is_not_registered() {
         &t,
         &ctx("c", Role::Admin),
         "no_such_tool",
-        false,
-        Some(Reason::NotRegistered),
-        false,
+        refused(Reason::NotRegistered),
     );
 }
 
@@ -98,9 +105,7 @@ fn case_2_nothing_enabled_is_tool_disabled() {
         &t,
         &ctx("c", Role::Admin),
         "get_page_content",
-        false,
-        Some(Reason::ToolDisabled),
-        false,
+        refused(Reason::ToolDisabled),
     );
     // Disabling the group does the same, and a tool override cannot re-enable it.
     let reg = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\n";
@@ -113,9 +118,7 @@ fn case_2_nothing_enabled_is_tool_disabled() {
         &t,
         &ctx("c", Role::Admin),
         "get_page_content",
-        false,
-        Some(Reason::ToolDisabled),
-        false,
+        refused(Reason::ToolDisabled),
     );
 }
 
@@ -128,51 +131,29 @@ fn case_3_admin_only() {
         &t,
         &ctx("c", Role::User),
         "get_env_raw",
-        false,
-        Some(Reason::RequiresAdmin),
-        false,
+        refused(Reason::RequiresAdmin),
     );
     check(
         &m,
         &t,
         &ctx("c", Role::None),
         "get_env_raw",
-        false,
-        Some(Reason::RequiresAdmin),
-        false,
+        refused(Reason::RequiresAdmin),
     );
-    check(
-        &m,
-        &t,
-        &ctx("c", Role::Admin),
-        "get_env_raw",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &ctx("c", Role::Admin), "get_env_raw", OFFERED);
 }
 
 #[test]
 fn case_4_allowed_groups() {
     let p = format!("{CLASSES} configuration c {{ provider onprem groups [content] }}");
     let (m, t) = both(NR_LLM, &p);
-    check(
-        &m,
-        &t,
-        &ctx("c", Role::User),
-        "get_page_content",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &ctx("c", Role::User), "get_page_content", OFFERED);
     check(
         &m,
         &t,
         &ctx("c", Role::User),
         "read_source",
-        false,
-        Some(Reason::ConfigurationGroup),
-        false,
+        refused(Reason::ConfigurationGroup),
     );
 }
 
@@ -181,15 +162,7 @@ fn case_5_observe_and_enforce_for_a_builtin_tool() {
     let p = format!("{CLASSES} enforcement observe configuration g {{ provider global }} configuration l {{ provider onprem }}");
     let (m, t) = both(NR_LLM, &p);
     let g = ctx("g", Role::Admin);
-    check(
-        &m,
-        &t,
-        &g,
-        "fetch_logs",
-        true,
-        Some(Reason::TrustZone),
-        true,
-    );
+    check(&m, &t, &g, "fetch_logs", OBSERVED);
     let d = runtime_ctx(&t, &g).decide("fetch_logs");
     assert_eq!(
         (d.class, d.ceiling, d.zone),
@@ -203,24 +176,8 @@ fn case_5_observe_and_enforce_for_a_builtin_tool() {
         enforcement: Some("enforce".into()),
         ..g.clone()
     };
-    check(
-        &m,
-        &t,
-        &enforce,
-        "fetch_logs",
-        false,
-        Some(Reason::TrustZone),
-        false,
-    );
-    check(
-        &m,
-        &t,
-        &ctx("l", Role::Admin),
-        "fetch_logs",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &enforce, "fetch_logs", refused(Reason::TrustZone));
+    check(&m, &t, &ctx("l", Role::Admin), "fetch_logs", OFFERED);
 }
 
 #[test]
@@ -232,28 +189,10 @@ fn case_6_remote_tools_are_enforced_in_observe_mode() {
         &t,
         &ctx("g", Role::Admin),
         "mcp_logs_fetch",
-        false,
-        Some(Reason::TrustZone),
-        false,
+        refused(Reason::TrustZone),
     );
-    check(
-        &m,
-        &t,
-        &ctx("g", Role::Admin),
-        "fetch_logs",
-        true,
-        Some(Reason::TrustZone),
-        true,
-    );
-    check(
-        &m,
-        &t,
-        &ctx("l", Role::Admin),
-        "mcp_logs_fetch",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &ctx("g", Role::Admin), "fetch_logs", OBSERVED);
+    check(&m, &t, &ctx("l", Role::Admin), "mcp_logs_fetch", OFFERED);
 }
 
 #[test]
@@ -271,15 +210,7 @@ fn case_7_only_observe_observes() {
             enforcement: Some(s.into()),
             ..ctx("g", Role::Admin)
         };
-        check(
-            &m,
-            &t,
-            &c,
-            "fetch_logs",
-            true,
-            Some(Reason::TrustZone),
-            true,
-        );
+        check(&m, &t, &c, "fetch_logs", OBSERVED);
     }
     // Only ASCII white space is trimmed (PHP's `trim`): Unicode spaces enforce.
     for s in [
@@ -298,15 +229,7 @@ fn case_7_only_observe_observes() {
             enforcement: Some(s.into()),
             ..ctx("g", Role::Admin)
         };
-        check(
-            &m,
-            &t,
-            &c,
-            "fetch_logs",
-            false,
-            Some(Reason::TrustZone),
-            false,
-        );
+        check(&m, &t, &c, "fetch_logs", refused(Reason::TrustZone));
     }
 }
 
@@ -319,15 +242,7 @@ fn case_8_disabled_and_above_ceiling_reports_tool_disabled_silently() {
         enforcement: Some("enforce".into()),
         ..ctx("g", Role::Admin)
     };
-    check(
-        &m,
-        &t,
-        &c,
-        "fetch_logs",
-        false,
-        Some(Reason::ToolDisabled),
-        false,
-    );
+    check(&m, &t, &c, "fetch_logs", refused(Reason::ToolDisabled));
     let d = runtime_ctx(&t, &c).decide("fetch_logs");
     assert_eq!((d.class, d.zone, d.ceiling), (None, None, None));
     let json = serde_json::to_string(&d).unwrap();
@@ -475,17 +390,9 @@ fn case_14_skill_allow_list_limits_offer_and_call() {
     let rt = runtime_ctx(&t, &c);
     assert_eq!(rt.offered(), vec!["read_a", "load_skill"]);
     assert!(rt.check_call("read_b").is_err());
-    check(
-        &m,
-        &t,
-        &c,
-        "read_b",
-        false,
-        Some(Reason::ConfigurationGroup),
-        false,
-    );
+    check(&m, &t, &c, "read_b", refused(Reason::ConfigurationGroup));
     // The skill loader is exempt from the allow-list.
-    check(&m, &t, &c, "load_skill", true, None, false);
+    check(&m, &t, &c, "load_skill", OFFERED);
 }
 
 #[test]
@@ -610,28 +517,16 @@ fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {
         &t,
         &ctx("editor-chat", Role::User),
         "delete_record",
-        false,
-        Some(Reason::ConfigurationExcluded),
-        false,
+        refused(Reason::ConfigurationExcluded),
     );
     check(
         &m,
         &t,
         &ctx("editor-chat", Role::User),
         "update_record",
-        true,
-        None,
-        false,
+        OFFERED,
     );
-    check(
-        &m,
-        &t,
-        &ctx("other", Role::User),
-        "delete_record",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &ctx("other", Role::User), "delete_record", OFFERED);
 }
 
 #[test]
@@ -646,18 +541,14 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
         &t,
         &ctx("d", Role::User),
         "get_env_raw",
-        false,
-        Some(Reason::RequiresAdmin),
-        false,
+        refused(Reason::RequiresAdmin),
     );
     check(
         &m,
         &t,
         &ctx("c", Role::Admin),
         "update_record",
-        false,
-        Some(Reason::ConfigurationGroup),
-        false,
+        refused(Reason::ConfigurationGroup),
     );
     // Exclusion before the trust zone: observe mode cannot offer an excluded tool.
     let c = RefCtx {
@@ -669,9 +560,7 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
         &t,
         &c,
         "get_env_raw",
-        false,
-        Some(Reason::ConfigurationExcluded),
-        false,
+        refused(Reason::ConfigurationExcluded),
     );
 }
 
@@ -764,9 +653,7 @@ fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
             &t,
             &c,
             "load_skill",
-            false,
-            Some(rt.decide("load_skill").reason.unwrap()),
-            false,
+            (false, Some(rt.decide("load_skill").reason.unwrap()), false),
         );
         assert!(!rt.decide("load_skill").allowed);
     }
@@ -835,9 +722,7 @@ fn seed_002_item_6_no_exemption_for_the_skill_loader() {
         &t,
         &ctx("no-skills", Role::User),
         "load_skill",
-        false,
-        Some(Reason::ConfigurationExcluded),
-        false,
+        refused(Reason::ConfigurationExcluded),
     );
     // ... while it stays exempt from the group gate.
     check(
@@ -845,21 +730,11 @@ fn seed_002_item_6_no_exemption_for_the_skill_loader() {
         &t,
         &ctx("editor-chat", Role::User),
         "load_skill",
-        true,
-        None,
-        false,
+        OFFERED,
     );
     let p2 = format!("{EDIT_POLICY} configuration narrow {{ provider p groups [content] }}");
     let (m, t) = both(EDIT_REG, &p2);
-    check(
-        &m,
-        &t,
-        &ctx("narrow", Role::User),
-        "load_skill",
-        true,
-        None,
-        false,
-    );
+    check(&m, &t, &ctx("narrow", Role::User), "load_skill", OFFERED);
 }
 
 #[test]
