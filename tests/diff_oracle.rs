@@ -51,19 +51,19 @@ fn apply(w: &World, edits: &[Edit]) -> World {
         match *e {
             Edit::FlipObserve => w.observe = !w.observe,
             Edit::DropExclusion(c) => {
-                if let Some(cfg) = w.configs.get_mut(c % 3.max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
                     cfg.2.pop();
                 }
             }
             Edit::AddExclusion(c, t) => {
-                if let Some(cfg) = w.configs.get_mut(c % 3.max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
                     if !cfg.2.contains(&(t % n)) {
                         cfg.2.push(t % n);
                     }
                 }
             }
             Edit::AllGroups(c) => {
-                if let Some(cfg) = w.configs.get_mut(c % 3.max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
                     cfg.1 = None;
                 }
             }

@@ -121,7 +121,7 @@ fn the_plugin_violation_rule_needs_http_422_and_an_rbac_denial_stays_not_in_prof
     assert_eq!(kind(&c), Some(RefusalKind::Policy));
     let rbac = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Access denied","data":{"method":"tools/call","plugin_error_code":"X"}}}"#;
     let c = raw(rbac, Some(403));
-    assert_eq!(kind(&c), Some(RefusalKind::NotInProfile));
+    assert_eq!(kind(&c), Some(RefusalKind::Gate(Reason::NotInProfile)));
     let Classified::Refusal { refusal } = c else {
         unreachable!()
     };
@@ -135,7 +135,7 @@ fn an_envelope_is_exactly_its_keys_and_every_reader_agrees() {
     assert_eq!(e.origin.as_deref(), Some("mulesoft"));
     assert_eq!(
         kind(&classify_raw(&e.answer(None, None, None))),
-        Some(RefusalKind::NotInProfile)
+        Some(RefusalKind::Gate(Reason::NotInProfile))
     );
     // A body that only looks like an envelope is a bare body: never success.
     let text = br#"{"body":{"error":{"code":-32003,"message":"Access denied"}},"result":{}}"#;

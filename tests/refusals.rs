@@ -48,11 +48,11 @@ fn shapes_a_b_d_f_g_are_configuration_refusals() {
     use RefusalClass::Configuration;
     assert_eq!(
         refusal_kind(&run("A-agentgateway-unknown-tool.json", None)),
-        (RefusalKind::NotRegistered, Configuration)
+        (RefusalKind::Gate(Reason::NotRegistered), Configuration)
     );
     assert_eq!(
         refusal_kind(&run("B-contextforge-rbac.json", None)),
-        (RefusalKind::NotInProfile, Configuration)
+        (RefusalKind::Gate(Reason::NotInProfile), Configuration)
     );
     assert_eq!(
         refusal_kind(&run("D-agentgateway-guardrail.json", None)),
@@ -60,11 +60,11 @@ fn shapes_a_b_d_f_g_are_configuration_refusals() {
     );
     assert_eq!(
         refusal_kind(&run("F-docker-policy-denied.json", None)),
-        (RefusalKind::NotInProfile, Configuration)
+        (RefusalKind::Gate(Reason::NotInProfile), Configuration)
     );
     assert_eq!(
         refusal_kind(&run("G-mulesoft-flex-403.json", None)),
-        (RefusalKind::NotInProfile, Configuration)
+        (RefusalKind::Gate(Reason::NotInProfile), Configuration)
     );
 }
 
@@ -100,7 +100,10 @@ fn shape_e_is_a_tool_failure_unless_a_rule_for_that_origin_says_otherwise() {
     let t = mcp_profiles();
     assert_eq!(
         refusal_kind(&run("E-fastmcp-isError-denial.json", Some(&t))),
-        (RefusalKind::NotInProfile, RefusalClass::Configuration)
+        (
+            RefusalKind::Gate(Reason::NotInProfile),
+            RefusalClass::Configuration
+        )
     );
     // The same body from another origin: the fastmcp rule does not apply.
     let (body, status, _) = fixture("E-fastmcp-isError-denial.json");
@@ -197,7 +200,7 @@ fn declared_rules_are_tried_before_the_built_in_ones() {
 
 #[test]
 fn retryable_never_for_the_configuration_class() {
-    for k in RefusalKind::ALL {
+    for k in RefusalKind::all() {
         if k.class() == RefusalClass::Configuration {
             assert!(!k.retryable(), "{k:?}");
             assert_ne!(k.action(), Action::Rephrase);
@@ -231,7 +234,7 @@ fn seed_003_support_bot_is_not_offered_refund_issue_and_is_told_why() {
     assert_eq!(
         (r.kind, r.class, r.retryable, r.action),
         (
-            RefusalKind::NotInProfile,
+            RefusalKind::Gate(Reason::NotInProfile),
             RefusalClass::Configuration,
             false,
             Action::Stop

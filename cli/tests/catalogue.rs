@@ -66,8 +66,7 @@ fn every_catalogue_example_prints_exactly_its_output() {
     let mut checked = Vec::new();
     let mut drift: Vec<(String, String, String)> = Vec::new();
     for e in examples(&doc) {
-        let (Some(expected), true) = (&e.output, e.policy.is_some() || e.registry.is_some())
-        else {
+        let (Some(expected), true) = (&e.output, e.policy.is_some() || e.registry.is_some()) else {
             continue;
         };
         let dir = std::env::temp_dir().join(format!(
@@ -101,7 +100,11 @@ fn every_catalogue_example_prints_exactly_its_output() {
             String::from_utf8_lossy(&o.stderr)
         );
         if got.trim_end() != expected.trim_end() {
-            drift.push((e.code.clone(), expected.clone(), format!("{}\n", got.trim_end())));
+            drift.push((
+                e.code.clone(),
+                expected.clone(),
+                format!("{}\n", got.trim_end()),
+            ));
         }
         checked.push(e.code);
     }
@@ -128,5 +131,9 @@ fn every_catalogue_example_prints_exactly_its_output() {
         );
     }
     // Every code with an example was run (a parsing slip would skip them).
-    assert!(checked.len() >= 30, "only {} examples run: {checked:?}", checked.len());
+    assert!(
+        checked.len() >= 30,
+        "only {} examples run: {checked:?}",
+        checked.len()
+    );
 }

@@ -6,24 +6,34 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decide::{Context, Decision};
-use crate::reason::Reason;
+use crate::reason::{Reason, GATE_ORDER};
 use crate::spec::RuleOutcome;
 
-/// What kind of refusal. One kind per gate reason, plus what gateways report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// What kind of refusal: a gate of the table (its [`Reason`], so adding a
+/// gate adds a kind), or what only gateways report. Serialised as the code
+/// (`"notInProfile"`, `"contentPolicy"`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RefusalKind {
-    NotRegistered,
-    ToolDisabled,
-    RequiresAdmin,
-    NotInProfile,
-    ConfigurationGroup,
-    ConfigurationExcluded,
-    TrustZone,
+    /// A gate refused (or a gateway answered as that gate would).
+    Gate(Reason),
     /// The call's content broke a content policy.
     ContentPolicy,
     /// A policy refused, and nothing more specific is known.
     Policy,
+}
+
+impl Serialize for RefusalKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for RefusalKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        RefusalKind::from_code(&code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown refusal kind `{code}`")))
+    }
 }
 
 /// Who can fix it.
@@ -50,21 +60,13 @@ pub enum Action {
 
 impl RefusalKind {
     pub fn from_reason(r: Reason) -> RefusalKind {
-        match r {
-            Reason::NotRegistered => RefusalKind::NotRegistered,
-            Reason::ToolDisabled => RefusalKind::ToolDisabled,
-            Reason::RequiresAdmin => RefusalKind::RequiresAdmin,
-            Reason::NotInProfile => RefusalKind::NotInProfile,
-            Reason::ConfigurationGroup => RefusalKind::ConfigurationGroup,
-            Reason::ConfigurationExcluded => RefusalKind::ConfigurationExcluded,
-            Reason::TrustZone => RefusalKind::TrustZone,
-        }
+        RefusalKind::Gate(r)
     }
 
     pub fn from_outcome(o: RuleOutcome) -> Option<RefusalKind> {
         match o {
-            RuleOutcome::NotRegistered => Some(RefusalKind::NotRegistered),
-            RuleOutcome::NotInProfile => Some(RefusalKind::NotInProfile),
+            RuleOutcome::NotRegistered => Some(RefusalKind::Gate(Reason::NotRegistered)),
+            RuleOutcome::NotInProfile => Some(RefusalKind::Gate(Reason::NotInProfile)),
             RuleOutcome::ContentPolicy => Some(RefusalKind::ContentPolicy),
             RuleOutcome::Policy => Some(RefusalKind::Policy),
             RuleOutcome::ToolFailure => None,
@@ -73,16 +75,22 @@ impl RefusalKind {
 
     pub fn code(self) -> &'static str {
         match self {
-            RefusalKind::NotRegistered => "notRegistered",
-            RefusalKind::ToolDisabled => "toolDisabled",
-            RefusalKind::RequiresAdmin => "requiresAdmin",
-            RefusalKind::NotInProfile => "notInProfile",
-            RefusalKind::ConfigurationGroup => "configurationGroup",
-            RefusalKind::ConfigurationExcluded => "configurationExcluded",
-            RefusalKind::TrustZone => "trustZone",
+            RefusalKind::Gate(r) => r.code(),
             RefusalKind::ContentPolicy => "contentPolicy",
             RefusalKind::Policy => "policy",
         }
+    }
+
+    pub fn from_code(code: &str) -> Option<RefusalKind> {
+        RefusalKind::all().find(|k| k.code() == code)
+    }
+
+    /// Every kind: the gates in [`GATE_ORDER`], then the gateway-only kinds.
+    pub fn all() -> impl Iterator<Item = RefusalKind> {
+        GATE_ORDER
+            .into_iter()
+            .map(RefusalKind::Gate)
+            .chain([RefusalKind::ContentPolicy, RefusalKind::Policy])
     }
 
     /// Only a content-policy refusal is the agent's to fix. An unknown policy
@@ -106,18 +114,6 @@ impl RefusalKind {
             _ => Action::Stop,
         }
     }
-
-    pub const ALL: [RefusalKind; 9] = [
-        RefusalKind::NotRegistered,
-        RefusalKind::ToolDisabled,
-        RefusalKind::RequiresAdmin,
-        RefusalKind::NotInProfile,
-        RefusalKind::ConfigurationGroup,
-        RefusalKind::ConfigurationExcluded,
-        RefusalKind::TrustZone,
-        RefusalKind::ContentPolicy,
-        RefusalKind::Policy,
-    ];
 }
 
 /// A refusal with everything known about it, and what to do.
@@ -187,30 +183,30 @@ impl Refusal {
         let file = in_file(&facts.file);
         let config = q(&facts.configuration, "the configuration");
         let remediation = match kind {
-            RefusalKind::NotRegistered => format!(
+            RefusalKind::Gate(Reason::NotRegistered) => format!(
                 "{tool} does not exist for this caller: check the name against the offered tools; if a gateway hides tools outside the caller's access, widen the access profile to include it"
             ),
-            RefusalKind::ToolDisabled => {
+            RefusalKind::Gate(Reason::ToolDisabled) => {
                 format!("an administrator must enable {tool} (and its group, if the group is switched off) in the policy")
             }
-            RefusalKind::RequiresAdmin => format!(
+            RefusalKind::Gate(Reason::RequiresAdmin) => format!(
                 "{tool} is admin-only: an administrator must make this call, or the policy must mark it `not admin-only`"
             ),
-            RefusalKind::NotInProfile => match (&facts.profile, &facts.consumer) {
+            RefusalKind::Gate(Reason::NotInProfile) => match (&facts.profile, &facts.consumer) {
                 (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
                 (None, Some(c)) => format!("give consumer `{c}` an access profile that allows {tool}{file}"),
                 (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
             },
-            RefusalKind::ConfigurationGroup => match &facts.group {
+            RefusalKind::Gate(Reason::ConfigurationGroup) => match &facts.group {
                 Some(g) => format!(
                     "add group `{g}` to the groups of configuration {config}{file}, or, if a skill restricts the run, attach a skill that allows {tool} and start a new run"
                 ),
                 None => format!("allow {tool} in configuration {config}{file}"),
             },
-            RefusalKind::ConfigurationExcluded => {
+            RefusalKind::Gate(Reason::ConfigurationExcluded) => {
                 format!("remove {tool} from the exclusions of configuration {config}{file}; a run already started keeps its exclusions until a new run starts")
             }
-            RefusalKind::TrustZone => format!(
+            RefusalKind::Gate(Reason::TrustZone) => format!(
                 "{tool} has class {} above the ceiling {} of the provider's trust zone: use a configuration whose provider may receive that class, or reclassify the tool",
                 q(&facts.class, "its class"),
                 q(&facts.ceiling, "of the zone")
@@ -259,13 +255,7 @@ impl Refusal {
 /// The reason text of a kind, as `Reason::message` for gate kinds.
 pub fn message(kind: RefusalKind) -> &'static str {
     match kind {
-        RefusalKind::NotRegistered => Reason::NotRegistered.message(),
-        RefusalKind::ToolDisabled => Reason::ToolDisabled.message(),
-        RefusalKind::RequiresAdmin => Reason::RequiresAdmin.message(),
-        RefusalKind::NotInProfile => Reason::NotInProfile.message(),
-        RefusalKind::ConfigurationGroup => Reason::ConfigurationGroup.message(),
-        RefusalKind::ConfigurationExcluded => Reason::ConfigurationExcluded.message(),
-        RefusalKind::TrustZone => Reason::TrustZone.message(),
+        RefusalKind::Gate(r) => r.message(),
         RefusalKind::ContentPolicy => "refused by a content policy",
         RefusalKind::Policy => "refused by a policy",
     }
