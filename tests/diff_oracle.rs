@@ -47,23 +47,24 @@ fn edit() -> impl Strategy<Value = Edit> {
 fn apply(w: &World, edits: &[Edit]) -> World {
     let mut w = w.clone();
     let n = w.tools.len();
+    let nc = w.configs.len().max(1);
     for e in edits {
         match *e {
             Edit::FlipObserve => w.observe = !w.observe,
             Edit::DropExclusion(c) => {
-                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % nc) {
                     cfg.2.pop();
                 }
             }
             Edit::AddExclusion(c, t) => {
-                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % nc) {
                     if !cfg.2.contains(&(t % n)) {
                         cfg.2.push(t % n);
                     }
                 }
             }
             Edit::AllGroups(c) => {
-                if let Some(cfg) = w.configs.get_mut(c % w.configs.len().max(1)) {
+                if let Some(cfg) = w.configs.get_mut(c % nc) {
                     cfg.1 = None;
                 }
             }
