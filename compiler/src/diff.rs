@@ -130,8 +130,9 @@ fn context<'t>(t: &'t Table, config: &str, p: &Point) -> Option<Context<'t>> {
     )
 }
 
-/// Compare two tables over the whole decision space.
-pub fn diff(old: &Table, new: &Table) -> Diff {
+/// What was added and removed (tools, configurations) and which settings
+/// changed: the parts of a diff that are not decisions.
+fn inventory(old: &Table, new: &Table) -> Diff {
     let (os, ns) = (old.spec(), new.spec());
     let mut d = Diff::default();
     let old_tools: BTreeSet<&str> = os.tools.iter().map(|t| t.name.as_str()).collect();
@@ -191,6 +192,14 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
         &mut d.settings,
     );
 
+    d
+}
+
+/// Compare two tables over the whole decision space.
+pub fn diff(old: &Table, new: &Table) -> Diff {
+    let (os, ns) = (old.spec(), new.spec());
+    let mut d = inventory(old, new);
+    let old_cfg: BTreeSet<&str> = old.configuration_names().collect();
     // Tool names in the order of the new registry, then the removed ones.
     let names: Vec<&str> = ns
         .tools

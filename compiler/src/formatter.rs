@@ -99,6 +99,26 @@ fn name(n: &Name) -> String {
     }
 }
 
+/// Where a statement starts and ends in its source.
+fn statement_span(st: &Statement) -> crate::source::Span {
+    match st {
+        Statement::Classes(c) => c.span,
+        Statement::Enforcement(s) => s.span,
+        Statement::RemoteVisibility(s) => s.span,
+        Statement::Unprofiled(s) => s.span,
+        Statement::SkillLoader(s) => s.span,
+        Statement::Group(b) => b.span,
+        Statement::Tool(b) => b.span,
+        Statement::Zone(b) => b.span,
+        Statement::Provider(b) => b.span,
+        Statement::Skill(b) => b.span,
+        Statement::Configuration(b) => b.span,
+        Statement::Profile(b) => b.span,
+        Statement::Consumer(b) => b.span,
+        Statement::Gateway(b) => b.span,
+    }
+}
+
 fn selector(s: &Selector) -> (String, Span) {
     match s {
         Selector::Tool(n) => (name(n), n.span),
@@ -187,24 +207,21 @@ impl Printer<'_> {
     }
 
     fn statement(&mut self, st: &Statement) {
-        let span = match st {
-            Statement::Classes(c) => c.span,
-            Statement::Enforcement(s) => s.span,
-            Statement::RemoteVisibility(s) => s.span,
-            Statement::Unprofiled(s) => s.span,
-            Statement::SkillLoader(s) => s.span,
-            Statement::Group(b) => b.span,
-            Statement::Tool(b) => b.span,
-            Statement::Zone(b) => b.span,
-            Statement::Provider(b) => b.span,
-            Statement::Skill(b) => b.span,
-            Statement::Configuration(b) => b.span,
-            Statement::Profile(b) => b.span,
-            Statement::Consumer(b) => b.span,
-            Statement::Gateway(b) => b.span,
-        };
+        let span = statement_span(st);
         self.leading(span.start as usize, 0);
         self.blank_if(self.last_end, span.start as usize);
+        match st {
+            Statement::Classes(_)
+            | Statement::Enforcement(_)
+            | Statement::RemoteVisibility(_)
+            | Statement::Unprofiled(_)
+            | Statement::SkillLoader(_) => self.setting(st),
+            _ => self.block_statement(st),
+        }
+    }
+
+    /// A one-line setting (`classes`, `enforcement`, ...).
+    fn setting(&mut self, st: &Statement) {
         match st {
             Statement::Classes(c) => self.list_prop(
                 0,
@@ -252,6 +269,13 @@ impl Printer<'_> {
                 &format!("skill-loader {}", name(&s.value)),
                 s.span.end as usize,
             ),
+            _ => {}
+        }
+    }
+
+    /// A block statement (`group`, `tool`, ... `gateway`).
+    fn block_statement(&mut self, st: &Statement) {
+        match st {
             Statement::Group(b) => self.block(
                 "group",
                 b,
@@ -365,6 +389,7 @@ impl Printer<'_> {
             Statement::Gateway(b) => {
                 self.block("gateway", b, |p, r, sp, d| p.rule(r, sp, d), |_| None)
             }
+            _ => {}
         }
     }
 

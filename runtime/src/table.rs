@@ -116,28 +116,7 @@ impl Table {
 
     /// Build from a spec (the compiler's in-memory path; `load` ends here too).
     pub fn from_spec(spec: TableSpec, digest: [u8; 32]) -> Result<Table, LoadError> {
-        let n = spec.tools.len();
-        let nc = spec.classes.len();
-        if nc == 0 || nc > MAX_CLASSES {
-            return Err(corrupt(format!(
-                "{nc} data classes (1 to {MAX_CLASSES} allowed)"
-            )));
-        }
-        if spec.zones.is_empty() || spec.least_trusted_zone as usize >= spec.zones.len() {
-            return Err(corrupt(
-                "no zones, or the least trusted zone is out of range",
-            ));
-        }
-        if spec.zones.iter().any(|z| z.ceiling as usize >= nc) {
-            return Err(corrupt("a zone's ceiling is not a class"));
-        }
-        if spec
-            .groups
-            .iter()
-            .any(|g| g.default_class.is_some_and(|c| c as usize >= nc))
-        {
-            return Err(corrupt("a group's default class is not a class"));
-        }
+        check_ranks(&spec)?;
         let tool_index = NameIndex::new(&spec)?;
         let group_index = index_of(spec.groups.iter().map(|g| g.name.as_str()), "group")?;
         let config_index = index_of(
@@ -146,189 +125,10 @@ impl Table {
         )?;
         let consumer_index = index_of(spec.consumers.iter().map(|c| c.name.as_str()), "consumer")?;
         let skill_index = index_of(spec.skills.iter().map(|s| s.name.as_str()), "skill")?;
-
-        let mut enabled = BitSet::new(n);
-        let mut admin_only = BitSet::new(n);
-        let mut remote = BitSet::new(n);
-        // Members of each group, as index lists: a configuration's allowed set is
-        // built from the tools of its groups, never from a pass over all tools.
-        let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); spec.groups.len()];
-        let mut by_class: Vec<BitSet> = vec![BitSet::new(n); nc];
-        for (i, t) in spec.tools.iter().enumerate() {
-            // The compiler never writes such a name: a table holding one was
-            // not made by it, and its names would reach prompts and terminals.
-            if let Some((_, c)) = crate::names::first_invisible(&t.name) {
-                return Err(corrupt(format!(
-                    "tool name `{}` holds the control or format character U+{:04X}",
-                    crate::names::escape(&t.name),
-                    c as u32
-                )));
-            }
-            if t.group as usize >= spec.groups.len() || t.class as usize >= nc {
-                return Err(corrupt(format!(
-                    "tool `{}` has a group or class out of range",
-                    t.name
-                )));
-            }
-            if t.enabled {
-                enabled.insert(i);
-            }
-            if t.admin_only {
-                admin_only.insert(i);
-            }
-            if t.remote {
-                remote.insert(i);
-            }
-            by_group[t.group as usize].push(i as u32);
-            by_class[t.class as usize].insert(i);
-        }
-        // above[c] = union of by_class[c+1..]
-        let mut above = vec![BitSet::new(n); nc];
-        for c in (0..nc.saturating_sub(1)).rev() {
-            let mut s = above[c + 1].clone();
-            s.union_with(&by_class[c + 1]);
-            above[c] = s;
-        }
+        let sets = ToolSets::new(&spec)?;
         let loader = tool_index.get(&spec, &spec.skill_loader);
-        let mut configs = Vec::with_capacity(spec.configurations.len());
-        for c in &spec.configurations {
-            let zone = spec.zones.get(c.zone as usize).ok_or_else(|| {
-                corrupt(format!(
-                    "configuration `{}` has a zone out of range",
-                    c.name
-                ))
-            })?;
-            let mut allowed = match &c.groups {
-                None => BitSet::full(n),
-                Some(gs) => {
-                    let mut a = BitSet::new(n);
-                    for &g in gs {
-                        let members = by_group.get(g as usize).ok_or_else(|| {
-                            corrupt(format!(
-                                "configuration `{}` names a group out of range",
-                                c.name
-                            ))
-                        })?;
-                        for &i in members {
-                            a.insert(i as usize);
-                        }
-                    }
-                    a
-                }
-            };
-            if let Some(l) = loader {
-                allowed.insert(l as usize);
-            }
-            let mut excluded = BitSet::new(n);
-            for name in &c.excluded {
-                if let Some(i) = tool_index.get(&spec, name) {
-                    excluded.insert(i as usize);
-                }
-            }
-            if c.skills.iter().any(|&s| s as usize >= spec.skills.len()) {
-                return Err(corrupt(format!(
-                    "configuration `{}` names a skill out of range",
-                    c.name
-                )));
-            }
-            // The configuration's exclusions apply through `excluded` (and the
-            // live gate) already; a new run adds none of its own.
-            let fresh_run = crate::run::RunState {
-                allowed: spec.allow_list_of(&c.skills),
-                excluded: crate::run::Exclusions::Names(Vec::new()),
-            };
-            let fresh_allowed = match &fresh_run.allowed {
-                crate::run::AllowList::Only(names) => {
-                    let mut list = BitSet::new(n);
-                    for name in names {
-                        if let Some(i) = tool_index.get(&spec, name) {
-                            list.insert(i as usize);
-                        }
-                    }
-                    let mut fresh = allowed.clone();
-                    fresh.intersect_with(&list);
-                    if let Some(l) = loader {
-                        fresh.insert(l as usize);
-                    }
-                    Some(fresh)
-                }
-                _ => None,
-            };
-            configs.push(ConfigRow {
-                allowed,
-                fresh_allowed,
-                fresh_run,
-                excluded,
-                ceiling: zone.ceiling,
-            });
-        }
-        // The tools of each distinct prefix selector, found once: by a scan
-        // when there are few distinct prefixes (the usual `mcp_<server>_*`),
-        // else by ranges of the sorted names.
-        let mut distinct: Vec<&str> = spec
-            .profiles
-            .iter()
-            .flat_map(|p| p.prefixes.iter().map(String::as_str))
-            .collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let mut by_prefix: HashMap<&str, Vec<u32>> = HashMap::default();
-        if distinct.len() <= 16 {
-            for pre in &distinct {
-                let members = spec
-                    .tools
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.name.starts_with(pre))
-                    .map(|(i, _)| i as u32)
-                    .collect();
-                by_prefix.insert(pre, members);
-            }
-        } else {
-            let mut sorted: Vec<(&str, u32)> = spec
-                .tools
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.name.as_str(), i as u32))
-                .collect();
-            sorted.sort_unstable();
-            for pre in &distinct {
-                let from = sorted.partition_point(|(name, _)| name < pre);
-                let members = sorted[from..]
-                    .iter()
-                    .take_while(|(name, _)| name.starts_with(pre))
-                    .map(|(_, i)| *i)
-                    .collect();
-                by_prefix.insert(pre, members);
-            }
-        }
-        let mut profiles = Vec::with_capacity(spec.profiles.len());
-        for p in &spec.profiles {
-            let mut set = BitSet::new(n);
-            for name in &p.tools {
-                if let Some(i) = tool_index.get(&spec, name) {
-                    set.insert(i as usize);
-                }
-            }
-            for &g in &p.groups {
-                let members = by_group.get(g as usize).ok_or_else(|| {
-                    corrupt(format!("profile `{}` names a group out of range", p.name))
-                })?;
-                for &i in members {
-                    set.insert(i as usize);
-                }
-            }
-            for pre in &p.prefixes {
-                for &i in by_prefix
-                    .get(pre.as_str())
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[])
-                {
-                    set.insert(i as usize);
-                }
-            }
-            profiles.push(set);
-        }
+        let configs = config_rows(&spec, &tool_index, &sets.by_group, loader)?;
+        let profiles = profile_sets(&spec, &tool_index, &sets.by_group)?;
         if spec
             .consumers
             .iter()
@@ -344,10 +144,10 @@ impl Table {
             config_index,
             consumer_index,
             skill_index,
-            enabled,
-            admin_only,
-            remote,
-            above,
+            enabled: sets.enabled,
+            admin_only: sets.admin_only,
+            remote: sets.remote,
+            above: sets.above,
             configs,
             profiles,
             loader,
@@ -498,4 +298,256 @@ impl Table {
                 .zip(&other.spec.tools)
                 .all(|(a, b)| a.name == b.name)
     }
+}
+
+/// The class, zone and group ranks a spec refers to are in range.
+fn check_ranks(spec: &TableSpec) -> Result<(), LoadError> {
+    let nc = spec.classes.len();
+    if nc == 0 || nc > MAX_CLASSES {
+        return Err(corrupt(format!(
+            "{nc} data classes (1 to {MAX_CLASSES} allowed)"
+        )));
+    }
+    if spec.zones.is_empty() || spec.least_trusted_zone as usize >= spec.zones.len() {
+        return Err(corrupt(
+            "no zones, or the least trusted zone is out of range",
+        ));
+    }
+    if spec.zones.iter().any(|z| z.ceiling as usize >= nc) {
+        return Err(corrupt("a zone's ceiling is not a class"));
+    }
+    if spec
+        .groups
+        .iter()
+        .any(|g| g.default_class.is_some_and(|c| c as usize >= nc))
+    {
+        return Err(corrupt("a group's default class is not a class"));
+    }
+    Ok(())
+}
+
+/// Per-tool bit sets, and the members of each group.
+struct ToolSets {
+    enabled: BitSet,
+    admin_only: BitSet,
+    remote: BitSet,
+    by_group: Vec<Vec<u32>>,
+    /// `above[c]`: the tools whose class is above rank `c`.
+    above: Vec<BitSet>,
+}
+
+impl ToolSets {
+    fn new(spec: &TableSpec) -> Result<ToolSets, LoadError> {
+        let n = spec.tools.len();
+        let nc = spec.classes.len();
+        let mut enabled = BitSet::new(n);
+        let mut admin_only = BitSet::new(n);
+        let mut remote = BitSet::new(n);
+        // Members of each group, as index lists: a configuration's allowed set is
+        // built from the tools of its groups, never from a pass over all tools.
+        let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); spec.groups.len()];
+        let mut by_class: Vec<BitSet> = vec![BitSet::new(n); nc];
+        for (i, t) in spec.tools.iter().enumerate() {
+            // The compiler never writes such a name: a table holding one was
+            // not made by it, and its names would reach prompts and terminals.
+            if let Some((_, c)) = crate::names::first_invisible(&t.name) {
+                return Err(corrupt(format!(
+                    "tool name `{}` holds the control or format character U+{:04X}",
+                    crate::names::escape(&t.name),
+                    c as u32
+                )));
+            }
+            if t.group as usize >= spec.groups.len() || t.class as usize >= nc {
+                return Err(corrupt(format!(
+                    "tool `{}` has a group or class out of range",
+                    t.name
+                )));
+            }
+            if t.enabled {
+                enabled.insert(i);
+            }
+            if t.admin_only {
+                admin_only.insert(i);
+            }
+            if t.remote {
+                remote.insert(i);
+            }
+            by_group[t.group as usize].push(i as u32);
+            by_class[t.class as usize].insert(i);
+        }
+        // above[c] = union of by_class[c+1..]
+        let mut above = vec![BitSet::new(n); nc];
+        for c in (0..nc.saturating_sub(1)).rev() {
+            let mut s = above[c + 1].clone();
+            s.union_with(&by_class[c + 1]);
+            above[c] = s;
+        }
+        Ok(ToolSets {
+            enabled,
+            admin_only,
+            remote,
+            by_group,
+            above,
+        })
+    }
+}
+
+/// Each configuration's allowed and excluded tools, and a new run's.
+fn config_rows(
+    spec: &TableSpec,
+    tool_index: &NameIndex,
+    by_group: &[Vec<u32>],
+    loader: Option<u32>,
+) -> Result<Vec<ConfigRow>, LoadError> {
+    let n = spec.tools.len();
+    let mut configs = Vec::with_capacity(spec.configurations.len());
+    for c in &spec.configurations {
+        let zone = spec.zones.get(c.zone as usize).ok_or_else(|| {
+            corrupt(format!(
+                "configuration `{}` has a zone out of range",
+                c.name
+            ))
+        })?;
+        let mut allowed = match &c.groups {
+            None => BitSet::full(n),
+            Some(gs) => {
+                let mut a = BitSet::new(n);
+                for &g in gs {
+                    let members = by_group.get(g as usize).ok_or_else(|| {
+                        corrupt(format!(
+                            "configuration `{}` names a group out of range",
+                            c.name
+                        ))
+                    })?;
+                    for &i in members {
+                        a.insert(i as usize);
+                    }
+                }
+                a
+            }
+        };
+        if let Some(l) = loader {
+            allowed.insert(l as usize);
+        }
+        let mut excluded = BitSet::new(n);
+        for name in &c.excluded {
+            if let Some(i) = tool_index.get(spec, name) {
+                excluded.insert(i as usize);
+            }
+        }
+        if c.skills.iter().any(|&s| s as usize >= spec.skills.len()) {
+            return Err(corrupt(format!(
+                "configuration `{}` names a skill out of range",
+                c.name
+            )));
+        }
+        // The configuration's exclusions apply through `excluded` (and the
+        // live gate) already; a new run adds none of its own.
+        let fresh_run = crate::run::RunState {
+            allowed: spec.allow_list_of(&c.skills),
+            excluded: crate::run::Exclusions::Names(Vec::new()),
+        };
+        let fresh_allowed = match &fresh_run.allowed {
+            crate::run::AllowList::Only(names) => {
+                let mut list = BitSet::new(n);
+                for name in names {
+                    if let Some(i) = tool_index.get(spec, name) {
+                        list.insert(i as usize);
+                    }
+                }
+                let mut fresh = allowed.clone();
+                fresh.intersect_with(&list);
+                if let Some(l) = loader {
+                    fresh.insert(l as usize);
+                }
+                Some(fresh)
+            }
+            _ => None,
+        };
+        configs.push(ConfigRow {
+            allowed,
+            fresh_allowed,
+            fresh_run,
+            excluded,
+            ceiling: zone.ceiling,
+        });
+    }
+    Ok(configs)
+}
+
+/// Each profile's tools: named ones, its groups' members, and its prefixes'.
+fn profile_sets(
+    spec: &TableSpec,
+    tool_index: &NameIndex,
+    by_group: &[Vec<u32>],
+) -> Result<Vec<BitSet>, LoadError> {
+    let n = spec.tools.len();
+    // The tools of each distinct prefix selector, found once: by a scan
+    // when there are few distinct prefixes (the usual `mcp_<server>_*`),
+    // else by ranges of the sorted names.
+    let mut distinct: Vec<&str> = spec
+        .profiles
+        .iter()
+        .flat_map(|p| p.prefixes.iter().map(String::as_str))
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut by_prefix: HashMap<&str, Vec<u32>> = HashMap::default();
+    if distinct.len() <= 16 {
+        for pre in &distinct {
+            let members = spec
+                .tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.name.starts_with(pre))
+                .map(|(i, _)| i as u32)
+                .collect();
+            by_prefix.insert(pre, members);
+        }
+    } else {
+        let mut sorted: Vec<(&str, u32)> = spec
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i as u32))
+            .collect();
+        sorted.sort_unstable();
+        for pre in &distinct {
+            let from = sorted.partition_point(|(name, _)| name < pre);
+            let members = sorted[from..]
+                .iter()
+                .take_while(|(name, _)| name.starts_with(pre))
+                .map(|(_, i)| *i)
+                .collect();
+            by_prefix.insert(pre, members);
+        }
+    }
+    let mut profiles = Vec::with_capacity(spec.profiles.len());
+    for p in &spec.profiles {
+        let mut set = BitSet::new(n);
+        for name in &p.tools {
+            if let Some(i) = tool_index.get(spec, name) {
+                set.insert(i as usize);
+            }
+        }
+        for &g in &p.groups {
+            let members = by_group.get(g as usize).ok_or_else(|| {
+                corrupt(format!("profile `{}` names a group out of range", p.name))
+            })?;
+            for &i in members {
+                set.insert(i as usize);
+            }
+        }
+        for pre in &p.prefixes {
+            for &i in by_prefix
+                .get(pre.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
+                set.insert(i as usize);
+            }
+        }
+        profiles.push(set);
+    }
+    Ok(profiles)
 }
