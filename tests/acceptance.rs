@@ -3,6 +3,7 @@
 //! Each decision is also checked against the reference interpreter.
 
 use toolgate_runtime::{AllowList, Exclusions, LiveTool, Reason, Role, RunState, Table};
+use toolgate_tests::fixtures::{CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM};
 use toolgate_tests::*;
 
 /// Assert the runtime's decision (and the reference's) for one tool.
@@ -41,47 +42,6 @@ fn refused(r: Reason) -> Want {
 fn both(registry: &str, policy: &str) -> (toolgate_compiler::model::Model, Table) {
     (model(registry, &[policy]), table(registry, &[policy]))
 }
-
-const NR_LLM: &str = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "create_page_draft"
-group = "editing"
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-[[tool]]
-name = "read_source"
-group = "code"
-[[tool]]
-name = "fetch_logs"
-group = "system"
-[[tool]]
-name = "mcp_logs_fetch"
-group = "mcp_logs"
-server = "logs"
-enabled = true
-admin_only = false
-[[tool]]
-name = "mcp_deepwiki_ask_question"
-group = "mcp_deepwiki"
-server = "deepwiki"
-enabled = true
-class = "sourceCode"
-"#;
-
-const CLASSES: &str = "
-group content { class editorContent }
-group editing { class editorContent }
-group code { class sourceCode }
-group system { class systemDiagnostics }
-group mcp_logs { class systemDiagnostics }
-provider global { zone externalGlobal }
-provider onprem { zone local }
-";
 
 #[test]
 fn case_1_unknown_name_is_not_registered() {
@@ -482,32 +442,6 @@ fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
 }
 
 // ---------------------------------------------------------------- seed 002
-
-const EDIT_REG: &str = r#"
-[[tool]]
-name = "update_record"
-group = "editing"
-[[tool]]
-name = "delete_record"
-group = "editing"
-[[tool]]
-name = "read_record"
-group = "content"
-[[tool]]
-name = "load_skill"
-group = "skills"
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-"#;
-
-const EDIT_POLICY: &str = "
-provider p { zone local }
-group editing { class editorContent }
-configuration editor-chat { provider p groups [editing, content, skills] exclude [delete_record] }
-configuration other { provider p groups [editing, content, skills] }
-";
 
 #[test]
 fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use toolgate::compat;
 use toolgate_compiler::lower;
 use toolgate_runtime::{LiveTool, Reason, Role, RunState, Table, GATE_ORDER};
+use toolgate_tests::fixtures::{CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM};
 
 const FORMAT: &str = "toolgate-conformance/1";
 
@@ -588,47 +589,6 @@ fn examples(c: &mut Corpus) {
 }
 
 // The registries and policies of tests/acceptance.rs and tests/fail_closed.rs.
-const NR_LLM: &str = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "create_page_draft"
-group = "editing"
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-[[tool]]
-name = "read_source"
-group = "code"
-[[tool]]
-name = "fetch_logs"
-group = "system"
-[[tool]]
-name = "mcp_logs_fetch"
-group = "mcp_logs"
-server = "logs"
-enabled = true
-admin_only = false
-[[tool]]
-name = "mcp_deepwiki_ask_question"
-group = "mcp_deepwiki"
-server = "deepwiki"
-enabled = true
-class = "sourceCode"
-"#;
-
-const CLASSES: &str = "
-group content { class editorContent }
-group editing { class editorContent }
-group code { class sourceCode }
-group system { class systemDiagnostics }
-group mcp_logs { class systemDiagnostics }
-provider global { zone externalGlobal }
-provider onprem { zone local }
-";
-
 const SKILLS_REG: &str = r#"
 [[tool]]
 name = "read_a"
@@ -640,32 +600,6 @@ group = "reading"
 name = "load_skill"
 group = "skills"
 "#;
-
-const EDIT_REG: &str = r#"
-[[tool]]
-name = "update_record"
-group = "editing"
-[[tool]]
-name = "delete_record"
-group = "editing"
-[[tool]]
-name = "read_record"
-group = "content"
-[[tool]]
-name = "load_skill"
-group = "skills"
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-"#;
-
-const EDIT_POLICY: &str = "
-provider p { zone local }
-group editing { class editorContent }
-configuration editor-chat { provider p groups [editing, content, skills] exclude [delete_record] }
-configuration other { provider p groups [editing, content, skills] }
-";
 
 const CASE9_REG: &str = r#"
 [[tool]]

@@ -7,14 +7,8 @@ use proptest::prelude::*;
 use toolgate_runtime::{AllowList, Exclusions, Role, RunState};
 use toolgate_tests::RefCtx;
 
-pub const CLASSES: [&str; 6] = [
-    "publicContent",
-    "editorContent",
-    "sourceCode",
-    "internalConfiguration",
-    "systemDiagnostics",
-    "secretAdjacent",
-];
+/// The default ladder, from the one place it is defined.
+pub const CLASSES: [&str; 6] = toolgate_compiler::model::DEFAULT_CLASSES;
 pub const ZONES: [&str; 4] = ["local", "privateHosted", "externalEu", "externalGlobal"];
 pub const GROUPS: [&str; 4] = ["content", "editing", "code", "system"];
 

@@ -221,3 +221,74 @@ pub fn ctx(config: &str, role: Role) -> RefCtx {
         run: None,
     }
 }
+
+/// The registries and policies of the gate-semantics cases and seed 002,
+/// shared by the acceptance tests and the conformance corpus.
+pub mod fixtures {
+    pub const NR_LLM: &str = r#"
+[[tool]]
+name = "get_page_content"
+group = "content"
+[[tool]]
+name = "create_page_draft"
+group = "editing"
+[[tool]]
+name = "get_env_raw"
+group = "system"
+admin_only = true
+[[tool]]
+name = "read_source"
+group = "code"
+[[tool]]
+name = "fetch_logs"
+group = "system"
+[[tool]]
+name = "mcp_logs_fetch"
+group = "mcp_logs"
+server = "logs"
+enabled = true
+admin_only = false
+[[tool]]
+name = "mcp_deepwiki_ask_question"
+group = "mcp_deepwiki"
+server = "deepwiki"
+enabled = true
+class = "sourceCode"
+"#;
+
+    pub const CLASSES: &str = "
+group content { class editorContent }
+group editing { class editorContent }
+group code { class sourceCode }
+group system { class systemDiagnostics }
+group mcp_logs { class systemDiagnostics }
+provider global { zone externalGlobal }
+provider onprem { zone local }
+";
+
+    pub const EDIT_REG: &str = r#"
+[[tool]]
+name = "update_record"
+group = "editing"
+[[tool]]
+name = "delete_record"
+group = "editing"
+[[tool]]
+name = "read_record"
+group = "content"
+[[tool]]
+name = "load_skill"
+group = "skills"
+[[tool]]
+name = "get_env_raw"
+group = "system"
+admin_only = true
+"#;
+
+    pub const EDIT_POLICY: &str = "
+provider p { zone local }
+group editing { class editorContent }
+configuration editor-chat { provider p groups [editing, content, skills] exclude [delete_record] }
+configuration other { provider p groups [editing, content, skills] }
+";
+}
