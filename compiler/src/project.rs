@@ -144,7 +144,10 @@ pub fn read_capped_bytes(path: &Path, limit: usize) -> Result<Read, ProjectError
     if let Some(what) = kind(&meta) {
         return Err(not_regular(what));
     }
-    let mut bytes = Vec::new();
+    // Sized from the metadata (within the cap) so that reading does not
+    // double the buffer past the file: the file's size is what stays.
+    let expected = usize::try_from(meta.len()).unwrap_or(usize::MAX).min(limit);
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
     file.take(limit as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| load_error(path, e.to_string()))?;
