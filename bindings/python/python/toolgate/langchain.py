@@ -1,0 +1,164 @@
+"""LangChain / LangGraph adapter (extra ``toolgate[langchain]``).
+
+Given LangChain tools (``langchain_core.tools.BaseTool``) and a toolgate
+``Context``:
+
+- :meth:`ToolGate.offered` is the tools the model is offered (the table's
+  offered set, in the order given);
+- :meth:`ToolGate.unavailable_prompt` is the system-prompt section naming
+  the tools that exist but may not be used, and why;
+- :meth:`ToolGate.guard` wraps every tool so that a call the table refuses
+  (a model may still name a tool it was not offered) never runs the tool's
+  body: the model gets the typed refusal as a tool message
+  (``status="error"``, content = the refusal's JSON, artifact = its dict),
+  and the refusal is logged with its reason on the ``toolgate.langchain``
+  logger.
+
+The context may be a ``Context`` or a callable returning one (for example a
+context of ``TableHandle.context(...)`` built per call, or one that reads the
+run state from a LangGraph state): every call is decided by the context of
+that moment.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Optional, Sequence, Union
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from pydantic import ConfigDict
+
+from . import Context, Decision, Refusal
+
+__all__ = ["GuardedTool", "ToolGate", "refusal_message"]
+
+logger = logging.getLogger("toolgate.langchain")
+
+ContextSource = Union[Context, Callable[[], Context]]
+
+
+def refusal_message(refusal: Refusal, tool_call_id: str, name: str) -> ToolMessage:
+    """The tool message a refused call answers with: the typed refusal as
+    JSON for the model (its ``modelText`` says what to do), its dict as the
+    artifact for the host."""
+    return ToolMessage(
+        content=refusal.to_json(),
+        tool_call_id=tool_call_id,
+        name=name,
+        status="error",
+        artifact=refusal.to_dict(),
+    )
+
+
+class ToolGate:
+    """The table's view of a set of LangChain tools, for one context."""
+
+    def __init__(self, context: ContextSource, *, log: Optional[logging.Logger] = None) -> None:
+        self._context = context
+        self._log = log or logger
+
+    def context(self) -> Context:
+        c = self._context
+        return c if isinstance(c, Context) else c()
+
+    def offered(self, tools: Sequence[BaseTool]) -> list[BaseTool]:
+        """The tools the model is offered: those the table offers, in the order given."""
+        offered = set(self.context().offered())
+        return [t for t in tools if t.name in offered]
+
+    def unavailable_prompt(self) -> str:
+        """The unavailable-tools section for the system prompt ("" when none)."""
+        return self.context().unavailable_prompt()
+
+    def guard(self, tools: Sequence[BaseTool]) -> list[BaseTool]:
+        """Every tool wrapped so that a refused call never runs (give the
+        tool executor all tools, not only the offered ones: a call of a tool
+        that was not offered is then refused with its reason, not "unknown")."""
+        return [t if isinstance(t, GuardedTool) else GuardedTool.wrap(t, self) for t in tools]
+
+    def check(self, name: str) -> Optional[tuple[Decision, Refusal]]:
+        """``None`` when a call of ``name`` may run; else the decision (the
+        true reason, for the host) and the typed refusal (for the model),
+        logged."""
+        ctx = self.context()
+        decision = ctx.decide(name)
+        if decision.allowed:
+            return None
+        refusal = ctx.refusal(decision)
+        assert refusal is not None, "a refused decision has a refusal"
+        self._log.warning(
+            "toolgate refused tool call %r: %s (configuration %s, consumer %s)",
+            name,
+            decision.reason,
+            ctx.configuration,
+            ctx.consumer,
+            extra={
+                "toolgate_tool": name,
+                "toolgate_reason": decision.reason,
+                "toolgate_kind": refusal.kind,
+                "toolgate_configuration": ctx.configuration,
+                "toolgate_consumer": ctx.consumer,
+            },
+        )
+        return decision, refusal
+
+
+def _tool_call_id(value: Any) -> Optional[str]:
+    if isinstance(value, dict) and value.get("type") == "tool_call":
+        return value.get("id")
+    return None
+
+
+class GuardedTool(BaseTool):
+    """A tool behind the gate: same name, description and arguments; a
+    refused call answers with the typed refusal and never reaches ``inner``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: BaseTool
+    gate: Any
+
+    @classmethod
+    def wrap(cls, tool: BaseTool, gate: ToolGate) -> "GuardedTool":
+        return cls(
+            name=tool.name,
+            description=tool.description,
+            args_schema=tool.args_schema,
+            return_direct=tool.return_direct,
+            inner=tool,
+            gate=gate,
+        )
+
+    def _refused(self, value: Any) -> Any:
+        found = self.gate.check(self.name)
+        if found is None:
+            return None
+        _, refusal = found
+        call_id = _tool_call_id(value)
+        if call_id is not None:
+            return refusal_message(refusal, call_id, self.name)
+        # Called directly (not from a model's tool call): the refusal's JSON.
+        return refusal.to_json()
+
+    def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
+        refused = self._refused(input)
+        if refused is not None:
+            return refused
+        return self.inner.invoke(input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
+        refused = self._refused(input)
+        if refused is not None:
+            return refused
+        return await self.inner.ainvoke(input, config, **kwargs)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        # Reached through BaseTool.run() only (invoke is overridden above).
+        kwargs.pop("run_manager", None)
+        kwargs.pop("config", None)
+        refused = self._refused(None)
+        if refused is not None:
+            return refused
+        return self.inner.invoke(kwargs if kwargs or not args else args[0])

@@ -1,0 +1,200 @@
+"""The Python host: every case of the conformance corpus (conformance/,
+replayed as tests/conformance.rs, bindings/c and bindings/php replay it)
+through the package's public API, and the plain-Python gate
+(tests/plain_gate.py) on every context case it models."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Optional
+
+import pytest
+
+import toolgate
+from conftest import CORPUS
+from plain_gate import PlainGate
+
+LETTERS = {
+    "notRegistered": "n",
+    "toolDisabled": "d",
+    "requiresAdmin": "a",
+    "notInProfile": "p",
+    "configurationGroup": "g",
+    "configurationExcluded": "x",
+    "trustZone": "z",
+}
+
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
+assert MANIFEST["format"] == "toolgate-conformance/1"
+
+
+def _cases() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for suite in MANIFEST["suites"]:
+        data = json.loads((CORPUS / suite["path"]).read_text())
+        assert data["format"] == "toolgate-conformance/1"
+        assert len(data["cases"]) == suite["cases"], suite["path"]
+        out.extend((suite["path"], c) for c in data["cases"])
+    return out
+
+
+CASES = _cases()
+
+
+@lru_cache(maxsize=None)
+def table(rel: str) -> toolgate.Table:
+    return toolgate.Table.load(CORPUS / rel)
+
+
+@lru_cache(maxsize=None)
+def plain(rel: str) -> PlainGate:
+    return PlainGate(table(rel).policy())
+
+
+def letter(d: toolgate.Decision) -> str:
+    if d.allowed:
+        return "O" if d.observed_only else "Y"
+    assert d.reason is not None
+    return LETTERS[d.reason]
+
+
+def refusal_dict(r: Optional[toolgate.Refusal]) -> Optional[dict[str, Any]]:
+    return None if r is None else r.to_dict()
+
+
+def pairs(items: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"tool": t, "reason": r} for t, r in items]
+
+
+def expect_context(case: dict[str, Any]) -> dict[str, Any]:
+    t = table(case["table"])
+    c = case["context"]
+    run = None if c["run"] is None else toolgate.RunState.from_bytes(c["run"])
+    try:
+        ctx = t.context(
+            c["configuration"],
+            role=c["role"],
+            consumer=c["consumer"],
+            run=run,
+            enforcement=c["enforcement"],
+        )
+    except toolgate.UnknownConfigurationError as e:
+        return {"error": {"code": "unknownConfiguration", "message": str(e)}}
+    e: dict[str, Any] = {}
+    e["decisionsById"] = "".join(letter(d) for d in ctx.decisions())
+    e["decisions"] = [ctx.decide(n).to_dict() for n in case.get("decide", [])]
+    e["refusals"] = [refusal_dict(ctx.refusal(n)) for n in case.get("refuse", [])]
+    live = [
+        toolgate.LiveTool(
+            x["name"],
+            x["group"],
+            remote=x["remote"],
+            enabled=x["enabled"],
+            admin_only=x["adminOnly"],
+            class_=x["class"],
+        )
+        for x in case.get("live", [])
+    ]
+    answers = []
+    for tool in live:
+        d = ctx.decide_live(tool)
+        a: dict[str, Any] = {"allowed": d.allowed, "reason": d.reason, "observedOnly": d.observed_only}
+        if case.get("refuseLive"):
+            a["refusal"] = refusal_dict(ctx.refusal(d))
+        answers.append(a)
+    e["live"] = answers
+    compact = case.get("compact") is True
+    if live:
+        with_live = pairs(ctx.unavailable(live))
+        if compact:
+            e["unavailableWithLiveTail"] = with_live[ctx.unavailable_count():]
+        else:
+            e["unavailableWithLive"] = with_live
+    if compact:
+        marks = ["."] * len(t)
+        for i, r in ctx.unavailable_ids_list():
+            marks[i] = LETTERS[r]
+        e["unavailableById"] = "".join(marks)
+    else:
+        e["offered"] = ctx.offered()
+        e["unavailable"] = pairs(ctx.unavailable())
+        e["prompt"] = ctx.unavailable_prompt()
+    return e
+
+
+def expect(case: dict[str, Any]) -> dict[str, Any]:
+    kind = case["kind"]
+    if kind == "load":
+        source = CORPUS / case["table"] if "table" in case else bytes.fromhex(case["bytesHex"])
+        try:
+            t = toolgate.Table.load(source)
+        except toolgate.LoadError as e:
+            return {"ok": False, "error": e.code, "message": str(e)}
+        return {"ok": True, "digest": t.digest, "tools": t.tools, "configurations": t.configurations}
+    if kind == "context":
+        return expect_context(case)
+    if kind == "classify":
+        a = case["answer"]
+        body = bytes.fromhex(a["bodyHex"]) if "bodyHex" in a else a["body"].encode()
+        t = None if case["table"] is None else table(case["table"])
+        return toolgate.classify(
+            body, origin=a.get("origin"), http_status=a.get("httpStatus"), tool=a.get("tool"), table=t
+        ).to_dict()
+    if kind == "runStart":
+        try:
+            r = toolgate.RunState.start(table(case["table"]), case["configuration"], case["skills"])
+        except toolgate.UnknownConfigurationError as e:
+            return {"ok": False, "error": "unknownConfiguration", "message": str(e)}
+        except toolgate.UnknownSkillError as e:
+            return {"ok": False, "error": "unknownSkill", "message": str(e)}
+        return {"ok": True, "run": r.to_json()}
+    if kind == "runRead":
+        return {"run": toolgate.RunState.from_bytes(case["stored"]).to_json()}
+    if kind == "runResume":
+        stored = toolgate.RunState.from_bytes(case["stored"])
+        live = toolgate.RunState.from_bytes(case["live"])
+        return {"run": stored.resume(live).to_json()}
+    raise AssertionError(f"unknown case kind {kind!r}")
+
+
+def test_the_corpus_is_whole() -> None:
+    assert len(CASES) == sum(s["cases"] for s in MANIFEST["suites"]) == 3682
+    kinds = {c["kind"] for _, c in CASES}
+    assert kinds == {"load", "context", "classify", "runStart", "runRead", "runResume"}
+
+
+@pytest.mark.parametrize("suite,case", CASES, ids=[c["id"] for _, c in CASES])
+def test_case(suite: str, case: dict[str, Any]) -> None:
+    assert expect(case) == case["expect"]
+
+
+CONTEXT_CASES = [
+    c for _, c in CASES if c["kind"] == "context" and "error" not in c["expect"]
+]
+
+
+@pytest.mark.parametrize("case", CONTEXT_CASES, ids=[c["id"] for c in CONTEXT_CASES])
+def test_plain_python_gate_agrees(case: dict[str, Any]) -> None:
+    t = table(case["table"])
+    gate = plain(case["table"])
+    x = case["context"]
+    run = None
+    if x["run"] is not None:
+        # The stored run as the runtime normalises it (False = unreadable).
+        run = json.loads(toolgate.RunState.from_bytes(x["run"]).to_json())
+    args = (x["configuration"], x["role"], x["consumer"], run, x["enforcement"])
+    by_id = ""
+    for name in t.tools:
+        allowed, reason, observed = gate.decide(name, *args)
+        by_id += ("O" if observed else "Y") if allowed else LETTERS[reason]  # type: ignore[index]
+    e = case["expect"]
+    assert by_id == e["decisionsById"]
+    listed = gate.unavailable(*args)
+    if "unavailable" in e:
+        assert pairs(listed) == e["unavailable"]
+    else:
+        marks = ["."] * len(t)
+        for name, reason in listed:
+            marks[t.tool_id(name)] = LETTERS[reason]  # type: ignore[index]
+        assert "".join(marks) == e["unavailableById"]

@@ -1,0 +1,232 @@
+"""toolgate.langchain with the real langchain-core and langgraph, driven by
+langchain-core's fake chat model (no network, no key)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
+
+import toolgate
+from conftest import CORPUS, HERE, Compile
+from toolgate.langchain import GuardedTool, ToolGate
+
+sys.path.insert(0, str(HERE.parent / "examples"))
+from langgraph_agent import build_graph, tool_named  # noqa: E402
+
+
+class FakeModel(GenericFakeChatModel):
+    """langchain-core's fake chat model; records the tools it was bound to."""
+
+    bound: list[list[str]] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        self.bound.append([t.name for t in tools])
+        return self
+
+
+def model(*replies: AIMessage) -> FakeModel:
+    return FakeModel(messages=iter(replies))
+
+
+def call(name: str, call_id: str, **args: Any) -> AIMessage:
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id}])
+
+
+class Tools:
+    """One LangChain tool per name; records every body that ran."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.ran: list[str] = []
+        self.tools: list[BaseTool] = [tool_named(n, self._body(n)) for n in names]
+
+    def _body(self, name: str) -> Any:
+        def body(**kwargs: Any) -> str:
+            self.ran.append(name)
+            return f"{name} done"
+
+        return body
+
+
+def exclusions() -> toolgate.Table:
+    return toolgate.Table.load(CORPUS / "tables/exclusions.tgt")
+
+
+def mcp_profiles() -> toolgate.Table:
+    return toolgate.Table.load(CORPUS / "tables/mcp-profiles.tgt")
+
+
+def tool_messages(out: dict[str, Any]) -> list[ToolMessage]:
+    return [m for m in out["messages"] if isinstance(m, ToolMessage)]
+
+
+def test_the_model_is_offered_exactly_the_tables_tools() -> None:
+    t = exclusions()
+    # Every registry tool plus one the registry does not know, in registry order.
+    tools = Tools(t.tools + ["shell_exec"])
+    m = model(AIMessage("hello"))
+    app = build_graph(t, "editor-chat", tools.tools, m, checkpointer=InMemorySaver())
+    app.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "a"}})
+    ctx = t.context("editor-chat", role="user", run=toolgate.RunState.start(t, "editor-chat"))
+    assert m.bound == [ctx.offered()]
+    assert "delete_record" not in m.bound[0] and "shell_exec" not in m.bound[0]
+    assert len(m.bound[0]) == 25
+    gate = ToolGate(ctx)
+    assert [x.name for x in gate.offered(tools.tools)] == ctx.offered()
+    assert gate.unavailable_prompt() == (
+        "Tools that exist but are not available in this conversation, and why:\n"
+        "- delete_record: excluded by this configuration\n"
+        "- flush_cache: not among the tools this configuration allows\n"
+    )
+
+
+def test_an_excluded_tool_is_refused_and_its_body_never_runs(caplog: pytest.LogCaptureFixture) -> None:
+    t = exclusions()
+    tools = Tools(t.tools)
+    m = model(call("delete_record", "c1", uid=7), AIMessage("cannot"))
+    app = build_graph(t, "editor-chat", tools.tools, m, checkpointer=InMemorySaver())
+    with caplog.at_level(logging.WARNING, logger="toolgate.langchain"):
+        out = app.invoke({"messages": [HumanMessage("delete 7")]}, {"configurable": {"thread_id": "b"}})
+    assert tools.ran == []
+    [msg] = tool_messages(out)
+    assert msg.status == "error" and msg.tool_call_id == "c1" and msg.name == "delete_record"
+    refusal = json.loads(msg.content)  # type: ignore[arg-type]
+    assert refusal == msg.artifact
+    expected = t.context("editor-chat", role="user").refusal("delete_record")
+    assert expected is not None and refusal == expected.to_dict()
+    assert refusal["kind"] == "configurationExcluded"
+    assert refusal["configuration"] == "editor-chat"
+    assert refusal["modelText"] == (
+        "The tool `delete_record` cannot be used here: excluded by this configuration. "
+        "Retrying will not help; tell the user that a person must change the configuration."
+    )
+    [record] = [r for r in caplog.records if r.name == "toolgate.langchain"]
+    assert record.toolgate_reason == "configurationExcluded"  # type: ignore[attr-defined]
+    assert record.toolgate_tool == "delete_record"  # type: ignore[attr-defined]
+    assert out["messages"][-1].content == "cannot"
+
+
+def test_an_allowed_call_runs_its_body() -> None:
+    t = exclusions()
+    tools = Tools(t.tools)
+    m = model(call("get_page_content", "c1", page=1), AIMessage("ok"))
+    app = build_graph(t, "editor-chat", tools.tools, m, checkpointer=InMemorySaver())
+    out = app.invoke({"messages": [HumanMessage("read 1")]}, {"configurable": {"thread_id": "c"}})
+    assert tools.ran == ["get_page_content"]
+    [msg] = tool_messages(out)
+    assert msg.content == "get_page_content done" and msg.status == "success"
+
+
+def test_a_call_outside_the_consumers_profile_is_not_in_profile() -> None:
+    t = mcp_profiles()
+    tools = Tools(t.tools)
+    m = model(call("refund.issue", "c1", amount=5), AIMessage("no"))
+    app = build_graph(
+        t, "support-chat", tools.tools, m, consumer="support-bot", checkpointer=InMemorySaver()
+    )
+    out = app.invoke({"messages": [HumanMessage("refund")]}, {"configurable": {"thread_id": "d"}})
+    assert tools.ran == []
+    [msg] = tool_messages(out)
+    refusal = json.loads(msg.content)  # type: ignore[arg-type]
+    assert refusal["kind"] == "notInProfile"
+    assert refusal["profile"] == "support-readonly"
+    assert refusal["consumer"] == "support-bot"
+    # An identity gate: nothing about configurations, groups or zones.
+    assert refusal["configuration"] is None
+    offered = [
+        "search_help_center",
+        "get_help_article",
+        "payment.status",
+        "mcp_crm_customer-360_lookup",
+        "mcp_crm_customer-360_timeline",
+        "mcp_crm_customer-360_contacts",
+    ]
+    assert m.bound == [offered, offered]  # before and after the tool call
+
+
+def test_a_resumed_thread_keeps_an_exclusion_the_policy_dropped(compile_project: Compile) -> None:
+    before = compile_project("exclusions")
+    after = compile_project(
+        "exclusions",
+        "configurations.tg",
+        "  exclude [delete_record]\n}\n\n# The same groups",
+        "}\n\n# The same groups",
+    )
+    assert before.tools == exclusions().tools
+    assert after.context("editor-chat", role="user").decide("delete_record").allowed
+    handle = toolgate.TableHandle(before)
+    tools = Tools(before.tools)
+    m = model(
+        AIMessage("hello"),  # thread 1, turn 1: the run starts under the old policy
+        call("delete_record", "c1", uid=7),  # thread 1, turn 2, after the change
+        AIMessage("refused"),
+        call("delete_record", "c2", uid=7),  # thread 2: a new run under the new policy
+        AIMessage("deleted"),
+    )
+    saver = InMemorySaver()
+    app = build_graph(handle, "editor-chat", tools.tools, m, checkpointer=saver)
+    t1 = {"configurable": {"thread_id": "t1"}}
+    out = app.invoke({"messages": [HumanMessage("hi")]}, t1)
+    assert out["run"] == '{"allowedToolNames":null,"excludedToolNames":["delete_record"]}'
+
+    handle.swap(after)  # the policy drops the exclusion while the thread is stored
+    assert handle.current().digest == after.digest
+    out = app.invoke({"messages": [HumanMessage("delete 7")]}, t1)
+    assert tools.ran == []
+    [msg] = tool_messages(out)
+    assert json.loads(msg.content)["kind"] == "configurationExcluded"  # type: ignore[arg-type]
+    assert out["run"] == '{"allowedToolNames":null,"excludedToolNames":["delete_record"]}'
+    # The resumed thread is offered what its stored run allows: still not delete_record.
+    assert "delete_record" not in m.bound[-1]
+
+    out = app.invoke({"messages": [HumanMessage("delete 7")]}, {"configurable": {"thread_id": "t2"}})
+    assert tools.ran == ["delete_record"]
+    assert out["run"] == '{"allowedToolNames":null}'
+    assert "delete_record" in m.bound[-1]
+
+
+def test_a_skill_allow_list_is_kept_by_the_stored_run() -> None:
+    t = exclusions()
+    tools = Tools(t.tools)
+    m = model(call("update_record", "c1"), AIMessage("no"))
+    app = build_graph(t, "translator-chat", tools.tools, m, checkpointer=InMemorySaver())
+    out = app.invoke({"messages": [HumanMessage("x")]}, {"configurable": {"thread_id": "s"}})
+    assert json.loads(out["run"]) == {
+        "allowedToolNames": [
+            "get_page_content",
+            "list_pages",
+            "translate_page",
+            "translate_content_element",
+            "publish_workspace",
+        ],
+        "excludedToolNames": ["publish_workspace"],
+    }
+    offered = ["get_page_content", "list_pages", "translate_page", "translate_content_element", "load_skill"]
+    assert m.bound == [offered, offered]
+    [msg] = tool_messages(out)
+    assert json.loads(msg.content)["kind"] == "configurationGroup"  # type: ignore[arg-type]
+    assert tools.ran == []
+
+
+def test_the_guard_outside_a_graph() -> None:
+    t = exclusions()
+    tools = Tools(["delete_record", "get_page_content"])
+    gate = ToolGate(lambda: t.context("editor-chat", role="user"))
+    guarded = gate.guard(tools.tools)
+    assert all(isinstance(g, GuardedTool) for g in guarded)
+    assert [g.name for g in guarded] == ["delete_record", "get_page_content"]
+    assert gate.guard(guarded)[0] is guarded[0]
+    direct = guarded[0].invoke({})
+    assert json.loads(direct)["kind"] == "configurationExcluded"
+    msg = guarded[0].invoke({"type": "tool_call", "name": "delete_record", "args": {}, "id": "x"})
+    assert isinstance(msg, ToolMessage) and msg.status == "error"
+    assert guarded[1].invoke({}) == "get_page_content done"
+    assert tools.ran == ["get_page_content"]
