@@ -1,0 +1,312 @@
+"""The Python API beyond the corpus: loading, errors, immutability, hidden
+names, strict run state, classification, hot reload, threads."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+import toolgate
+from conftest import CORPUS, Compile, POLICIES
+from workload import write_project
+
+DEMO = CORPUS / "tables/demo.tgt"
+PROFILES = CORPUS / "tables/mcp-profiles.tgt"
+EXCLUSIONS = CORPUS / "tables/exclusions.tgt"
+
+
+def test_load_from_every_source() -> None:
+    data = DEMO.read_bytes()
+    digests = {
+        toolgate.Table.load(src).digest
+        for src in (data, bytearray(data), memoryview(data), str(DEMO), DEMO)
+    }
+    assert digests == {"6250cfb13e3114dee0c10d13b5feec9ccde7b497bdd55c8660360708c5e9e2bb"}
+    t = toolgate.Table.load(DEMO)
+    assert len(t) == 23 and t.tools[0] == "get_page_content" and t.tool_id("load_skill") == 5
+    assert t.tool_name(5) == "load_skill" and t.tool_id("nope") is None
+    assert t.configurations == ["demo-chat", "developer-chat"] and t.skill_loader == "load_skill"
+    with pytest.raises(toolgate.ArgumentError):
+        t.tool_name(23)
+
+
+def test_every_defect_raises_and_nothing_loads(tmp_path: Path) -> None:
+    data = bytearray(DEMO.read_bytes())
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.Table.load(b"")
+    assert e.value.code == "notATable"
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.Table.load(bytes(data[:-1]))
+    assert e.value.code == "truncated"
+    data[-3] ^= 0x01
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.Table.load(bytes(data))
+    assert e.value.code == "checksum"
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.Table.load(tmp_path)  # a directory
+    assert e.value.code == "io" and "not a regular file" in str(e.value)
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.Table.load(tmp_path / "missing.tgt")
+    assert e.value.code == "io"
+    with pytest.raises(toolgate.ArgumentError):
+        toolgate.Table.load(42)  # type: ignore[arg-type]
+    assert issubclass(toolgate.LoadError, toolgate.ToolgateError)
+
+
+def test_context_errors() -> None:
+    t = toolgate.Table.load(DEMO)
+    with pytest.raises(toolgate.UnknownConfigurationError) as e:
+        t.context("demo-chatt")
+    assert e.value.name == "demo-chatt" and e.value.suggestion == "demo-chat"
+    assert str(e.value) == "unknown configuration `demo-chatt`; did you mean `demo-chat`?"
+    with pytest.raises(toolgate.ArgumentError):
+        t.context("demo-chat", role="root")  # type: ignore[arg-type]
+    ctx = t.context("demo-chat", role="user")
+    with pytest.raises(toolgate.ArgumentError):
+        ctx.decide(b"read_source")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        t.context("demo-chat", "user")  # type: ignore[misc]
+
+
+def test_decisions_are_immutable_values() -> None:
+    ctx = toolgate.Table.load(DEMO).context("demo-chat", role="user")
+    d = ctx.decide("get_page_content")
+    assert (d.tool, d.allowed, d.reason, d.observed_only) == ("get_page_content", True, None, False)
+    assert (d.class_, d.zone, d.ceiling) == ("editorContent", "externalEu", "internalConfiguration")
+    with pytest.raises(AttributeError):
+        d.allowed = False  # type: ignore[misc]
+    assert d == ctx.decide("get_page_content") and hash(d) == hash(ctx.decide("get_page_content"))
+    refused = ctx.decide("read_source")
+    assert refused.reason == "configurationGroup" and refused.class_ is None  # no zone facts
+    assert refused.to_dict() == {
+        "tool": "read_source",
+        "allowed": False,
+        "reason": "configurationGroup",
+        "observedOnly": False,
+    }
+    assert not ctx.is_allowed("read_source") and ctx.is_allowed("get_page_content")
+    weird = ctx.decide("\ud800")  # not valid Unicode: no tool has that name
+    assert (weird.allowed, weird.reason) == (False, "notRegistered")
+    assert ctx.refusal("\ud800").kind == "notRegistered"  # type: ignore[union-attr]
+    assert not dataclasses.is_dataclass(d)  # a native frozen class, dataclass-like
+
+
+def test_context_properties_and_enforcement() -> None:
+    t = toolgate.Table.load(PROFILES)
+    ctx = t.context("support-chat-eu", role="user", consumer="billing-bot", enforcement=" OBSERVE\n")
+    assert (ctx.configuration, ctx.role, ctx.consumer, ctx.profile, ctx.mode) == (
+        "support-chat-eu",
+        "user",
+        "billing-bot",
+        "billing-agent",
+        "observe",
+    )
+    d = ctx.decide("payment.status")  # builtin above the EU ceiling, observed
+    assert (d.allowed, d.reason, d.observed_only) == (True, "trustZone", True)
+    # Remote tools are enforced in both modes.
+    assert ctx.decide("mcp_billing_invoice_get").reason == "trustZone"
+    # U+00A0 padding is not ASCII white space: enforce.
+    strict = t.context("support-chat-eu", role="user", enforcement="\u00a0observe")
+    assert strict.mode == "enforce" and not strict.is_allowed("payment.status")
+
+
+def test_refusals_mask_hidden_remote_names() -> None:
+    t = toolgate.Table.load(PROFILES)
+    user = t.context("support-chat", role="user", consumer="support-bot")
+    d = user.decide("mcp_billing_invoice_list")
+    assert d.reason == "notInProfile"  # the host keeps the truth
+    hidden = user.refusal(d)
+    missing = user.refusal("no_such_tool")
+    assert hidden is not None and missing is not None
+    assert hidden.kind == "notRegistered"
+    assert hidden.to_json() == missing.to_json().replace("no_such_tool", "mcp_billing_invoice_list")
+    assert user.refusal("mcp_billing_invoice_list") == hidden
+    assert "mcp_billing_invoice_list" not in user.unavailable_prompt()
+    admin = t.context("support-chat", role="admin", consumer="support-bot")
+    shown = admin.refusal("mcp_billing_invoice_list")
+    assert shown is not None and shown.kind == "notInProfile" and shown.profile == "support-readonly"
+    assert user.refusal("payment.status") is None
+
+
+def test_check_call() -> None:
+    ctx = toolgate.Table.load(EXCLUSIONS).context("editor-chat", role="user")
+    assert ctx.check_call("get_page_content").allowed
+    with pytest.raises(toolgate.ToolRefused) as e:
+        ctx.check_call("delete_record")
+    assert e.value.decision.reason == "configurationExcluded"
+    assert e.value.refusal.kind == "configurationExcluded"
+    assert str(e.value) == e.value.refusal.model_text
+    assert toolgate.Refusal.from_json(e.value.refusal.to_json()) == e.value.refusal
+
+
+def test_lists() -> None:
+    ctx = toolgate.Table.load(EXCLUSIONS).context("editor-chat", role="user")
+    assert ctx.offered_count() == len(ctx.offered()) == 25
+    assert ctx.unavailable() == [("delete_record", "configurationExcluded"), ("flush_cache", "configurationGroup")]
+    assert ctx.unavailable_count() == 2
+    assert ctx.unavailable_ids_list() == [(20, "configurationExcluded"), (26, "configurationGroup")]
+    live = [
+        toolgate.LiveTool("new_tool", "editing", class_="editorContent"),
+        toolgate.LiveTool("new_admin_tool", "editing", admin_only=True),
+    ]
+    assert ctx.unavailable(live)[2:] == [("new_admin_tool", "requiresAdmin")]
+    assert ctx.decide_live(live[0]).allowed
+    assert [d.tool for d in ctx.decisions()] == ctx.table.tools
+    assert toolgate.GATE_ORDER == (
+        "notRegistered",
+        "toolDisabled",
+        "requiresAdmin",
+        "notInProfile",
+        "configurationGroup",
+        "configurationExcluded",
+        "trustZone",
+    )
+    assert toolgate.reason_message("configurationExcluded") == "excluded by this configuration"
+
+
+def test_run_state_is_strict() -> None:
+    t = toolgate.Table.load(EXCLUSIONS)
+    run = toolgate.RunState.start(t, "translator-chat")
+    assert run.allowed_tool_names == [
+        "get_page_content",
+        "list_pages",
+        "translate_page",
+        "translate_content_element",
+        "publish_workspace",
+    ]
+    assert run.excluded_tool_names == ["publish_workspace"]
+    assert toolgate.RunState.parse(run.to_json()) == run
+    with pytest.raises(toolgate.UnknownSkillError):
+        toolgate.RunState.start(t, "translator-chat", ["no-such-skill"])
+    with pytest.raises(toolgate.UnknownConfigurationError):
+        toolgate.RunState.start(t, "nope")
+    for bad in (
+        '{"allowedToolNames": null, "allowedToolNames": null}',
+        '{"allowed_tool_names": null}',
+        "not json",
+        b"\xff",
+        "[]",
+    ):
+        with pytest.raises(toolgate.RunStateError) as e:
+            toolgate.RunState.parse(bad)
+        assert e.value.state == toolgate.RunState.unreadable()
+        assert not e.value.state.is_readable
+        # run= reads strictly too: the context is never made from it.
+        with pytest.raises(toolgate.RunStateError):
+            t.context("editor-chat", run=bad)
+        ctx = t.context("editor-chat", role="admin", run=toolgate.RunState.from_bytes(bad))
+        assert ctx.offered() == []  # what cannot be read admits nothing, the loader included
+    with pytest.raises(toolgate.RunStateError) as e:
+        toolgate.RunState.parse('{"excludedToolNames": 3}')
+    assert e.value.state.allowed_tool_names is None and e.value.state.excluded_tool_names is False
+    stored = toolgate.RunState(None, ["delete_record"])
+    assert stored.resume(toolgate.RunState(["a", "b"])).to_json() == (
+        '{"allowedToolNames":["a","b"],"excludedToolNames":["delete_record"]}'
+    )
+    ctx = t.context("reviewer-chat", role="user", run=stored.to_json())
+    assert ctx.decide("delete_record").reason == "configurationExcluded"
+
+
+def test_classify() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32003, "message": "Access denied"}})
+    c = toolgate.classify(body, tool="refund.issue")
+    assert c.outcome == "refusal" and c.refusal is not None and c.refusal.kind == "notInProfile"
+    assert c.refusal.rule == "contextforge-rbac" and c.refusal.tool == "refund.issue"
+    ok = toolgate.classify(b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}')
+    assert (ok.outcome, ok.refusal, ok.to_dict()) == ("success", None, {"outcome": "success"})
+    failed = toolgate.classify('{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"boom"}]}}')
+    assert (failed.outcome, failed.text) == ("toolFailure", "boom")
+    # Strict: a key named twice is never success.
+    dup = toolgate.classify(b'{"jsonrpc":"2.0","id":1,"result":{},"result":{}}')
+    assert dup.outcome == "refusal" and dup.refusal.kind == "policy"  # type: ignore[union-attr]
+    assert toolgate.classify(b"\xff\xfe").refusal.kind == "policy"  # type: ignore[union-attr]
+    # The table's declared gateway rules apply for their origin.
+    t = toolgate.Table.load(PROFILES)
+    text = '{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"Authorization failed: x"}]}}'
+    assert toolgate.classify(text, origin="fastmcp").outcome == "toolFailure"
+    declared = t.classify(text, origin="fastmcp")
+    assert declared.refusal.kind == "notInProfile" and declared.refusal.rule == "authorization-failed"  # type: ignore[union-attr]
+
+
+def test_classify_envelopes_and_files(tmp_path: Path) -> None:
+    env = {"httpStatus": 403, "origin": "mulesoft", "body": {"error": {"code": 403, "message": "Access denied to: refund.issue"}}}
+    f = tmp_path / "answer.json"
+    f.write_text(json.dumps(env))
+    c = toolgate.classify_file(f)
+    assert c.refusal is not None and c.refusal.kind == "notInProfile" and c.refusal.origin == "mulesoft"
+    assert toolgate.classify_envelope(f.read_bytes()).to_dict() == c.to_dict()
+    # The caller's status wins over the envelope's: no longer the 403 rule.
+    other = toolgate.classify_envelope(f.read_bytes(), http_status=500)
+    assert other.refusal is not None and other.refusal.rule != "mulesoft-access-denied"
+    with pytest.raises(toolgate.LoadError):
+        toolgate.classify_file(tmp_path)
+
+
+def test_table_handle_swaps_and_keeps_a_good_table() -> None:
+    demo = toolgate.Table.load(DEMO)
+    h = toolgate.TableHandle(demo)
+    assert h.current().digest == demo.digest and h.current() is h.current()
+    old = h.swap(toolgate.Table.load(EXCLUSIONS))
+    assert old.digest == demo.digest
+    assert h.context("editor-chat", role="user").decide("delete_record").reason == "configurationExcluded"
+    before = h.current().digest
+    with pytest.raises(toolgate.LoadError):
+        h.reload(b"TGTABLE\0 garbage")
+    assert h.current().digest == before  # a table that fails to load never replaces the current one
+    h.reload(DEMO)
+    assert h.current().digest == demo.digest
+    # A context outlives a swap: it keeps deciding with its own table.
+    ctx = h.context("demo-chat", role="user")
+    h.swap(toolgate.Table.load(EXCLUSIONS))
+    del demo, old
+    assert ctx.decide("get_page_content").zone == "externalEu"
+
+
+@pytest.fixture(scope="module")
+def large(compile_project: Compile, tmp_path_factory: pytest.TempPathFactory) -> toolgate.Table:
+    d = tmp_path_factory.mktemp("large")
+    write_project(d / "project", 3000)
+    import subprocess
+
+    from conftest import _toolgate_bin
+
+    subprocess.run([str(_toolgate_bin()), "compile", str(d / "project"), "-o", str(d / "t.tgt")], check=True)
+    return toolgate.Table.load(d / "t.tgt")
+
+
+def test_threads_share_a_large_table(large: toolgate.Table) -> None:
+    """Lists over >= 1024 tools run with the GIL released; many threads on
+    one context get exactly the single-threaded answers."""
+    ctx = large.context("config0", role="user", consumer="k0")
+    want = (ctx.offered(), ctx.unavailable(), ctx.unavailable_prompt(), [d.to_dict() for d in ctx.decisions()])
+    assert len(large) == 3000 and len(want[1]) > 1000
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                got = (ctx.offered(), ctx.unavailable(), ctx.unavailable_prompt(), [d.to_dict() for d in ctx.decisions()])
+                assert got == want
+                assert [ctx.decide(n).allowed for n in large.tools[:200]] == [
+                    d["allowed"] for d in want[3][:200]
+                ]
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+
+
+def test_policy_is_plain_data() -> None:
+    p = toolgate.Table.load(PROFILES).policy()
+    assert p["consumers"] == {"support-bot": "support-readonly", "billing-bot": "billing-agent"}
+    assert p["remoteVisibility"] == "admins" and p["unprofiled"] == "unrestricted"
+    assert POLICIES.is_dir()
