@@ -1,0 +1,359 @@
+//! Syntax trees + registry -> [`Model`], with every finding as a [`Problem`].
+//! Resolution happens in passes: definitions first (so order across files
+//! does not matter), then references, then "no effect" checks on the result.
+//!
+//! One stage per file, run in this order by `Validator::run`; each fills
+//! the `Scope` that the later ones read:
+//!
+//! | stage | file | fills |
+//! | --- | --- | --- |
+//! | definitions, the class ladder, the settings (the skill loader after skills) | `settings.rs` | `Defined`, `Settings`, `Scope::classes` |
+//! | groups and tools | `tools.rs` | `Scope::groups`, `Scope::tools` |
+//! | zones and providers (and, on the model, ceilings that refuse nothing) | `zones.rs` | `Scope::zones`, `Scope::providers` |
+//! | skills | `skills.rs` | `Scope::skills` |
+//! | configurations | `configurations.rs` | — |
+//! | profiles and consumers | `profiles.rs` | `Scope::groups` (a `server` selector's group) |
+//! | gateways | `gateways.rs` | — |
+//!
+//! A property that may be given once is recorded with `Once::set`, the one
+//! place a repeat is reported (TG2003 when it says the same, TG2002 when not).
+
+mod configurations;
+mod gateways;
+mod profiles;
+mod settings;
+mod skills;
+mod tools;
+mod zones;
+
+use std::collections::HashMap;
+
+use crate::ast::{self, Block, Name};
+use crate::diagnostics::{did_you_mean, NameKind, Problem, Severity};
+use crate::model::{self, Model};
+use crate::names::Lookalikes;
+use crate::registry::Registry;
+use crate::source::{FileId, SourceMap, Span};
+
+/// A parsed policy file with the name it is shown under.
+pub struct Parsed<'a> {
+    pub file: FileId,
+    pub ast: &'a ast::PolicyFile,
+}
+
+/// Validate policies against a registry. The model is returned only when no
+/// problem is an error.
+pub fn validate(
+    sources: &SourceMap,
+    policies: &[Parsed<'_>],
+    registry: &Registry,
+    provenance: model::Provenance,
+) -> (Option<Model>, Vec<Problem>) {
+    let mut v = Validator {
+        sources,
+        registry,
+        problems: crate::names::registry_problems(registry),
+    };
+    for p in policies {
+        v.problems.extend(crate::names::invisible_in_policy(
+            p.file,
+            &sources.get(p.file).text,
+        ));
+    }
+    let model = v.run(policies, provenance);
+    let ok = !v.problems.iter().any(|p| p.severity() == Severity::Error);
+    v.problems.sort_by_key(|p| p.span());
+    (ok.then_some(model), v.problems)
+}
+
+struct Validator<'a> {
+    sources: &'a SourceMap,
+    registry: &'a Registry,
+    problems: Vec<Problem>,
+}
+
+/// What the stages resolve against: filled stage by stage, read by the later
+/// ones, and the resolved parts of the [`Model`] at the end.
+struct Scope<'a> {
+    /// The class ladder, lowest first (settings).
+    classes: Vec<String>,
+    class_index: HashMap<String, usize>,
+    /// Every registry group in order of first appearance (tools), plus the
+    /// groups of `server` selectors with no registered tool (profiles).
+    groups: Vec<model::Group>,
+    group_index: HashMap<String, usize>,
+    /// How many of `groups` are the registry's (the rest come from profiles).
+    registry_groups: usize,
+    /// The registry's tools with the policy's overrides (tools).
+    tools: Vec<model::Tool>,
+    tool_index: HashMap<&'a str, usize>,
+    /// The registered tool names, in registry order: the candidates of every
+    /// "did you mean" for a tool name.
+    tool_names: Vec<&'a str>,
+    /// Registered names by confusable skeleton (TG1011).
+    lookalikes: Lookalikes<'a>,
+    /// The zones and, per `zone` block, the span its ceiling is reported at (zones).
+    zones: Vec<model::Zone>,
+    zone_index: HashMap<String, usize>,
+    zone_spans: Vec<Span>,
+    /// Providers and skills, in order of definition (zones, skills).
+    providers: Vec<model::Provider>,
+    skills: Vec<model::Skill>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(registry: &'a Registry, classes: Vec<String>) -> Self {
+        let tool_names: Vec<&'a str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
+        let (lookalikes, _) = Lookalikes::new(tool_names.iter().copied());
+        Scope {
+            class_index: index(classes.iter().map(String::as_str)),
+            classes,
+            groups: Vec::new(),
+            group_index: HashMap::new(),
+            registry_groups: 0,
+            tools: Vec::with_capacity(registry.tools.len()),
+            tool_index: HashMap::with_capacity(registry.tools.len()),
+            tool_names,
+            lookalikes,
+            zones: Vec::new(),
+            zone_index: HashMap::new(),
+            zone_spans: Vec::new(),
+            providers: Vec::new(),
+            skills: Vec::new(),
+        }
+    }
+
+    /// The registry's group names: the candidates of every "did you mean"
+    /// for a group name.
+    fn registry_group_names(&self) -> impl Iterator<Item = &str> {
+        self.groups[..self.registry_groups]
+            .iter()
+            .map(|g| g.name.as_str())
+    }
+
+    /// The registered tool `name` most likely meant, if any.
+    fn suggest_tool(&self, name: &str) -> Option<String> {
+        did_you_mean(name, self.tool_names.iter().copied())
+    }
+}
+
+/// Name -> position, for names in order.
+fn index<'n>(names: impl Iterator<Item = &'n str>) -> HashMap<String, usize> {
+    names.enumerate().map(|(i, n)| (n.to_string(), i)).collect()
+}
+
+/// Definitions of one kind, in order, with the span of their first definition.
+struct Defs<'b, P> {
+    kind: NameKind,
+    list: Vec<(&'b Block<P>, FileId)>,
+    index: HashMap<&'b str, usize>,
+}
+
+impl<'b, P> Defs<'b, P> {
+    fn new(kind: NameKind) -> Self {
+        Defs {
+            kind,
+            list: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, block: &'b Block<P>, file: FileId, problems: &mut Vec<Problem>) {
+        if let Some(&first) = self.index.get(block.name.text.as_str()) {
+            problems.push(Problem::Duplicate {
+                kind: self.kind,
+                name: block.name.text.clone(),
+                span: block.name.span,
+                first: self.list[first].0.name.span,
+            });
+            return;
+        }
+        self.index.insert(block.name.text.as_str(), self.list.len());
+        self.list.push((block, file));
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(b, _)| b.name.text.as_str())
+    }
+}
+
+/// A property that may be given once: its first value (as compared, without
+/// spans) and where it was given.
+struct Once<T> {
+    value: Option<(T, Span)>,
+}
+
+impl<T> Default for Once<T> {
+    fn default() -> Self {
+        Once { value: None }
+    }
+}
+
+impl<T: PartialEq> Once<T> {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Record `property` given with `value` at `span`; whether it is the
+    /// first time. A later time is reported against the first: TG2003
+    /// (a warning) when it says the same, TG2002 (an error) when not.
+    fn set(
+        &mut self,
+        value: T,
+        span: Span,
+        property: &'static str,
+        problems: &mut Vec<Problem>,
+    ) -> bool {
+        let Some((v, first)) = &self.value else {
+            self.value = Some((value, span));
+            return true;
+        };
+        problems.push(if *v == value {
+            Problem::Repeated {
+                property,
+                span,
+                first: *first,
+            }
+        } else {
+            Problem::Contradiction {
+                subject: format!("`{property}`"),
+                span,
+                other: *first,
+            }
+        });
+        false
+    }
+
+    fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(v, _)| v)
+    }
+
+    fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(_, s)| *s)
+    }
+}
+
+/// The texts of a list of names: what two occurrences of a list property
+/// are compared by.
+fn texts(names: &[Name]) -> Vec<String> {
+    names.iter().map(|n| n.text.clone()).collect()
+}
+
+impl<'a> Validator<'a> {
+    fn run(&mut self, policies: &[Parsed<'_>], provenance: model::Provenance) -> Model {
+        let (defined, settings) = self.collect(policies);
+        let classes = self.classes(settings.ladder);
+        let mut scope = Scope::new(self.registry, classes);
+        let group_state_spans = self.groups(&mut scope, &defined.groups);
+        self.tools(&mut scope, &defined.tools, &group_state_spans);
+        self.zones(&mut scope, &defined.zones, settings.ladder);
+        self.providers(&mut scope, &defined.providers);
+        self.skills(&mut scope, &defined.skills);
+        let skill_loader = self.skill_loader(&scope, &settings.loader);
+        let configurations = self.configurations(&scope, &defined, &skill_loader);
+        let profiles = self.profiles(&mut scope, &defined.profiles);
+        let consumers = self.consumers(&defined.consumers, &defined.profiles);
+        let gateways = self.gateways(&defined.gateways);
+        let zone_spans = std::mem::take(&mut scope.zone_spans);
+        let model = Model {
+            classes: scope.classes,
+            zones: scope.zones,
+            groups: scope.groups,
+            tools: scope.tools,
+            providers: scope.providers,
+            skills: scope.skills,
+            configurations,
+            profiles,
+            consumers,
+            gateways,
+            settings: settings.model(skill_loader),
+            provenance,
+        };
+        self.unreached_ceilings(&model, &zone_spans);
+        model
+    }
+
+    fn unknown<'c>(
+        &mut self,
+        kind: NameKind,
+        name: &Name,
+        candidates: impl IntoIterator<Item = &'c str>,
+    ) {
+        let suggestion = did_you_mean(&name.text, candidates);
+        self.unknown_suggesting(kind, name, suggestion);
+    }
+
+    fn unknown_suggesting(&mut self, kind: NameKind, name: &Name, suggestion: Option<String>) {
+        self.problems.push(Problem::Unknown {
+            kind,
+            name: name.text.clone(),
+            span: name.span,
+            suggestion,
+        });
+    }
+
+    /// A reference to a tool the registry does not hold: a lookalike of a
+    /// registered name is TG1011 (an error), anything else TG1001.
+    fn unknown_tool(&mut self, scope: &Scope<'_>, name: &Name) {
+        if !self.lookalike(scope, name) {
+            self.unknown_suggesting(NameKind::Tool, name, scope.suggest_tool(&name.text));
+        }
+    }
+
+    /// TG1011 when `name` reads like a registered tool; whether it did.
+    fn lookalike(&mut self, scope: &Scope<'_>, name: &Name) -> bool {
+        match scope.lookalikes.of(&name.text) {
+            Some(registered) => {
+                self.problems.push(Problem::Lookalike {
+                    name: name.text.clone(),
+                    span: name.span,
+                    registered: registered.to_string(),
+                    detail: crate::names::describe(&name.text),
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The class `n` names, or TG1001 with the ladder as candidates.
+    fn class(&mut self, scope: &Scope<'_>, n: &Name) -> Option<usize> {
+        let found = scope.class_index.get(n.text.as_str()).copied();
+        if found.is_none() {
+            self.unknown(NameKind::Class, n, scope.classes.iter().map(String::as_str));
+        }
+        found
+    }
+
+    /// TG2007 when a name in a list that takes no patterns holds `*`.
+    fn pattern_in_list(&mut self, name: &Name, list: &'static str) -> bool {
+        if name.text.contains('*') {
+            self.problems.push(Problem::PatternInNameList {
+                name: name.text.clone(),
+                span: name.span,
+                list,
+            });
+            return true;
+        }
+        false
+    }
+
+    /// Warn about names listed twice; return them without repeats.
+    fn dedup<'n>(&mut self, names: &'n [Name]) -> Vec<&'n Name> {
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut out = Vec::new();
+        for n in names {
+            if let Some(first) = seen.get(n.text.as_str()) {
+                self.problems.push(Problem::ListedTwice {
+                    name: n.text.clone(),
+                    span: n.span,
+                    first: *first,
+                });
+            } else {
+                seen.insert(&n.text, n.span);
+                out.push(n);
+            }
+        }
+        out
+    }
+}

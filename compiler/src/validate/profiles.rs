@@ -1,0 +1,188 @@
+//! Profiles (what a consumer may be offered) and consumers (a profile each).
+
+use super::{Defs, Once, Scope, Validator};
+use crate::ast::{self, Prop};
+use crate::diagnostics::{NameKind, Problem};
+use crate::model;
+use crate::source::Span;
+
+impl<'a> Validator<'a> {
+    /// The profiles, in order of definition.
+    pub(super) fn profiles(
+        &mut self,
+        scope: &mut Scope<'a>,
+        defs: &Defs<'_, ast::ProfileProp>,
+    ) -> Vec<model::Profile> {
+        let mut profiles = Vec::new();
+        for (b, file) in &defs.list {
+            let mut allow = Vec::new();
+            let mut once = Once::new();
+            for Prop {
+                value: ast::ProfileProp::Allow(list),
+                span,
+            } in &b.props
+            {
+                if !once.set(selectors(list), *span, "allow", &mut self.problems) {
+                    continue;
+                }
+                allow.extend(list.iter().filter_map(|sel| self.selector(scope, sel)));
+            }
+            profiles.push(model::Profile {
+                name: b.name.text.clone(),
+                file: self.sources.get(*file).name.clone(),
+                allow,
+            });
+        }
+        profiles
+    }
+
+    /// One entry of an `allow` list, resolved; `None` when it names nothing
+    /// (reported).
+    fn selector(&mut self, scope: &mut Scope<'a>, sel: &ast::Selector) -> Option<model::Selector> {
+        match sel {
+            ast::Selector::Tool(n) => {
+                if scope.tool_index.contains_key(n.text.as_str()) {
+                    return Some(model::Selector::Tool(n.text.clone()));
+                }
+                self.unknown_tool(scope, n);
+                None
+            }
+            ast::Selector::Group(n) => match scope.group_index.get(n.text.as_str()) {
+                Some(&gi) => Some(model::Selector::Group(gi)),
+                None => {
+                    self.unknown(NameKind::Group, n, scope.registry_group_names());
+                    None
+                }
+            },
+            // Exactly the tools of one server: remote tools are in group
+            // `mcp_<server>` (TG4002) and no builtin may be (TG4005), so the
+            // server is that group. A server with no registered tool yet
+            // still gets its group, so its live tools match.
+            ast::Selector::Server(n) => {
+                let group = format!("mcp_{}", n.text);
+                if let Some(&gi) = scope.group_index.get(group.as_str()) {
+                    return Some(model::Selector::Group(gi));
+                }
+                self.problems.push(Problem::PatternMatchesNothing {
+                    pattern: format!("server {}", n.text),
+                    span: n.span,
+                });
+                scope.groups.push(model::Group {
+                    name: group.clone(),
+                    state: None,
+                    default_class: None,
+                });
+                scope.group_index.insert(group, scope.groups.len() - 1);
+                Some(model::Selector::Group(scope.groups.len() - 1))
+            }
+            ast::Selector::Prefix(n) => {
+                let matched: Vec<&model::Tool> = scope
+                    .tools
+                    .iter()
+                    .filter(|t| t.name.starts_with(&n.text))
+                    .collect();
+                if matched.is_empty() {
+                    self.problems
+                        .push(match scope.lookalikes.prefix_of(&n.text) {
+                            Some(registered) => Problem::Lookalike {
+                                name: format!("{}*", n.text),
+                                span: n.span,
+                                registered: registered.to_string(),
+                                detail: crate::names::describe(&n.text),
+                            },
+                            None => Problem::PatternMatchesNothing {
+                                pattern: format!("{}*", n.text),
+                                span: n.span,
+                            },
+                        });
+                }
+                if let Some(p) = crosses_servers(&n.text, &matched, n.span) {
+                    self.problems.push(p);
+                }
+                Some(model::Selector::Prefix(n.text.clone()))
+            }
+        }
+    }
+
+    /// The consumers with a profile, in order of definition.
+    pub(super) fn consumers(
+        &mut self,
+        defs: &Defs<'_, ast::ConsumerProp>,
+        profiles: &Defs<'_, ast::ProfileProp>,
+    ) -> Vec<model::Consumer> {
+        let mut consumers = Vec::new();
+        for (b, _) in &defs.list {
+            let mut once = Once::new();
+            let mut profile = None;
+            for Prop {
+                value: ast::ConsumerProp::Profile(n),
+                span,
+            } in &b.props
+            {
+                once.set(n.text.clone(), *span, "profile", &mut self.problems);
+                // A repeat is resolved too while no profile is known (the
+                // first named none).
+                if profile.is_some() {
+                    continue;
+                }
+                match profiles.index.get(n.text.as_str()) {
+                    Some(&pi) => profile = Some(pi),
+                    None => self.unknown(NameKind::Profile, n, profiles.names()),
+                }
+            }
+            match profile {
+                Some(profile) => consumers.push(model::Consumer {
+                    name: b.name.text.clone(),
+                    profile,
+                }),
+                None if b.props.is_empty() => self.problems.push(Problem::MissingProperty {
+                    kind: NameKind::Consumer,
+                    name: b.name.text.clone(),
+                    property: "profile",
+                    example: "profile support-readonly",
+                    span: b.name.span,
+                }),
+                None => {}
+            }
+        }
+        consumers
+    }
+}
+
+/// An `allow` list as compared with a repeat of it: the selectors without spans.
+fn selectors(list: &[ast::Selector]) -> Vec<(u8, String)> {
+    list.iter()
+        .map(|s| match s {
+            ast::Selector::Tool(n) => (0, n.text.clone()),
+            ast::Selector::Group(n) => (1, n.text.clone()),
+            ast::Selector::Prefix(n) => (2, n.text.clone()),
+            ast::Selector::Server(n) => (3, n.text.clone()),
+        })
+        .collect()
+}
+
+/// TG3007: a prefix `mcp_<server>_` that also matches tools of another server
+/// (`mcp_crm_*` admits server `crm_admin`'s `mcp_crm_admin_wipe_all`).
+fn crosses_servers(prefix: &str, matched: &[&model::Tool], span: Span) -> Option<Problem> {
+    // The prefix names a server that has tools here (a longer prefix inside
+    // one server, `mcp_crm_customer-360_*`, names none and is left alone).
+    let meant = matched
+        .iter()
+        .filter_map(|t| t.server.as_deref())
+        .find(|s| {
+            prefix
+                .strip_prefix("mcp_")
+                .and_then(|p| p.strip_suffix('_'))
+                == Some(*s)
+        })?;
+    let other = matched
+        .iter()
+        .find(|t| t.server.as_deref().is_some_and(|s| s != meant))?;
+    Some(Problem::PrefixCrossesServers {
+        pattern: format!("{prefix}*"),
+        span,
+        server: meant.to_string(),
+        other_server: other.server.clone().unwrap_or_default(),
+        example: other.name.clone(),
+    })
+}
