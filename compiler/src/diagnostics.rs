@@ -56,6 +56,56 @@ impl NameKind {
     }
 }
 
+/// What kind of thing a reference names: the kinds a policy can refer to,
+/// each with its own "unknown" code (TG1001..TG1008). Consumers, gateways and
+/// rules are never referred to by name inside a policy, so an unknown one
+/// cannot be represented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RefKind {
+    Tool,
+    Group,
+    Zone,
+    Class,
+    Provider,
+    Skill,
+    Profile,
+    Configuration,
+}
+
+impl RefKind {
+    pub fn as_str(self) -> &'static str {
+        self.name_kind().as_str()
+    }
+
+    /// The same kind among all named things.
+    pub fn name_kind(self) -> NameKind {
+        match self {
+            RefKind::Tool => NameKind::Tool,
+            RefKind::Group => NameKind::Group,
+            RefKind::Zone => NameKind::Zone,
+            RefKind::Class => NameKind::Class,
+            RefKind::Provider => NameKind::Provider,
+            RefKind::Skill => NameKind::Skill,
+            RefKind::Profile => NameKind::Profile,
+            RefKind::Configuration => NameKind::Configuration,
+        }
+    }
+
+    /// The code of "unknown" for this kind.
+    pub fn unknown_code(self) -> &'static str {
+        match self {
+            RefKind::Tool => "TG1001",
+            RefKind::Group => "TG1002",
+            RefKind::Zone => "TG1003",
+            RefKind::Class => "TG1004",
+            RefKind::Provider => "TG1005",
+            RefKind::Skill => "TG1006",
+            RefKind::Profile => "TG1007",
+            RefKind::Configuration => "TG1008",
+        }
+    }
+}
+
 /// Defines every diagnostic in one place: its code, name, severity and
 /// summary (the catalogue), its variant with the fields it carries, and how it
 /// renders (primary span, message, label, secondary labels, help). The enum,
@@ -183,7 +233,7 @@ problems! {
 
     "TG1001" "unknown-tool" Error "A tool name that the registry does not hold."
     Unknown {
-        kind: NameKind,
+        kind: RefKind,
         name: String,
         span: Span,
         suggestion: Option<String>,
@@ -205,10 +255,10 @@ problems! {
         Some(match suggestion {
             Some(s) => format!("did you mean `{s}`?"),
             None => match kind {
-                NameKind::Tool | NameKind::Group => {
+                RefKind::Tool | RefKind::Group => {
                     format!("add the {} to the registry, or remove this reference", kind.as_str())
                 }
-                NameKind::Class => "add the class to the `classes` ladder, or use one that is on it".into(),
+                RefKind::Class => "add the class to the `classes` ladder, or use one that is on it".into(),
                 _ => format!("define it with a `{} {} {{ ... }}` block", kind.as_str(), name),
             },
         }),
@@ -601,21 +651,6 @@ pub struct CodeInfo {
     pub summary: &'static str,
 }
 
-fn unknown_code(kind: NameKind) -> &'static str {
-    match kind {
-        NameKind::Tool => "TG1001",
-        NameKind::Group => "TG1002",
-        NameKind::Zone => "TG1003",
-        NameKind::Class => "TG1004",
-        NameKind::Provider => "TG1005",
-        NameKind::Skill => "TG1006",
-        NameKind::Profile => "TG1007",
-        NameKind::Configuration => "TG1008",
-        // Consumers, gateways and rules are never referenced by name inside a policy.
-        NameKind::Consumer | NameKind::Gateway | NameKind::Rule => "TG1008",
-    }
-}
-
 /// A name in a message, its invisible characters escaped.
 fn esc(name: &str) -> std::borrow::Cow<'_, str> {
     toolgate_runtime::names::escape(name)
@@ -633,7 +668,7 @@ impl Problem {
     pub fn code(&self) -> &'static str {
         match self {
             // One variant for every kind of name: its code says which kind.
-            Problem::Unknown { kind, .. } => unknown_code(*kind),
+            Problem::Unknown { kind, .. } => kind.unknown_code(),
             _ => self.entry_code(),
         }
     }

@@ -219,11 +219,11 @@ fn tg1007_unknown_profile() {
 #[test]
 fn tg1008_unknown_configuration() {
     // Configurations are referenced from outside the policy: the CLI and test files.
-    use toolgate_compiler::diagnostics::{NameKind, Problem};
+    use toolgate_compiler::diagnostics::{Problem, RefKind};
     use toolgate_compiler::source::Span;
     let project = Project::from_texts(reg(), &[("policy.tg", "configuration editor-chat { }")]);
     let p = Problem::Unknown {
-        kind: NameKind::Configuration,
+        kind: RefKind::Configuration,
         name: "editor-caht".into(),
         span: Span::new(toolgate_compiler::source::FileId(2), 14..25),
         suggestion: toolgate_compiler::diagnostics::did_you_mean("editor-caht", ["editor-chat"]),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::settings::Defined;
 use super::{texts, Once, Scope, Validator};
 use crate::ast::{self, Block, Name, Prop};
-use crate::diagnostics::{NameKind, Problem};
+use crate::diagnostics::{Problem, RefKind};
 use crate::model;
 use crate::source::FileId;
 
@@ -54,7 +54,7 @@ impl<'a> Validator<'a> {
                 ast::ConfigurationProp::Provider(p) => {
                     match defined.providers.index.get(p.text.as_str()) {
                         Some(&pi) => provider = Some(pi),
-                        None => self.unknown(NameKind::Provider, p, defined.providers.names()),
+                        None => self.unknown(RefKind::Provider, p, defined.providers.names()),
                     }
                 }
                 ast::ConfigurationProp::Groups(list) if list.is_empty() => {
@@ -68,7 +68,7 @@ impl<'a> Validator<'a> {
                     for n in self.dedup(list) {
                         match scope.group_index.get(n.text.as_str()) {
                             Some(&gi) => sel.push(gi),
-                            None => self.unknown(NameKind::Group, n, scope.registry_group_names()),
+                            None => self.unknown(RefKind::Group, n, scope.registry_group_names()),
                         }
                     }
                     groups = Some(sel);
@@ -80,7 +80,7 @@ impl<'a> Validator<'a> {
                             Some(&si) => skills.push(si),
                             None => {
                                 let candidates = scope.skills.iter().map(|s| s.name.as_str());
-                                self.unknown(NameKind::Skill, n, candidates);
+                                self.unknown(RefKind::Skill, n, candidates);
                             }
                         }
                     }

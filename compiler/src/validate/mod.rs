@@ -29,7 +29,7 @@ mod zones;
 use std::collections::HashMap;
 
 use crate::ast::{self, Block, Name};
-use crate::diagnostics::{did_you_mean, NameKind, Problem, Severity};
+use crate::diagnostics::{did_you_mean, NameKind, Problem, RefKind, Severity};
 use crate::model::{self, Model};
 use crate::names::Lookalikes;
 use crate::registry::Registry;
@@ -275,7 +275,7 @@ impl<'a> Validator<'a> {
 
     fn unknown<'c>(
         &mut self,
-        kind: NameKind,
+        kind: RefKind,
         name: &Name,
         candidates: impl IntoIterator<Item = &'c str>,
     ) {
@@ -283,7 +283,7 @@ impl<'a> Validator<'a> {
         self.unknown_suggesting(kind, name, suggestion);
     }
 
-    fn unknown_suggesting(&mut self, kind: NameKind, name: &Name, suggestion: Option<String>) {
+    fn unknown_suggesting(&mut self, kind: RefKind, name: &Name, suggestion: Option<String>) {
         self.problems.push(Problem::Unknown {
             kind,
             name: name.text.clone(),
@@ -296,7 +296,7 @@ impl<'a> Validator<'a> {
     /// registered name is TG1011 (an error), anything else TG1001.
     fn unknown_tool(&mut self, scope: &Scope<'_>, name: &Name) {
         if !self.lookalike(scope, name) {
-            self.unknown_suggesting(NameKind::Tool, name, scope.suggest_tool(&name.text));
+            self.unknown_suggesting(RefKind::Tool, name, scope.suggest_tool(&name.text));
         }
     }
 
@@ -320,7 +320,7 @@ impl<'a> Validator<'a> {
     fn class(&mut self, scope: &Scope<'_>, n: &Name) -> Option<usize> {
         let found = scope.class_index.get(n.text.as_str()).copied();
         if found.is_none() {
-            self.unknown(NameKind::Class, n, scope.classes.iter().map(String::as_str));
+            self.unknown(RefKind::Class, n, scope.classes.iter().map(String::as_str));
         }
         found
     }

@@ -2,7 +2,7 @@
 
 use super::{Defs, Once, Scope, Validator};
 use crate::ast::{self, Prop};
-use crate::diagnostics::{NameKind, Problem};
+use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
 use crate::source::Span;
 
@@ -50,7 +50,7 @@ impl<'a> Validator<'a> {
             ast::Selector::Group(n) => match scope.group_index.get(n.text.as_str()) {
                 Some(&gi) => Some(model::Selector::Group(gi)),
                 None => {
-                    self.unknown(NameKind::Group, n, scope.registry_group_names());
+                    self.unknown(RefKind::Group, n, scope.registry_group_names());
                     None
                 }
             },
@@ -127,7 +127,7 @@ impl<'a> Validator<'a> {
                 }
                 match profiles.index.get(n.text.as_str()) {
                     Some(&pi) => profile = Some(pi),
-                    None => self.unknown(NameKind::Profile, n, profiles.names()),
+                    None => self.unknown(RefKind::Profile, n, profiles.names()),
                 }
             }
             match profile {

@@ -4,7 +4,7 @@
 
 use super::{Defs, Once, Parsed, Scope, Validator};
 use crate::ast::{self, Name, Statement};
-use crate::diagnostics::{NameKind, Problem};
+use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
 
 /// Every block of every policy file, by kind, in order of definition.
@@ -163,7 +163,7 @@ impl<'a> Validator<'a> {
         if let (Some(span), false) = (loader.span(), scope.tool_index.contains_key(name.as_str())) {
             let text = name.clone();
             let suggestion = scope.suggest_tool(&name);
-            self.unknown_suggesting(NameKind::Tool, &Name { text, span }, suggestion);
+            self.unknown_suggesting(RefKind::Tool, &Name { text, span }, suggestion);
         }
         name
     }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{Defs, Once, Scope, Validator};
 use crate::ast::{self, Name, Prop};
-use crate::diagnostics::{NameKind, Problem};
+use crate::diagnostics::{Problem, RefKind};
 use crate::model;
 use crate::registry::Origin;
 use crate::source::Span;
@@ -34,7 +34,7 @@ impl<'a> Validator<'a> {
         let mut state_spans = HashMap::new();
         for (b, _) in &defs.list {
             let Some(&gi) = scope.group_index.get(b.name.text.as_str()) else {
-                self.unknown(NameKind::Group, &b.name, scope.registry_group_names());
+                self.unknown(RefKind::Group, &b.name, scope.registry_group_names());
                 continue;
             };
             let mut state = Once::new();

@@ -3,7 +3,7 @@
 
 use super::{texts, Defs, Once, Scope, Validator};
 use crate::ast::{self, Prop};
-use crate::diagnostics::{NameKind, Problem};
+use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model::{self, Model};
 
 impl<'a> Validator<'a> {
@@ -94,7 +94,7 @@ impl<'a> Validator<'a> {
                             Some(&zi) => zone = Some(zi),
                             None => {
                                 let candidates = scope.zones.iter().map(|z| z.name.as_str());
-                                self.unknown(NameKind::Zone, z, candidates);
+                                self.unknown(RefKind::Zone, z, candidates);
                             }
                         }
                     }
@@ -113,7 +113,7 @@ impl<'a> Validator<'a> {
                             }
                             match defs.index.get(n.text.as_str()) {
                                 Some(&pi) => fallback.push(pi),
-                                None => self.unknown(NameKind::Provider, n, defs.names()),
+                                None => self.unknown(RefKind::Provider, n, defs.names()),
                             }
                         }
                     }
