@@ -7,7 +7,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -269,6 +269,7 @@ impl PyTable {
             unsafe { std::mem::transmute::<rt::Context<'_>, rt::Context<'static>>(ctx) };
         Ok(PyContext {
             ctx,
+            cache: OnceLock::new(),
             table: slf.clone().unbind(),
             _keep: arc,
         })
@@ -485,12 +486,42 @@ fn policy_json(t: &rt::Table) -> Value {
 
 // ----------------------------------------------------------------- Context
 
+/// A list of `len` 2-tuples, built through the C API (the unavailable list of
+/// a large table is thousands of pairs: no intermediate vectors).
+fn pairs_list<'py>(
+    py: Python<'py>,
+    items: impl Iterator<Item = (Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    len: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    use pyo3::ffi;
+    // SAFETY: the list and tuples are new objects owned here; `SetItem`
+    // steals the references `into_ptr` hands over; every index is in range
+    // (the iterator yields exactly `len` items, checked below).
+    unsafe {
+        let list = ffi::PyList_New(len as ffi::Py_ssize_t);
+        let list = Bound::from_owned_ptr_or_err(py, list)?.cast_into_unchecked::<PyList>();
+        let mut k = 0usize;
+        for (a, b) in items {
+            assert!(k < len, "more pairs than announced");
+            let t = Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(2))?;
+            ffi::PyTuple_SetItem(t.as_ptr(), 0, a.into_ptr());
+            ffi::PyTuple_SetItem(t.as_ptr(), 1, b.into_ptr());
+            ffi::PyList_SetItem(list.as_ptr(), k as ffi::Py_ssize_t, t.into_ptr());
+            k += 1;
+        }
+        assert_eq!(k, len, "fewer pairs than announced");
+        Ok(list)
+    }
+}
+
 /// Who is asking (configuration, role, consumer, run, enforcement), fixed.
 /// Every answer is the runtime's, for this context.
 #[pyclass(frozen, name = "Context", module = "toolgate._native")]
 pub struct PyContext {
     /// Borrows `*_keep`; declared first, so dropped first.
     ctx: rt::Context<'static>,
+    /// Decision objects by tool id, made on first use.
+    cache: OnceLock<Box<[OnceLock<Py<PyDecision>>]>>,
     table: Py<PyTable>,
     _keep: Arc<rt::Table>,
 }
@@ -519,7 +550,12 @@ impl PyContext {
         }
     }
 
-    fn decide_impl(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
+    /// The tool id of a name, through the table's dict (no UTF-8 conversion).
+    fn lookup<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyString>, Option<u32>)> {
         let s = name.cast::<PyString>().map_err(|_| {
             argument_error(
                 py,
@@ -530,10 +566,34 @@ impl PyContext {
             )
         })?;
         let index = self.table.get().index(py)?;
-        if let Some(id) = index.bind(py).get_item(s)? {
-            let id: u32 = id.extract()?;
-            let d = self.ctx.decide_id(id);
-            return Ok(self.decision(py, s.clone().unbind(), &d));
+        let id = match index.bind(py).get_item(s)? {
+            Some(id) => Some(id.extract::<u32>()?),
+            None => None,
+        };
+        Ok((s.clone(), id))
+    }
+
+    /// The decision object of tool `id`: made once per context (a decision
+    /// is an immutable value), then shared.
+    fn cached(&self, py: Python<'_>, id: u32) -> PyResult<Py<PyDecision>> {
+        let cache = self.cache.get_or_init(|| {
+            (0..self.ctx.table().tool_count())
+                .map(|_| OnceLock::new())
+                .collect()
+        });
+        let slot = &cache[id as usize];
+        if let Some(d) = slot.get() {
+            return Ok(d.clone_ref(py));
+        }
+        let name = self.table.get().names(py)[id as usize].clone_ref(py);
+        let d = Py::new(py, self.decision(py, name, &self.ctx.decide_id(id)))?;
+        Ok(slot.get_or_init(|| d).clone_ref(py))
+    }
+
+    fn decide_impl(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
+        let (s, id) = self.lookup(py, name)?;
+        if let Some(id) = id {
+            return self.cached(py, id);
         }
         // Not a table name (the runtime has the last word: it answers notRegistered).
         // A str that is not valid Unicode cannot name a tool either.
@@ -544,14 +604,17 @@ impl PyContext {
             }
             Err(_) => (false, Some(Reason::NotRegistered), false),
         };
-        Ok(PyDecision {
-            tool: s.clone().unbind(),
-            allowed: d.0,
-            reason: d.1,
-            observed_only: d.2,
-            _keep: None,
-            facts: None,
-        })
+        Py::new(
+            py,
+            PyDecision {
+                tool: s.unbind(),
+                allowed: d.0,
+                reason: d.1,
+                observed_only: d.2,
+                _keep: None,
+                facts: None,
+            },
+        )
     }
 
     fn long(&self) -> bool {
@@ -575,25 +638,27 @@ impl PyContext {
 #[pymethods]
 impl PyContext {
     /// The decision for one tool name (a name the table does not hold: `notRegistered`).
-    fn decide(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
+    fn decide(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
         self.decide_impl(py, name)
     }
 
     /// Whether a call of `name` may run (observe-only counts as allowed).
     fn is_allowed(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.decide_impl(py, name)?.allowed)
+        Ok(match self.lookup(py, name)? {
+            (_, Some(id)) => self.ctx.is_offered(id),
+            (s, None) => self.ctx.decide(&s.to_cow()?).allowed,
+        })
     }
 
     /// The check a host runs when a call executes: the decision when
     /// allowed, else `ToolRefused` carrying the decision and the typed refusal.
-    fn check_call(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
+    fn check_call(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
         let d = self.decide_impl(py, name)?;
-        if d.allowed {
+        if d.get().allowed {
             return Ok(d);
         }
         let refusal = self.refusal(py, name)?;
-        let decision = Py::new(py, d)?;
-        Err(error(py, "ToolRefused", (decision, refusal)))
+        Err(error(py, "ToolRefused", (d, refusal)))
     }
 
     /// The decision for a tool the host registered after the table was compiled.
@@ -647,18 +712,10 @@ impl PyContext {
     }
 
     /// Every registered tool's decision, in registry order.
-    fn decisions(&self, py: Python<'_>) -> PyResult<Vec<PyDecision>> {
-        let names = self.table.get().names(py);
-        let ds: Vec<rt::Decision<'static>> = if self.long() {
-            py.detach(|| self.ctx.decisions().collect())
-        } else {
-            self.ctx.decisions().collect()
-        };
-        Ok(ds
-            .iter()
-            .enumerate()
-            .map(|(i, d)| self.decision(py, names[i].clone_ref(py), d))
-            .collect())
+    fn decisions(&self, py: Python<'_>) -> PyResult<Vec<Py<PyDecision>>> {
+        (0..self.ctx.table().tool_count() as u32)
+            .map(|id| self.cached(py, id))
+            .collect()
     }
 
     /// The tools the model is offered, in registry order.
@@ -690,21 +747,30 @@ impl PyContext {
         live: Option<Vec<PyRef<'py, PyLiveTool>>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let names = self.table.get().names(py);
-        let pair = |n: Bound<'py, PyAny>, r: Reason| {
-            PyTuple::new(py, [n, reason_str(py, r).bind(py).clone().into_any()])
-        };
-        let mut out = Vec::new();
-        for (i, r) in self.unavailable_ids(py) {
-            out.push(pair(names[i as usize].bind(py).clone().into_any(), r)?);
-        }
-        if let Some(live) = live {
-            let tools: Vec<rt::LiveTool> = live.iter().map(|l| l.tool.clone()).collect();
-            let with = self.ctx.unavailable_with(&tools);
-            for u in &with[self.ctx.unavailable_count()..] {
-                out.push(pair(PyString::new(py, u.tool).into_any(), u.reason)?);
+        let ids = self.unavailable_ids(py);
+        let extra: Vec<(String, Reason)> = match live {
+            Some(live) => {
+                let tools: Vec<rt::LiveTool> = live.iter().map(|l| l.tool.clone()).collect();
+                let with = self.ctx.unavailable_with(&tools);
+                with[self.ctx.unavailable_count()..]
+                    .iter()
+                    .map(|u| (u.tool.to_string(), u.reason))
+                    .collect()
             }
-        }
-        PyList::new(py, out)
+            None => Vec::new(),
+        };
+        let reason = |r: Reason| reason_str(py, r).bind(py).clone().into_any();
+        pairs_list(
+            py,
+            ids.iter()
+                .map(|&(i, r)| (names[i as usize].bind(py).clone().into_any(), reason(r)))
+                .chain(
+                    extra
+                        .iter()
+                        .map(|(n, r)| (PyString::new(py, n).into_any(), reason(*r))),
+                ),
+            ids.len() + extra.len(),
+        )
     }
 
     /// `(tool id, reason)` of every unavailable registered tool.
