@@ -17,5 +17,6 @@ pub mod registry;
 pub mod report;
 pub mod snapshot;
 pub mod source;
+pub mod suggest;
 pub mod testing;
 pub mod validate;
