@@ -139,6 +139,29 @@ def gates(out: Path) -> list[str]:
     return rows
 
 
+async def _embedded_round_trips(upstream_params: Any, table: Path, calls: int) -> float:
+    """The proxy in the client's process (memory streams, the SDK's own
+    in-memory transport), upstream over stdio: the proxy without a process hop."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    from toolgate.mcp import GoverningProxy
+
+    async with stdio_client(upstream_params) as (r, w), ClientSession(r, w) as up:
+        await up.initialize()
+        proxy = GoverningProxy(up, toolgate.Table.load(table), "support-chat", role="user", consumer="support-bot")
+        async with create_connected_server_and_client_session(proxy.server) as s:
+            for _ in range(50):
+                await s.call_tool("get_help_article", {"query": "warm"})
+            times = []
+            for _ in range(calls):
+                t0 = time.perf_counter_ns()
+                await s.call_tool("get_help_article", {"query": "q"})
+                times.append(time.perf_counter_ns() - t0)
+            return statistics.median(times)
+
+
 async def _round_trips(params: Any, calls: int) -> list[float]:
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
@@ -179,6 +202,9 @@ def proxy_rows() -> list[str]:
     calls = 400
     d, _ = asyncio.run(_round_trips(direct, calls))
     p, refused = asyncio.run(_round_trips(proxied, calls))
+    embedded = asyncio.run(
+        _embedded_round_trips(direct, ROOT.parents[1] / "conformance/tables/mcp-profiles.tgt", calls)
+    )
     # The governing itself, in process: what the proxy does per tools/call
     # besides the MCP hop (its context for the request's consumer, the
     # decision; a refusal adds the typed refusal and its JSON-RPC error).
@@ -202,6 +228,8 @@ def proxy_rows() -> list[str]:
         f"| through `python -m toolgate.mcp` (stdio to the proxy, stdio to the upstream) | {fmt(p)} |",
         f"| added by the proxy | {fmt(p - d)} |",
         f"| a refused call, answered by the proxy (never forwarded) | {fmt(refused)} |",
+        f"| through the proxy in the client's process (SDK memory transport), upstream over stdio | {fmt(embedded)} |",
+        f"| added by the embedded proxy | {fmt(embedded - d)} |",
         f"| the governing alone, in process: table, context, decision (allowed call) | {fmt(g)} |",
         f"| the governing alone, in process: ... plus the typed refusal and its JSON-RPC error | {fmt(gr)} |",
     ]
