@@ -4,27 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_toolgate"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn run(args: &[&str]) -> Output {
-    bin()
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::*;
 
 /// A scratch project with the given policy over the exclusions registry.
 fn scratch(name: &str, policy: &str) -> PathBuf {
@@ -687,10 +668,6 @@ fn scratch_manifest(name: &str, manifest: &str) -> PathBuf {
     );
     std::fs::write(dir.join("toolgate.toml"), manifest).unwrap();
     dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -2,21 +2,14 @@
 //! files for `classify` and `test`, and stored runs that cannot be read.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+use common::*;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("toolgate-inputs-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn toolgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 #[test]
@@ -31,7 +24,7 @@ fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {
         r#"{"body":{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Access denied"}},"result":{}}"#,
     )
     .unwrap();
-    let o = toolgate(&["classify", answer.to_str().unwrap()]);
+    let o = run(&["classify", answer.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["outcome"], "refusal");
     assert_eq!(v["refusal"]["kind"], "policy");
@@ -48,23 +41,23 @@ fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {
         "[[case]]\nname = \"odd\"\nanswer = \"odd.json\"\nexpect = \"policy\"\n",
     )
     .unwrap();
-    let o = toolgate(&["test", d.to_str().unwrap()]);
+    let o = run(&["test", d.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
 }
 
 #[test]
 fn a_stored_run_that_cannot_be_read_is_reported_and_admits_nothing() {
     let d = dir("runs");
-    let run = d.join("run.json");
-    std::fs::write(&run, r#"{"allowed_tool_names":["get_page_content"]}"#).unwrap();
-    let o = toolgate(&[
+    let stored = d.join("run.json");
+    std::fs::write(&stored, r#"{"allowed_tool_names":["get_page_content"]}"#).unwrap();
+    let o = run(&[
         "decide",
         "-p",
         "policies/demo",
         "-c",
         "demo-chat",
         "--run",
-        run.to_str().unwrap(),
+        stored.to_str().unwrap(),
         "get_page_content",
     ]);
     assert_eq!(o.status.code(), Some(1));
@@ -76,7 +69,7 @@ fn a_stored_run_that_cannot_be_read_is_reported_and_admits_nothing() {
         String::from_utf8_lossy(&o.stderr),
         format!(
             "warning: {}: unreadable stored run: unknown key `allowed_tool_names` (a stored run has `allowedToolNames` and `excludedToolNames`); the run admits no tool\n",
-            run.display()
+            stored.display()
         )
     );
 }

@@ -1,47 +1,11 @@
 //! Policy-as-code review end to end: diff, test, snapshot, fmt, and every
 //! command of docs/examples/ run against policies/.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn toolgate(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn run(args: &[&str]) -> Output {
-    toolgate(&root(), args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toolgate-review-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
+mod common;
+use common::*;
 
 #[test]
 fn removing_one_exclusion_is_exactly_one_widening_and_nothing_else() {
