@@ -335,6 +335,17 @@ int32_t toolgate_unavailable_json(const toolgate_context *ctx, toolgate_buf *out
 int32_t toolgate_unavailable_columns(const toolgate_context *ctx, toolgate_buf *out);
 
 /*
+ The unavailable list by tool id, for hosts that keep the tool names
+ (`toolgate_table_tool_name`, registry order) and want only the reasons
+ per call: one byte per registered tool, byte `i` the
+ `TOOLGATE_REASON_*` code of tool `i` when it is on the unavailable list,
+ else 0 (offered, offered observed-only, or a remote tool whose name this
+ user may not see). `len` is the table's tool count. The same list as
+ `toolgate_unavailable_json`, in the same order, without names.
+ */
+int32_t toolgate_unavailable_reasons(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
  The unavailable list over the table's tools and then the given live
  tools (a JSON array of live tools, as `toolgate_decide_live` takes).
  */

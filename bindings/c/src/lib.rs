@@ -860,6 +860,31 @@ pub unsafe extern "C" fn toolgate_unavailable_columns(
     })
 }
 
+/// The unavailable list by tool id, for hosts that keep the tool names
+/// (`toolgate_table_tool_name`, registry order) and want only the reasons
+/// per call: one byte per registered tool, byte `i` the
+/// `TOOLGATE_REASON_*` code of tool `i` when it is on the unavailable list,
+/// else 0 (offered, offered observed-only, or a remote tool whose name this
+/// user may not see). `len` is the table's tool count. The same list as
+/// `toolgate_unavailable_json`, in the same order, without names.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_unavailable_reasons(
+    ctx: *const toolgate_context,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        let c = unsafe { handle_ref(ctx, "context")? };
+        let mut codes = vec![TOOLGATE_REASON_NONE; c.ctx.table().tool_count()];
+        c.ctx.for_each_unavailable_id(|i, r| {
+            if let Some(b) = codes.get_mut(i as usize) {
+                *b = reason_code(Some(r));
+            }
+        });
+        // Codes 0 to 7: ASCII, hence UTF-8 like every buffer.
+        String::from_utf8(codes).map_err(|e| err(TOOLGATE_ERR_PANIC, e.to_string()))
+    })
+}
+
 /// The unavailable list over the table's tools and then the given live
 /// tools (a JSON array of live tools, as `toolgate_decide_live` takes).
 #[no_mangle]

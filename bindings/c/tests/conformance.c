@@ -556,6 +556,30 @@ static int case_context(const jv *c, const jv *e) {
     }
   }
   toolgate_buf_free(b);
+  /* By id: one reason byte per tool, the list's entries at their ids, 0 elsewhere. */
+  CHECK(toolgate_unavailable_reasons(ctx, &b) == TOOLGATE_OK, "reasons");
+  CHECK(b.len == n && b.ptr && b.ptr[n] == 0, "reasons length %zu, want %u", b.len, n);
+  if (unavailable && b.len == n) {
+    char *want = malloc(n + 1);
+    if (!want) abort();
+    memset(want, 0, n + 1);
+    for (size_t i = 0; i < unavailable->len; i++) {
+      const jv *tool = jget(unavailable->items[i], "tool");
+      uint32_t id = n;
+      CHECK(toolgate_table_tool_id(t, tool->s, tool->slen, &id) == TOOLGATE_OK && id < n, "id");
+      int r = reason_from_code(jget(unavailable->items[i], "reason"));
+      if (id < n && r > 0) want[id] = (char)r;
+    }
+    CHECK(!memcmp(b.ptr, want, n), "reasons by id");
+    const jv *marks = jget(e, "unavailableById");
+    for (uint32_t i = 0; marks && marks->slen == n && i < n; i++) {
+      char m = b.ptr[i] == 0 ? '.' : b.ptr[i] <= 7 ? LETTERS[b.ptr[i]] : '?';
+      CHECK(m == marks->s[i], "reason byte of tool %u: %c, want %c", i, m, marks->s[i]);
+    }
+    free(want);
+  }
+  toolgate_buf_free(b);
+  CHECK(toolgate_unavailable_reasons(NULL, &b) == TOOLGATE_ERR_NULL && b.ptr == NULL && b.len == 0, "reasons NULL");
   if (live->len > 0 && unavailable) {
     CHECK(toolgate_unavailable_with_live_json(ctx, live->raw, live->rawlen, &b) == TOOLGATE_OK, "with live");
     jv *with = buf_json(b);

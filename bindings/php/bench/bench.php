@@ -9,6 +9,7 @@ declare(strict_types=1);
 require __DIR__ . '/../tests/bootstrap.php';
 
 use Toolgate\Examples\NrLlm\PlainGate;
+use Toolgate\Native;
 use Toolgate\Role;
 use Toolgate\Table;
 
@@ -39,7 +40,7 @@ if ($plain->unavailable('config0', 'user', 'k0', null, null) !== $want) {
     fwrite(STDERR, "the plain PHP gate disagrees with the table\n");
     exit(1);
 }
-if (array_keys($ctx->unavailableMap()) !== array_column($want, 'tool')) {
+if ($ctx->unavailableMap() !== array_column($want, 'reason', 'tool')) {
     fwrite(STDERR, "unavailableMap disagrees\n");
     exit(1);
 }
@@ -49,6 +50,14 @@ bench('decide by name (FFI, Decision object)', 500_000, fn (int $i) => $ctx->dec
 bench('isAllowed by name (FFI, bool)', 500_000, fn (int $i) => $ctx->isAllowed($names[($i * 7919) % $n]));
 bench('decide by name (plain PHP gate)', 500_000, fn (int $i) => $plain->decide($names[($i * 7919) % $n], 'config0', 'user', 'k0', null, null));
 bench('unavailable list (FFI, map tool => reason)', 5_000, fn () => $ctx->unavailableMap());
+bench('unavailable list (FFI, new context + map)', 5_000, fn () => $table->context('config0', Role::User, 'k0')->unavailableMap());
+// The previous unavailableMap(): two text columns, two explodes and an array_combine.
+$ptr = (fn () => $this->ptr)->call($ctx);
+bench('unavailable list (FFI, two columns => map)', 5_000, function () use ($ptr) {
+    $s = Native::string('toolgate_unavailable_columns', $ptr);
+    [$tools, $codes] = explode("\t", $s, 2);
+    return array_combine(explode("\n", $tools), explode("\n", $codes));
+});
 bench('unavailable list (FFI, arrays)', 5_000, fn () => $ctx->unavailableArray());
 bench('unavailable list (FFI, Unavailable objects)', 5_000, fn () => $ctx->unavailable());
 bench('unavailable prompt (FFI)', 5_000, fn () => $ctx->unavailablePrompt());

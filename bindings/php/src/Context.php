@@ -7,6 +7,7 @@ namespace Toolgate;
 use FFI;
 use FFI\CData;
 use Toolgate\Exception\InvalidArgumentException;
+use Toolgate\Exception\ToolgateException;
 
 /**
  * Everything a decision depends on besides the tool: configuration, role,
@@ -118,19 +119,41 @@ final class Context
         return Native::json('toolgate_unavailable_json', $this->ptr);
     }
 
+    /** Reason byte of toolgate_unavailable_reasons => reason code. */
+    private const CODES = [
+        "\x01" => 'notRegistered',
+        "\x02" => 'toolDisabled',
+        "\x03" => 'requiresAdmin',
+        "\x04" => 'notInProfile',
+        "\x05" => 'configurationGroup',
+        "\x06" => 'configurationExcluded',
+        "\x07" => 'trustZone',
+    ];
+
     /**
      * The same list as a map tool => reason code, in registry order: the
-     * fastest form in PHP (no object or array per entry).
+     * fastest form in PHP. Per call only one reason byte per tool crosses
+     * the boundary (toolgate_unavailable_reasons); the keys are the table's
+     * name strings, read once per table (Table::toolNames()), so no string is
+     * allocated or hashed here.
      * @return array<string,string>
      */
     public function unavailableMap(): array
     {
-        $s = Native::string('toolgate_unavailable_columns', $this->ptr);
-        if ($s === '') {
-            return [];
+        $bytes = Native::string('toolgate_unavailable_reasons', $this->ptr);
+        $names = $this->table->toolNames();
+        if (strlen($bytes) !== count($names)) {
+            throw new ToolgateException('unavailable reasons: ' . strlen($bytes) . ' bytes for ' . count($names) . ' tools');
         }
-        [$tools, $codes] = explode("\t", $s, 2);
-        return array_combine(explode("\n", $tools), explode("\n", $codes));
+        $codes = self::CODES;
+        $map = [];
+        foreach ($names as $i => $name) {
+            $r = $bytes[$i];
+            if ($r !== "\0") {
+                $map[$name] = $codes[$r];
+            }
+        }
+        return $map;
     }
 
     /**

@@ -12,6 +12,9 @@ use Toolgate\Exception\ToolgateException;
 /** A compiled table (`toolgate compile PROJECT -o policy.tgt`), loaded. */
 final class Table
 {
+    /** @var list<string>|null */
+    private ?array $names = null;
+
     private function __construct(private CData $ptr)
     {
     }
@@ -95,6 +98,23 @@ final class Table
             throw new InvalidArgumentException("tool id {$id}", Native::ERR_OUT_OF_RANGE);
         }
         return Native::string('toolgate_table_tool_name', $this->ptr, $id);
+    }
+
+    /**
+     * Every registered tool name, by id (registry order); read from the
+     * library once per table.
+     * @return list<string>
+     */
+    public function toolNames(): array
+    {
+        if ($this->names === null) {
+            $names = [];
+            for ($i = 0, $n = $this->toolCount(); $i < $n; $i++) {
+                $names[] = $this->toolName($i);
+            }
+            $this->names = $names;
+        }
+        return $this->names;
     }
 
     /** @return list<string> */

@@ -58,6 +58,32 @@ final class ApiTest extends TestCase
         self::assertSame(['editor-chat', 'other'], $t->configurations());
     }
 
+    public function testTheUnavailableMapByReasonBytes(): void
+    {
+        $t = Table::fromBytes(self::bytes('acceptance-edit'));
+        self::assertSame(['update_record', 'delete_record', 'read_record', 'load_skill', 'get_env_raw'], $t->toolNames());
+        self::assertSame($t->toolNames(), $t->toolNames());
+        $cases = [
+            ['editor-chat', Role::User, ['delete_record' => 'configurationExcluded', 'get_env_raw' => 'requiresAdmin']],
+            ['editor-chat', Role::Admin, ['delete_record' => 'configurationExcluded', 'get_env_raw' => 'configurationGroup']],
+            ['other', Role::None, ['get_env_raw' => 'requiresAdmin']],
+            ['other', Role::Admin, ['get_env_raw' => 'configurationGroup']],
+        ];
+        foreach ($cases as [$configuration, $role, $want]) {
+            $ctx = $t->context($configuration, $role);
+            self::assertSame($want, $ctx->unavailableMap(), $configuration);
+            self::assertSame($want, $ctx->unavailableMap(), "{$configuration}, again");
+            self::assertSame($want, array_column($ctx->unavailableArray(), 'reason', 'tool'), $configuration);
+            // One reason byte per tool: TOOLGATE_REASON_* at the listed ids, 0 elsewhere.
+            $bytes = Native::string('toolgate_unavailable_reasons', (fn () => $this->ptr)->call($ctx));
+            self::assertSame(count($t->toolNames()), strlen($bytes));
+            foreach ($t->toolNames() as $i => $name) {
+                $reason = Reason::fromNumber(ord($bytes[$i]));
+                self::assertSame($want[$name] ?? null, $reason?->value, "{$configuration}: {$name}");
+            }
+        }
+    }
+
     public function testErrorsAreExceptions(): void
     {
         try {

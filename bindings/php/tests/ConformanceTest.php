@@ -165,7 +165,8 @@ final class ConformanceTest extends TestCase
             }
         }
         $unavailable = $ctx->unavailableArray();
-        self::assertSame(array_column($unavailable, 'reason', 'tool'), $ctx->unavailableMap(), $id);
+        $map = $ctx->unavailableMap();
+        self::assertSame(array_column($unavailable, 'reason', 'tool'), $map, $id);
         if ($live !== []) {
             $with = $ctx->unavailableWithLive($live);
             if (isset($e['unavailableWithLive'])) {
@@ -182,6 +183,16 @@ final class ConformanceTest extends TestCase
                 $marks[$t->toolId($u['tool'])] = self::LETTERS[$u['reason']];
             }
             self::assertSame($e['unavailableById'], $marks, $id);
+            // The map against the corpus by itself: every entry at its id, in id order.
+            $marks = str_repeat('.', $n);
+            $last = -1;
+            foreach ($map as $tool => $reason) {
+                $i = $t->toolId((string) $tool);
+                self::assertGreaterThan($last, $i, "{$id}: map order");
+                $last = $i;
+                $marks[$i] = self::LETTERS[$reason];
+            }
+            self::assertSame($e['unavailableById'], $marks, "{$id}: unavailableMap");
             $want = [];
             for ($i = 0; $i < $n; $i++) {
                 if ($byId[$i] === 'Y' || $byId[$i] === 'O') {
@@ -198,6 +209,7 @@ final class ConformanceTest extends TestCase
         } else {
             self::assertSame($e['offered'], $offered, $id);
             self::assertSame($e['unavailable'], $unavailable, $id);
+            self::assertSame(array_column($e['unavailable'], 'reason', 'tool'), $map, "{$id}: unavailableMap");
             self::assertSame($e['prompt'], $prompt, $id);
         }
         $this->plainGate($c, $e, $t, $run);
