@@ -79,7 +79,10 @@ fn read_capped(py: Python<'_>, path: &PathBuf, what: &str) -> PyResult<Vec<u8>> 
         return Err(error(
             py,
             "LoadError",
-            ("tooLarge", format!("{what} {shown}: larger than {MAX_FILE} bytes")),
+            (
+                "tooLarge",
+                format!("{what} {shown}: larger than {MAX_FILE} bytes"),
+            ),
         ));
     }
     Ok(bytes)
@@ -138,7 +141,10 @@ fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         },
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Array(a) => {
-            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            let items = a
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
         Value::Object(o) => {
@@ -561,7 +567,10 @@ impl PyContext {
                 py,
                 format!(
                     "a tool name is a str, got {}",
-                    name.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    name.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
                 ),
             )
         })?;
@@ -686,9 +695,9 @@ impl PyContext {
             };
             return self.refusal_of(py, &rd);
         }
-        let s = target.cast::<PyString>().map_err(|_| {
-            argument_error(py, "refusal: expected a tool name (str) or a Decision")
-        })?;
+        let s = target
+            .cast::<PyString>()
+            .map_err(|_| argument_error(py, "refusal: expected a tool name (str) or a Decision"))?;
         match s.to_cow() {
             Ok(text) => {
                 let d = self.ctx.decide(&text);
@@ -1039,8 +1048,8 @@ impl PyRefusal {
 
     /// As the runtime's JSON (camelCase keys, every key present).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = serde_json::to_value(&self.refusal)
-            .map_err(|e| argument_error(py, e.to_string()))?;
+        let v =
+            serde_json::to_value(&self.refusal).map_err(|e| argument_error(py, e.to_string()))?;
         to_py(py, &v)
     }
 
@@ -1067,7 +1076,10 @@ impl PyRefusal {
         format!(
             "Refusal(kind={:?}, tool={}, action={:?})",
             code_of(self.refusal.kind),
-            self.refusal.tool.as_deref().map_or("None".into(), |t| format!("{t:?}")),
+            self.refusal
+                .tool
+                .as_deref()
+                .map_or("None".into(), |t| format!("{t:?}")),
             code_of(self.refusal.action)
         )
     }
@@ -1169,7 +1181,14 @@ fn classify(
     tool: Option<&str>,
     table: Option<&PyTable>,
 ) -> PyResult<PyClassification> {
-    classify_impl(py, table.map(|t| &*t.table), answer, origin, http_status, tool)
+    classify_impl(
+        py,
+        table.map(|t| &*t.table),
+        answer,
+        origin,
+        http_status,
+        tool,
+    )
 }
 
 /// Classify an answer file's bytes as `toolgate classify` reads them: an

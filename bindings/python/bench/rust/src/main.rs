@@ -42,6 +42,10 @@ fn main() {
     let allowed = names.iter().filter(|x| ctx.decide(x).allowed).count();
     println!("check\t{allowed}\t{}", ctx.unavailable_count());
     time("decide", 2_000_000, |i| ctx.decide(&names[i % n]).allowed);
-    let iters = if t.tool_count() > 5_000 { 5_000 } else { 20_000 };
+    let iters = if t.tool_count() > 5_000 {
+        5_000
+    } else {
+        20_000
+    };
     time("unavailable", iters, |_| ctx.unavailable().len());
 }
