@@ -280,3 +280,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn toolgates_own_refusal_shape_classifies_as_its_kind_with_recomputed_class() {
+    // What toolgate's MCP proxy answers for a refused call: the typed refusal
+    // in `error.data.toolgate`, whatever JSON-RPC code carries it.
+    let body = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32010,"message":"refused","data":{"toolgate":{"kind":"configurationExcluded","class":"runtime","retryable":true,"tool":"delete_record","configuration":"editor-chat","file":"configurations.tg"}}}}"#;
+    let Classified::Refusal { refusal } = raw(body, Some(200)) else {
+        panic!("not a refusal")
+    };
+    assert_eq!(
+        refusal.kind,
+        RefusalKind::Gate(Reason::ConfigurationExcluded)
+    );
+    // The answer's own claims of class and retryability are not trusted.
+    assert_eq!(
+        (refusal.class, refusal.retryable, refusal.rule.as_deref()),
+        (toolgate_runtime::RefusalClass::Configuration, false, Some("toolgate"))
+    );
+    assert_eq!(refusal.tool.as_deref(), Some("delete_record"));
+    assert_eq!(refusal.configuration.as_deref(), Some("editor-chat"));
+    // An unknown kind there is not trusted either: the built-in rules decide.
+    let body = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32010,"message":"x","data":{"toolgate":{"kind":"allowed"}}}}"#;
+    assert_eq!(kind(&raw(body, None)), Some(RefusalKind::Policy));
+}

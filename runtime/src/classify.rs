@@ -305,6 +305,32 @@ fn ambiguity(body: &Value) -> Option<&'static str> {
     None
 }
 
+/// toolgate's own refusal, as its hosts answer a refused call (the MCP proxy
+/// of the Python package, the decision service): a JSON-RPC error whose
+/// `data.toolgate` is a typed refusal. The kind and the facts are read from
+/// it; class, retryability, action and texts are recomputed from the kind, so
+/// an answer cannot claim that a configuration refusal is worth retrying.
+fn own_refusal(a: &Answer<'_>, s: &Shape<'_>) -> Option<Classified> {
+    let t = s.error?.get("data")?.get("toolgate")?;
+    let kind = RefusalKind::from_code(t.get("kind")?.as_str()?)?;
+    let text = |k: &str| t.get(k).and_then(Value::as_str).map(str::to_string);
+    let facts = Facts {
+        tool: text("tool").or_else(|| a.tool.map(str::to_string)),
+        profile: text("profile"),
+        consumer: text("consumer"),
+        configuration: text("configuration"),
+        file: text("file"),
+        policy: text("policy"),
+        origin: a.origin.map(str::to_string),
+        rule: Some("toolgate".into()),
+        detail: s.message.map(str::to_string),
+        ..Facts::default()
+    };
+    Some(Classified::Refusal {
+        refusal: Box::new(Refusal::new(kind, facts)),
+    })
+}
+
 /// A generic policy refusal for an answer that cannot be read unambiguously.
 fn unreadable(a: &Answer<'_>, why: String) -> Classified {
     let facts = Facts {
@@ -328,7 +354,15 @@ pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
         return unreadable(a, why.to_string());
     }
     let s = shape(a.body);
-    for r in declared.iter().chain(builtin_rules()) {
+    for r in declared {
+        if matches(r, a, &s) {
+            return outcome(r.outcome, a, &s, &r.name);
+        }
+    }
+    if let Some(own) = own_refusal(a, &s) {
+        return own;
+    }
+    for r in builtin_rules() {
         if matches(r, a, &s) {
             return outcome(r.outcome, a, &s, &r.name);
         }

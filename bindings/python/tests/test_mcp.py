@@ -277,20 +277,17 @@ def test_refusals_round_trip_through_toolgate_classify(tmp_path: Path, toolgate_
         got = theirs["refusal"]
         # The same through the binding's classifier (one implementation).
         assert toolgate.classify(json.dumps({"jsonrpc": "2.0", "id": 7, "error": err.model_dump(mode="json", exclude_none=True)}), tool=tool).to_dict() == theirs
-        if ours.kind in ("notRegistered", "notInProfile"):
-            assert (got["kind"], got["class"], got["retryable"], got["action"], got["tool"]) == (
-                ours.kind,
-                ours.class_,
-                ours.retryable,
-                ours.action,
-                ours.tool,
-            ), tool
-            assert got["profile"] == ours.profile
-        else:
-            # No built-in rule yields a configuration gate's kind: the generic
-            # policy refusal, same class, never retryable, never success.
-            assert ours.kind == "toolDisabled"
-            assert (got["kind"], got["class"], got["retryable"]) == ("policy", "configuration", False)
+        # toolgate's classifier reads its own refusal shape (`data.toolgate`)
+        # back as the same kind, class, action and tool, for every gate.
+        assert (got["kind"], got["class"], got["retryable"], got["action"], got["tool"]) == (
+            ours.kind,
+            ours.class_,
+            ours.retryable,
+            ours.action,
+            ours.tool,
+        ), tool
+        assert got["profile"] == ours.profile
+    assert refusal_from_error(errors["mcp_crm_contact_delete"]).kind == "toolDisabled"  # type: ignore[union-attr]
     assert refusal_from_error(errors["mcp_billing_invoice_list"]).kind == "notRegistered"  # type: ignore[union-attr]
 
 
