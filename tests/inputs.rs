@@ -296,7 +296,11 @@ fn toolgates_own_refusal_shape_classifies_as_its_kind_with_recomputed_class() {
     // The answer's own claims of class and retryability are not trusted.
     assert_eq!(
         (refusal.class, refusal.retryable, refusal.rule.as_deref()),
-        (toolgate_runtime::RefusalClass::Configuration, false, Some("toolgate"))
+        (
+            toolgate_runtime::RefusalClass::Configuration,
+            false,
+            Some("toolgate")
+        )
     );
     assert_eq!(refusal.tool.as_deref(), Some("delete_record"));
     assert_eq!(refusal.configuration.as_deref(), Some("editor-chat"));
