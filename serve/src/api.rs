@@ -7,6 +7,8 @@
 //! resource's properties or in the context is an error, so that a misspelt
 //! `run` or `enforcement` cannot silently widen a decision.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use toolgate_runtime::log::{
@@ -65,8 +67,10 @@ pub struct SubjectProperties {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Action {
-    pub name: String,
+pub struct Action<'a> {
+    /// Borrowed from the body where it can be (no escapes): the hot path of a batch.
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
     /// Accepted and ignored: no property of an action changes a decision.
     #[serde(default)]
     pub properties: Option<serde::de::IgnoredAny>,
@@ -74,11 +78,11 @@ pub struct Action {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Resource {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub id: Option<String>,
+pub struct Resource<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub id: Option<Cow<'a, str>>,
     /// A live tool's metadata (a tool registered after the table was compiled).
     #[serde(default)]
     pub properties: Option<ToolProperties>,
@@ -112,10 +116,12 @@ pub struct RequestContext {
 /// `evaluations` (where every member may come from the request's defaults).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Evaluation {
+pub struct Evaluation<'a> {
     pub subject: Option<Subject>,
-    pub action: Option<Action>,
-    pub resource: Option<Resource>,
+    #[serde(borrow)]
+    pub action: Option<Action<'a>>,
+    #[serde(borrow)]
+    pub resource: Option<Resource<'a>>,
     pub context: Option<RequestContext>,
 }
 
@@ -123,13 +129,15 @@ pub struct Evaluation {
 /// evaluations, and the options.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EvaluationsRequest {
+pub struct EvaluationsRequest<'a> {
     pub subject: Option<Subject>,
-    pub action: Option<Action>,
-    pub resource: Option<Resource>,
+    #[serde(borrow)]
+    pub action: Option<Action<'a>>,
+    #[serde(borrow)]
+    pub resource: Option<Resource<'a>>,
     pub context: Option<RequestContext>,
-    #[serde(default)]
-    pub evaluations: Option<Vec<Evaluation>>,
+    #[serde(default, borrow)]
+    pub evaluations: Option<Vec<Evaluation<'a>>>,
     #[serde(default)]
     pub options: Option<EvaluationsOptions>,
 }
@@ -174,10 +182,12 @@ impl Semantic {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SearchRequest {
+pub struct SearchRequest<'a> {
     pub subject: Subject,
-    pub action: Action,
-    pub resource: Resource,
+    #[serde(borrow)]
+    pub action: Action<'a>,
+    #[serde(borrow)]
+    pub resource: Resource<'a>,
     pub context: RequestContext,
     #[serde(default)]
     pub page: Option<PageRequest>,
@@ -211,8 +221,8 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub fn parse(action: &Action) -> Result<Stage, ApiError> {
-        match action.name.as_str() {
+    pub fn parse(action: &Action<'_>) -> Result<Stage, ApiError> {
+        match action.name.as_ref() {
             "call" | "tools/call" => Ok(Stage::Call),
             "offer" => Ok(Stage::Offer),
             other => Err(ApiError::bad(
@@ -310,7 +320,7 @@ pub struct Outcome {
 }
 
 /// The tool name of a resource (of type `tool`).
-pub fn tool_name(r: &Resource) -> Result<&str, ApiError> {
+pub fn tool_name<'r>(r: &'r Resource<'_>) -> Result<&'r str, ApiError> {
     if r.kind != "tool" {
         return Err(ApiError::bad(
             "unknownResourceType",
@@ -321,7 +331,7 @@ pub fn tool_name(r: &Resource) -> Result<&str, ApiError> {
         .ok_or_else(|| ApiError::bad("badResource", "resource.id (the tool name) is required"))
 }
 
-pub fn decide(ctx: &Context<'_>, r: &Resource) -> Result<Outcome, ApiError> {
+pub fn decide(ctx: &Context<'_>, r: &Resource<'_>) -> Result<Outcome, ApiError> {
     let name = tool_name(r)?;
     let live;
     let d = match &r.properties {
@@ -371,13 +381,15 @@ pub struct DecisionContextOut<'a> {
     /// Why this evaluation could not be made (batches only): never an allow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ApiError>,
-    pub table_digest: &'a str,
+    /// The table that decided; in a batch, once for the whole answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_digest: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
 }
 
 impl<'a> DecisionOut<'a> {
-    pub fn decided(o: Outcome, run_error: Option<String>, digest: &'a str) -> Self {
+    pub fn decided(o: Outcome, run_error: Option<String>, digest: Option<&'a str>) -> Self {
         DecisionOut {
             decision: o.allowed,
             context: DecisionContextOut {
@@ -392,7 +404,7 @@ impl<'a> DecisionOut<'a> {
         }
     }
 
-    pub fn failed(e: ApiError, digest: &'a str) -> Self {
+    pub fn failed(e: ApiError, digest: Option<&'a str>) -> Self {
         DecisionOut {
             decision: false,
             context: DecisionContextOut {
@@ -411,8 +423,8 @@ impl<'a> DecisionOut<'a> {
 /// The decision log's input and result of one decision.
 pub fn log_parts(
     s: &Subject,
-    a: &Action,
-    r: &Resource,
+    a: &Action<'_>,
+    r: &Resource<'_>,
     c: &RequestContext,
     built: &Built<'_>,
     o: &Outcome,
@@ -427,11 +439,11 @@ pub fn log_parts(
             },
         },
         action: LogAction {
-            name: a.name.clone(),
+            name: a.name.to_string(),
         },
         resource: LogResource {
-            kind: r.kind.clone(),
-            id: r.id.clone().unwrap_or_default(),
+            kind: r.kind.to_string(),
+            id: r.id.as_deref().unwrap_or_default().to_string(),
             properties: r
                 .properties
                 .as_ref()

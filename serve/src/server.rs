@@ -30,7 +30,7 @@ use crate::util::{rfc3339, unix_ms};
 use crate::Shared;
 
 /// An evaluation with nothing of its own (all from the defaults).
-static EMPTY: Evaluation = Evaluation {
+static EMPTY: Evaluation<'static> = Evaluation {
     subject: None,
     action: None,
     resource: None,
@@ -82,7 +82,20 @@ pub fn router(shared: Arc<Shared>) -> Router {
 // ------------------------------------------------------------------ responses
 
 fn json<T: Serialize>(status: StatusCode, value: &T, digest: Option<&str>) -> Response {
-    let body = serde_json::to_vec(value).unwrap_or_default();
+    json_sized(status, value, digest, 256)
+}
+
+/// [`json`] into a buffer of `capacity` bytes to start with.
+fn json_sized<T: Serialize>(
+    status: StatusCode,
+    value: &T,
+    digest: Option<&str>,
+    capacity: usize,
+) -> Response {
+    let mut body = Vec::with_capacity(capacity);
+    if serde_json::to_writer(&mut body, value).is_err() {
+        body.clear();
+    }
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = status;
     r.headers_mut()
@@ -177,7 +190,9 @@ struct Batch<'t, 'r> {
     shared: &'r Shared,
     table: &'t Table,
     digest: &'r str,
-    defaults: &'r Evaluation,
+    defaults: &'r Evaluation<'r>,
+    /// Whether each answer names the digest (a single answer) or the batch does.
+    digest_per_answer: bool,
     path: &'static str,
     request_id: Option<&'r str>,
     default_built: Option<Result<Built<'t>, ApiError>>,
@@ -185,7 +200,7 @@ struct Batch<'t, 'r> {
 }
 
 impl<'t, 'r> Batch<'t, 'r> {
-    fn one(&mut self, item: &'r Evaluation) -> Result<DecisionOut<'r>, ApiError> {
+    fn one(&mut self, item: &'r Evaluation<'r>) -> Result<DecisionOut<'r>, ApiError> {
         let d = self.defaults;
         let missing = |what: &str| ApiError::bad("badRequest", format!("{what} is required"));
         let subject = item
@@ -250,7 +265,8 @@ impl<'t, 'r> Batch<'t, 'r> {
             });
             decision_id = Some(id);
         }
-        let mut out = DecisionOut::decided(outcome, built.run_error.clone(), self.digest);
+        let digest = self.digest_per_answer.then_some(self.digest);
+        let mut out = DecisionOut::decided(outcome, built.run_error.clone(), digest);
         out.context.decision_id = decision_id;
         Ok(out)
     }
@@ -274,6 +290,7 @@ async fn evaluation(
             table: &table,
             digest: &digest,
             defaults: &defaults,
+            digest_per_answer: true,
             path: "access/v1/evaluation",
             request_id: rid.as_deref(),
             default_built: None,
@@ -291,6 +308,14 @@ async fn evaluation(
 #[derive(Serialize)]
 struct EvaluationsOut<'a> {
     evaluations: Vec<DecisionOut<'a>>,
+    /// The table that made every decision of the batch (also in the header).
+    context: BatchContext<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BatchContext<'a> {
+    table_digest: &'a str,
 }
 
 async fn evaluations(
@@ -328,6 +353,7 @@ async fn evaluations(
             table: &table,
             digest: &digest,
             defaults: &defaults,
+            digest_per_answer: items.is_empty(),
             path: "access/v1/evaluations",
             request_id: rid.as_deref(),
             default_built: None,
@@ -343,18 +369,21 @@ async fn evaluations(
             for item in &items {
                 let out = batch
                     .one(item)
-                    .unwrap_or_else(|e| DecisionOut::failed(e, &digest));
+                    .unwrap_or_else(|e| DecisionOut::failed(e, None));
                 let stop = semantic.stops_after(out.decision);
                 evaluations.push(out);
                 if stop {
                     break;
                 }
             }
-            json(
-                StatusCode::OK,
-                &EvaluationsOut { evaluations },
-                Some(&digest),
-            )
+            let cap = 64 + evaluations.len() * 80;
+            let out = EvaluationsOut {
+                evaluations,
+                context: BatchContext {
+                    table_digest: &digest,
+                },
+            };
+            json_sized(StatusCode::OK, &out, Some(&digest), cap)
         };
         batch.tally.flush(&shared);
         Ok(response)
@@ -423,7 +452,7 @@ async fn search_resource(
         let bytes = body(b)?;
         let req: SearchRequest = parse(&bytes)?;
         Stage::parse(&req.action)?;
-        if req.resource.kind != "tool" {
+        if req.resource.kind.as_ref() != "tool" {
             return Err(ApiError::bad(
                 "unknownResourceType",
                 format!("unknown resource type `{}` (tool)", req.resource.kind),

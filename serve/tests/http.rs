@@ -315,9 +315,15 @@ async fn evaluations_apply_defaults_and_all_three_semantics() {
     assert_eq!(
         a.json["evaluations"][4],
         json!({"decision": false, "context": {"reason": null, "observedOnly": false,
-            "error": {"status": 400, "code": "unknownConfiguration", "message": "unknown configuration `nope`"},
-            "tableDigest": digest}})
+            "error": {"status": 400, "code": "unknownConfiguration", "message": "unknown configuration `nope`"}}})
     );
+    // One table made the whole batch: its digest is the answer's, once.
+    assert_eq!(a.json["context"], json!({"tableDigest": digest}));
+    assert_eq!(
+        a.headers["x-toolgate-table-digest"].to_str().unwrap(),
+        digest
+    );
+    assert_eq!(a.json["evaluations"][0]["context"].get("tableDigest"), None);
     let a = s
         .post_json("/access/v1/evaluations", &batch(Some("execute_all")))
         .await;
