@@ -840,3 +840,33 @@ pub fn fmt(a: FmtArgs) -> Res {
     }
     Ok(0)
 }
+
+// ------------------------------------------------------------------ serve
+
+pub fn serve(a: ServeArgs) -> Res {
+    use toolgate_serve::{Limits, LogTarget, Options, Source};
+    let source = match (a.table, a.project) {
+        (Some(t), _) => Source::Table(t),
+        (None, Some(p)) => Source::Project(p),
+        (None, None) => return Err(Failure::Usage("give --table FILE or --project DIR".into())),
+    };
+    let mut opts = Options::new(source);
+    opts.addr = a.addr;
+    opts.public_url = a.public_url;
+    opts.limits = Limits {
+        max_body_bytes: a.max_body_bytes,
+        max_evaluations: a.max_evaluations,
+        max_concurrency: a.max_concurrency.max(1),
+    };
+    opts.decision_log = a.decision_log.map(|p| {
+        if p.as_os_str() == "-" {
+            LogTarget::Stdout
+        } else {
+            LogTarget::File(p)
+        }
+    });
+    opts.log_buffer = a.log_buffer;
+    opts.watch = !a.no_watch;
+    toolgate_serve::run(opts).map_err(Failure::Usage)?;
+    Ok(0)
+}

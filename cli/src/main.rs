@@ -62,6 +62,10 @@ enum Command {
     /// Without -w or --check, prints the formatted text. --check lists the files that
     /// would change and exits 1.
     Fmt(FmtArgs),
+    /// Serve decisions over HTTP (OpenID AuthZEN 1.0), with hot reload, a decision log and metrics.
+    ///
+    /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
+    Serve(ServeArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -354,6 +358,40 @@ pub struct StatsArgs {
     format: OutFormat,
 }
 
+#[derive(Args)]
+pub struct ServeArgs {
+    /// A compiled table file to serve.
+    #[arg(long, conflicts_with = "project", required_unless_present = "project")]
+    table: Option<PathBuf>,
+    /// A project directory (or its toolgate.toml), compiled in memory.
+    #[arg(long, short = 'p')]
+    project: Option<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8181")]
+    addr: std::net::SocketAddr,
+    /// The base URL named by /.well-known/authzen-configuration (default: http://ADDR).
+    #[arg(long)]
+    public_url: Option<String>,
+    /// Write a decision log (JSON lines, docs/decision-log.md) to this file (appended), or `-` for standard output.
+    #[arg(long)]
+    decision_log: Option<PathBuf>,
+    /// Decision log records queued at most; when full, records are dropped and counted.
+    #[arg(long, default_value_t = 65_536)]
+    log_buffer: usize,
+    /// Largest request body in bytes (413 beyond it).
+    #[arg(long, default_value_t = 1 << 20)]
+    max_body_bytes: usize,
+    /// Most evaluations in one /access/v1/evaluations request.
+    #[arg(long, default_value_t = 1000)]
+    max_evaluations: usize,
+    /// Requests handled at once; more wait.
+    #[arg(long, default_value_t = 1024)]
+    max_concurrency: usize,
+    /// Do not watch the table or project for changes.
+    #[arg(long)]
+    no_watch: bool,
+}
+
 /// Why a command stopped early.
 pub enum Failure {
     /// A usage or I/O error: exit code 2.
@@ -513,6 +551,7 @@ fn main() -> ExitCode {
         Command::Snapshot(a) => commands::snapshot(a),
         Command::Test(a) => commands::test(a),
         Command::Fmt(a) => commands::fmt(a),
+        Command::Serve(a) => commands::serve(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,5 +1,8 @@
 //! The decision log: one JSON object per line per decision, for audit and for
-//! `toolgate stats`. Field names are stable (docs/decision-log.md).
+//! `toolgate stats`. Field names are stable (docs/decision-log.md). Two
+//! formats: [`LogRecord`], what [`DecisionLog`] writes for an embedding host,
+//! and [`ServiceRecord`], what the decision service (`toolgate serve`) writes,
+//! with OPA's field names. [`LogStats::read`] reads both, line by line.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -54,6 +57,100 @@ impl LogRecord {
                 .is_none_or(|i| ctx.name_visible(i)),
         }
     }
+}
+
+/// One line of the decision service's log (`toolgate serve`): OPA's decision
+/// log field names where OPA has them (`decision_id`, `timestamp`, `path`,
+/// `input`, `result`), plus the digest of the table that decided and the
+/// stage (`offer` when tools were being offered, `call` when a call was about
+/// to run). docs/decision-log.md has its JSON Schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceRecord {
+    /// Unique per decision (a UUID in its text form).
+    pub decision_id: String,
+    /// RFC 3339, UTC, nanoseconds.
+    pub timestamp: String,
+    /// The endpoint that decided, without its leading slash (`access/v1/evaluation`).
+    pub path: String,
+    /// The request's `X-Request-ID` (sent by the client, or generated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// sha256 of the table that decided (hex).
+    pub table_digest: String,
+    /// `offer` or `call`.
+    pub stage: String,
+    /// The evaluation as the service understood it (defaults of a batch applied).
+    pub input: ServiceInput,
+    pub result: ServiceResult,
+}
+
+/// The AuthZEN request of one decision, normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceInput {
+    pub subject: LogSubject,
+    pub action: LogAction,
+    pub resource: LogResource,
+    pub context: LogContext,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogSubject {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub properties: LogSubjectProperties,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogSubjectProperties {
+    /// The role decided with: `admin`, `user` or `none`.
+    pub role: String,
+    pub consumer: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogAction {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogResource {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    /// A live tool's metadata, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogContext {
+    pub configuration: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<String>,
+    /// The stored run decided with, as read ([`crate::RunState::to_value`]:
+    /// an unreadable part is written as `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceResult {
+    pub decision: bool,
+    pub context: ServiceResultContext,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceResultContext {
+    /// The first refusing gate (or `trustZone` for an observed-only offer).
+    pub reason: Option<String>,
+    pub observed_only: bool,
+    /// Whether the tool's name may be shown to this user.
+    pub name_visible: bool,
+    /// Why the stored run could not be read (it then admits no tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_error: Option<String>,
 }
 
 /// Writes decisions as JSON lines.
@@ -133,9 +230,9 @@ impl LogStats {
             if line.trim().is_empty() {
                 continue;
             }
-            let rec: LogRecord = serde_json::from_str(line).map_err(|e| LogLineError {
+            let rec = Counted::read(line).map_err(|message| LogLineError {
                 line: n + 1,
-                message: e.to_string(),
+                message,
             })?;
             stats.decisions += 1;
             stats.observed_only += usize::from(rec.observed_only);
@@ -156,6 +253,42 @@ impl LogStats {
         }
         stats.by_reason = by_reason.into_iter().map(|((_, c), n)| (c, n)).collect();
         Ok(stats)
+    }
+}
+
+/// What `stats` needs of one line, in either format.
+struct Counted {
+    configuration: String,
+    allowed: bool,
+    reason: Option<String>,
+    observed_only: bool,
+}
+
+impl Counted {
+    /// A [`LogRecord`], else a [`ServiceRecord`]; the error is that of the
+    /// format the line looks like (a service line has `decision_id`).
+    fn read(line: &str) -> Result<Counted, String> {
+        let runtime_error = match serde_json::from_str::<LogRecord>(line) {
+            Ok(r) => {
+                return Ok(Counted {
+                    configuration: r.configuration,
+                    allowed: r.allowed,
+                    reason: r.reason,
+                    observed_only: r.observed_only,
+                })
+            }
+            Err(e) => e.to_string(),
+        };
+        match serde_json::from_str::<ServiceRecord>(line) {
+            Ok(r) => Ok(Counted {
+                configuration: r.input.context.configuration,
+                allowed: r.result.decision,
+                reason: r.result.context.reason,
+                observed_only: r.result.context.observed_only,
+            }),
+            Err(e) if line.contains("\"decision_id\"") => Err(e.to_string()),
+            Err(_) => Err(runtime_error),
+        }
     }
 }
 
@@ -202,5 +335,76 @@ mod tests {
         );
         assert_eq!(s.by_configuration["b"]["trustZone"], 1);
         assert_eq!(LogStats::read("{}\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn stats_read_service_records_beside_runtime_records() {
+        let svc = |cfg: &str, decision: bool, reason: Option<&str>, observed: bool| {
+            serde_json::to_string(&ServiceRecord {
+                decision_id: "d".into(),
+                timestamp: "2026-01-01T00:00:00.000000000Z".into(),
+                path: "access/v1/evaluation".into(),
+                request_id: None,
+                table_digest: "t".into(),
+                stage: "call".into(),
+                input: ServiceInput {
+                    subject: LogSubject {
+                        kind: "user".into(),
+                        id: "u".into(),
+                        properties: LogSubjectProperties {
+                            role: "user".into(),
+                            consumer: None,
+                        },
+                    },
+                    action: LogAction {
+                        name: "call".into(),
+                    },
+                    resource: LogResource {
+                        kind: "tool".into(),
+                        id: "x".into(),
+                        properties: None,
+                    },
+                    context: LogContext {
+                        configuration: cfg.into(),
+                        enforcement: None,
+                        run: None,
+                    },
+                },
+                result: ServiceResult {
+                    decision,
+                    context: ServiceResultContext {
+                        reason: reason.map(str::to_string),
+                        observed_only: observed,
+                        name_visible: true,
+                        run_error: None,
+                    },
+                },
+            })
+            .unwrap()
+        };
+        let log = [
+            svc("a", false, Some("trustZone"), false),
+            svc("a", true, Some("trustZone"), true),
+            svc("b", false, Some("toolDisabled"), false),
+            svc("b", true, None, false),
+        ]
+        .join("\n");
+        let s = LogStats::read(&log).unwrap();
+        assert_eq!((s.decisions, s.refused, s.observed_only), (4, 2, 1));
+        assert_eq!(
+            s.by_reason,
+            vec![
+                ("toolDisabled".to_string(), 1),
+                ("trustZone".to_string(), 1)
+            ]
+        );
+        assert_eq!(s.by_configuration["a"]["trustZone"], 1);
+        let e = LogStats::read("{\"decision_id\":\"d\"}\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(
+            e.message.starts_with("missing field `timestamp`"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -1,0 +1,468 @@
+//! The AuthZEN 1.0 mapping (docs/authzen.md): request shapes, and how one
+//! evaluation becomes a runtime [`Context`] and a [`Decision`]. Every
+//! decision is the runtime's own (`Context::decide`, `decide_live`,
+//! `refusal`, `offered`, `unavailable`); nothing here decides.
+//!
+//! Requests are read strictly: an unknown member in a subject's or a
+//! resource's properties or in the context is an error, so that a misspelt
+//! `run` or `enforcement` cannot silently widen a decision.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use toolgate_runtime::log::{
+    LogAction, LogContext, LogResource, LogSubject, LogSubjectProperties, ServiceInput,
+    ServiceResult, ServiceResultContext,
+};
+use toolgate_runtime::{Context, LiveTool, Reason, Refusal, Role, RunState, Table};
+
+/// An error answer: HTTP status, a stable code, and a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `{"error": {"status", "code", "message"}}`.
+    pub fn body(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            error: &'a ApiError,
+        }
+        serde_json::to_vec(&Body { error: self }).unwrap_or_default()
+    }
+}
+
+// ------------------------------------------------------------------ requests
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subject {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    #[serde(default)]
+    pub properties: SubjectProperties,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectProperties {
+    /// `admin`, `user` or `none`.
+    pub role: Option<String>,
+    /// The MCP consumer asking (held to its access profile).
+    pub consumer: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action<'a> {
+    /// Borrowed from the body where it can be (no escapes): the hot path of a batch.
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    /// Accepted and ignored: no property of an action changes a decision.
+    #[serde(default)]
+    pub properties: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resource<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub id: Option<Cow<'a, str>>,
+    /// A live tool's metadata (a tool registered after the table was compiled).
+    #[serde(default)]
+    pub properties: Option<ToolProperties>,
+}
+
+/// The metadata of a live tool; every member but `class` is required.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ToolProperties {
+    pub group: String,
+    pub remote: bool,
+    pub enabled: bool,
+    pub admin_only: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestContext {
+    pub configuration: String,
+    /// The host's enforcement setting; only `observe` observes.
+    #[serde(default)]
+    pub enforcement: Option<String>,
+    /// A stored run (`RunState::to_json`), read strictly by `RunState::parse`.
+    #[serde(default)]
+    pub run: Option<Box<RawValue>>,
+}
+
+/// One evaluation: the body of `POST /access/v1/evaluation`, and an item of
+/// `evaluations` (where every member may come from the request's defaults).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evaluation<'a> {
+    pub subject: Option<Subject>,
+    #[serde(borrow)]
+    pub action: Option<Action<'a>>,
+    #[serde(borrow)]
+    pub resource: Option<Resource<'a>>,
+    pub context: Option<RequestContext>,
+}
+
+/// The body of `POST /access/v1/evaluations`: request-level defaults, the
+/// evaluations, and the options.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationsRequest<'a> {
+    pub subject: Option<Subject>,
+    #[serde(borrow)]
+    pub action: Option<Action<'a>>,
+    #[serde(borrow)]
+    pub resource: Option<Resource<'a>>,
+    pub context: Option<RequestContext>,
+    #[serde(default, borrow)]
+    pub evaluations: Option<Vec<Evaluation<'a>>>,
+    #[serde(default)]
+    pub options: Option<EvaluationsOptions>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EvaluationsOptions {
+    #[serde(default)]
+    pub evaluations_semantic: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Semantic {
+    ExecuteAll,
+    DenyOnFirstDeny,
+    PermitOnFirstPermit,
+}
+
+impl Semantic {
+    pub fn parse(options: Option<&EvaluationsOptions>) -> Result<Semantic, ApiError> {
+        match options.and_then(|o| o.evaluations_semantic.as_deref()) {
+            None | Some("execute_all") => Ok(Semantic::ExecuteAll),
+            Some("deny_on_first_deny") => Ok(Semantic::DenyOnFirstDeny),
+            Some("permit_on_first_permit") => Ok(Semantic::PermitOnFirstPermit),
+            Some(other) => Err(ApiError::bad(
+                "unknownSemantic",
+                format!(
+                    "unknown evaluations_semantic `{other}` (execute_all, deny_on_first_deny or permit_on_first_permit)"
+                ),
+            )),
+        }
+    }
+
+    /// Whether to stop after an evaluation that decided `decision`.
+    pub fn stops_after(self, decision: bool) -> bool {
+        match self {
+            Semantic::ExecuteAll => false,
+            Semantic::DenyOnFirstDeny => !decision,
+            Semantic::PermitOnFirstPermit => decision,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest<'a> {
+    pub subject: Subject,
+    #[serde(borrow)]
+    pub action: Action<'a>,
+    #[serde(borrow)]
+    pub resource: Resource<'a>,
+    pub context: RequestContext,
+    #[serde(default)]
+    pub page: Option<PageRequest>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageRequest {
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnavailableRequest {
+    pub subject: Subject,
+    pub context: RequestContext,
+}
+
+// ------------------------------------------------------------------ mapping
+
+/// When the decision is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Tools are being offered to the model.
+    Offer,
+    /// A call is about to run.
+    Call,
+}
+
+impl Stage {
+    pub fn parse(action: &Action<'_>) -> Result<Stage, ApiError> {
+        match action.name.as_ref() {
+            "call" | "tools/call" => Ok(Stage::Call),
+            "offer" => Ok(Stage::Offer),
+            other => Err(ApiError::bad(
+                "unknownAction",
+                format!("unknown action `{other}` (offer, call or tools/call)"),
+            )),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Offer => "offer",
+            Stage::Call => "call",
+        }
+    }
+}
+
+/// The role and the consumer of a subject.
+pub fn subject(s: &Subject) -> Result<(Role, Option<&str>), ApiError> {
+    let (default_role, consumer) = match s.kind.as_str() {
+        "user" => (Role::User, s.properties.consumer.as_deref()),
+        "mcp_consumer" => {
+            if s.properties.consumer.is_some() {
+                return Err(ApiError::bad(
+                    "badSubject",
+                    "an mcp_consumer subject is the consumer (its id); it has no `consumer` property",
+                ));
+            }
+            (Role::None, Some(s.id.as_str()))
+        }
+        other => {
+            return Err(ApiError::bad(
+                "unknownSubjectType",
+                format!("unknown subject type `{other}` (user or mcp_consumer)"),
+            ))
+        }
+    };
+    let role = match s.properties.role.as_deref() {
+        None => default_role,
+        Some("admin") => Role::Admin,
+        Some("user") => Role::User,
+        Some("none") => Role::None,
+        Some(other) => {
+            return Err(ApiError::bad(
+                "unknownRole",
+                format!("unknown role `{other}` (admin, user or none)"),
+            ))
+        }
+    };
+    Ok((role, consumer))
+}
+
+/// A runtime context for a subject and a request context.
+pub struct Built<'t> {
+    pub ctx: Context<'t>,
+    /// Why the stored run could not be read (it then admits no tool).
+    pub run_error: Option<String>,
+    /// The stored run decided with, for the decision log.
+    pub run: Option<RunState>,
+}
+
+pub fn build<'t>(table: &'t Table, s: &Subject, c: &RequestContext) -> Result<Built<'t>, ApiError> {
+    let (role, consumer) = subject(s)?;
+    let mut ctx = table
+        .context(&c.configuration)
+        .map_err(|e| ApiError::bad("unknownConfiguration", e.to_string()))?
+        .role(role)
+        .consumer(consumer)
+        .enforcement(c.enforcement.as_deref());
+    let (mut run, mut run_error) = (None, None);
+    if let Some(raw) = &c.run {
+        let state = RunState::parse(raw.get().as_bytes()).unwrap_or_else(|e| {
+            run_error = Some(e.to_string());
+            e.state
+        });
+        ctx = ctx.run(&state);
+        run = Some(state);
+    }
+    Ok(Built {
+        ctx,
+        run_error,
+        run,
+    })
+}
+
+/// One decision, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub allowed: bool,
+    pub reason: Option<Reason>,
+    pub observed_only: bool,
+    pub name_visible: bool,
+    /// The typed refusal, as shown to a person or a model (hidden remote
+    /// names masked as unregistered ones: `Context::refusal`).
+    pub refusal: Option<Refusal>,
+}
+
+/// The tool name of a resource (of type `tool`).
+pub fn tool_name<'r>(r: &'r Resource<'_>) -> Result<&'r str, ApiError> {
+    if r.kind != "tool" {
+        return Err(ApiError::bad(
+            "unknownResourceType",
+            format!("unknown resource type `{}` (tool)", r.kind),
+        ));
+    }
+    r.id.as_deref()
+        .ok_or_else(|| ApiError::bad("badResource", "resource.id (the tool name) is required"))
+}
+
+pub fn decide(ctx: &Context<'_>, r: &Resource<'_>) -> Result<Outcome, ApiError> {
+    let name = tool_name(r)?;
+    let live;
+    let d = match &r.properties {
+        None => ctx.decide(name),
+        Some(p) => {
+            live = LiveTool {
+                name: name.to_string(),
+                group: p.group.clone(),
+                remote: p.remote,
+                enabled: p.enabled,
+                admin_only: p.admin_only,
+                class: p.class.clone(),
+            };
+            ctx.decide_live(&live)
+        }
+    };
+    let table = ctx.table();
+    Ok(Outcome {
+        allowed: d.allowed,
+        reason: d.reason,
+        observed_only: d.observed_only,
+        name_visible: table.tool_id(name).is_none_or(|i| ctx.name_visible(i)),
+        refusal: ctx.refusal(&d),
+    })
+}
+
+// ------------------------------------------------------------------ answers
+
+/// The answer to one evaluation.
+#[derive(Debug, Serialize)]
+pub struct DecisionOut<'a> {
+    pub decision: bool,
+    pub context: DecisionContextOut<'a>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionContextOut<'a> {
+    /// The first refusing gate (the true reason: the PEP is a host), or
+    /// `trustZone` for an observed-only allow, or null.
+    pub reason: Option<&'static str>,
+    pub observed_only: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_error: Option<String>,
+    /// Why this evaluation could not be made (batches only): never an allow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ApiError>,
+    /// The table that decided; in a batch, once for the whole answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_digest: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
+}
+
+impl<'a> DecisionOut<'a> {
+    pub fn decided(o: Outcome, run_error: Option<String>, digest: Option<&'a str>) -> Self {
+        DecisionOut {
+            decision: o.allowed,
+            context: DecisionContextOut {
+                reason: o.reason.map(Reason::code),
+                observed_only: o.observed_only,
+                refusal: o.refusal,
+                run_error,
+                error: None,
+                table_digest: digest,
+                decision_id: None,
+            },
+        }
+    }
+
+    pub fn failed(e: ApiError, digest: Option<&'a str>) -> Self {
+        DecisionOut {
+            decision: false,
+            context: DecisionContextOut {
+                reason: None,
+                observed_only: false,
+                refusal: None,
+                run_error: None,
+                error: Some(e),
+                table_digest: digest,
+                decision_id: None,
+            },
+        }
+    }
+}
+
+/// The decision log's input and result of one decision.
+pub fn log_parts(
+    s: &Subject,
+    a: &Action<'_>,
+    r: &Resource<'_>,
+    c: &RequestContext,
+    built: &Built<'_>,
+    o: &Outcome,
+) -> (ServiceInput, ServiceResult) {
+    let input = ServiceInput {
+        subject: LogSubject {
+            kind: s.kind.clone(),
+            id: s.id.clone(),
+            properties: LogSubjectProperties {
+                role: built.ctx.user_role().as_str().to_string(),
+                consumer: built.ctx.consumer_name().map(str::to_string),
+            },
+        },
+        action: LogAction {
+            name: a.name.to_string(),
+        },
+        resource: LogResource {
+            kind: r.kind.to_string(),
+            id: r.id.as_deref().unwrap_or_default().to_string(),
+            properties: r
+                .properties
+                .as_ref()
+                .and_then(|p| serde_json::to_value(p).ok()),
+        },
+        context: LogContext {
+            configuration: c.configuration.clone(),
+            enforcement: c.enforcement.clone(),
+            run: built.run.as_ref().map(RunState::to_value),
+        },
+    };
+    let result = ServiceResult {
+        decision: o.allowed,
+        context: ServiceResultContext {
+            reason: o.reason.map(|r| r.code().to_string()),
+            observed_only: o.observed_only,
+            name_visible: o.name_visible,
+            run_error: built.run_error.clone(),
+        },
+    };
+    (input, result)
+}

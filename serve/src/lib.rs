@@ -1,0 +1,397 @@
+//! `toolgate serve`: the decision service. An HTTP front over the runtime
+//! (the OpenID AuthZEN Authorization API 1.0, docs/authzen.md) with hot
+//! reload, decision logs (docs/decision-log.md) and Prometheus metrics.
+//! Nothing here decides: every answer is the runtime's, from the table the
+//! request took from the [`TableHandle`] (and whose digest it reports).
+//!
+//! ```no_run
+//! use toolgate_serve::{Options, Source};
+//! let opts = Options::new(Source::Table("policy.tgt".into()));
+//! toolgate_serve::run(opts).expect("served until a shutdown signal");
+//! ```
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use toolgate_runtime::{Table, TableHandle};
+
+pub mod api;
+pub mod declog;
+pub mod metrics;
+pub mod server;
+pub mod source;
+pub mod util;
+
+pub use declog::LogTarget;
+pub use source::Source;
+
+/// Limits on what one request may ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest request body, in bytes (413 beyond it).
+    pub max_body_bytes: usize,
+    /// Most evaluations in one `evaluations` request (400 beyond it).
+    pub max_evaluations: usize,
+    /// Requests handled at once; more wait for a slot.
+    pub max_concurrency: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1 << 20,
+            max_evaluations: 1000,
+            max_concurrency: 1024,
+        }
+    }
+}
+
+/// Everything `toolgate serve` is told.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub source: Source,
+    pub addr: SocketAddr,
+    /// The base URL the discovery document names (default `http://ADDR`).
+    pub public_url: Option<String>,
+    pub limits: Limits,
+    pub decision_log: Option<LogTarget>,
+    /// Decision log records queued at most; beyond, records are dropped and counted.
+    pub log_buffer: usize,
+    /// Watch the source and reload on change.
+    pub watch: bool,
+}
+
+impl Options {
+    pub fn new(source: Source) -> Options {
+        Options {
+            source,
+            addr: SocketAddr::from(([127, 0, 0, 1], 8181)),
+            public_url: None,
+            limits: Limits::default(),
+            decision_log: None,
+            log_buffer: 65_536,
+            watch: true,
+        }
+    }
+}
+
+/// The state of reloads, for readiness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReloadStatus {
+    /// When the table being served was put in place.
+    pub loaded_at: SystemTime,
+    pub last_attempt: Option<SystemTime>,
+    /// The error of the last reload, while it is the last one.
+    pub error: Option<String>,
+    pub failures: u64,
+}
+
+/// What every request shares.
+pub struct Shared {
+    pub handle: TableHandle,
+    pub source: Option<Source>,
+    pub limits: Limits,
+    pub metrics: metrics::Metrics,
+    pub log: Option<declog::DecisionLogSink>,
+    pub ids: util::IdGen,
+    pub public_url: String,
+    status: Mutex<ReloadStatus>,
+}
+
+/// Write a line for the operator on standard error (control characters escaped).
+pub fn note(text: &str) {
+    use std::io::Write;
+    let text = toolgate_runtime::names::escape_terminal(text);
+    let _ = writeln!(std::io::stderr().lock(), "toolgate serve: {text}");
+}
+
+fn unix_s(t: SystemTime) -> f64 {
+    util::unix_ms(t) as f64 / 1000.0
+}
+
+impl Shared {
+    pub fn reload_status(&self) -> ReloadStatus {
+        match self.status.lock() {
+            Ok(s) => s.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn status(&self) -> std::sync::MutexGuard<'_, ReloadStatus> {
+        self.status.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Put `table` in place unless it is the one being served. Returns
+    /// whether it was swapped.
+    pub fn install(&self, table: Table) -> bool {
+        let mut status = self.status();
+        let now = SystemTime::now();
+        status.last_attempt = Some(now);
+        status.error = None;
+        self.metrics.last_reload_failed.set(0);
+        let old = self.handle.current();
+        if old.digest() == table.digest() {
+            self.metrics.reload("unchanged");
+            return false;
+        }
+        let digest = table.digest_hex();
+        self.handle.swap(table);
+        status.loaded_at = now;
+        self.metrics
+            .set_table(Some(&old.digest_hex()), &digest, unix_s(now));
+        self.metrics.reload("swapped");
+        true
+    }
+
+    /// Record a reload that failed: the current table stays.
+    pub fn failed(&self, error: String) {
+        let mut status = self.status();
+        status.last_attempt = Some(SystemTime::now());
+        status.failures += 1;
+        note(&format!(
+            "reload failed, still serving table {}: {error}",
+            self.handle.current().digest_hex()
+        ));
+        status.error = Some(error);
+        self.metrics.reload_failures.inc();
+        self.metrics.reload("failed");
+        self.metrics.last_reload_failed.set(1);
+    }
+
+    /// Load the source again and swap it in if it changed. A table that
+    /// fails to load never replaces the current one.
+    pub fn reload(&self) -> Result<bool, String> {
+        let Some(source) = &self.source else {
+            return Err("no source to reload from".into());
+        };
+        match source.load() {
+            Ok(table) => {
+                let swapped = self.install(table);
+                if swapped {
+                    note(&format!(
+                        "reloaded: now serving table {}",
+                        self.handle.current().digest_hex()
+                    ));
+                }
+                Ok(swapped)
+            }
+            Err(e) => {
+                self.failed(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// Load a table from bytes and swap it in (the same rules as [`Shared::reload`]).
+    pub fn install_bytes(&self, bytes: &[u8]) -> Result<bool, String> {
+        match Table::load(bytes) {
+            Ok(t) => Ok(self.install(t)),
+            Err(e) => {
+                let e = e.to_string();
+                self.failed(e.clone());
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The service: its shared state, ready to be served on a listener.
+#[derive(Clone)]
+pub struct Service {
+    pub shared: Arc<Shared>,
+}
+
+impl Service {
+    /// A service over `table`; `source` is where reloads read from.
+    pub fn new(
+        table: Table,
+        source: Option<Source>,
+        limits: Limits,
+        public_url: String,
+        decision_log: Option<(&LogTarget, usize)>,
+    ) -> Result<Service, String> {
+        let metrics = metrics::Metrics::default();
+        let now = SystemTime::now();
+        metrics.set_table(None, &table.digest_hex(), unix_s(now));
+        let log = match decision_log {
+            None => None,
+            Some((target, capacity)) => Some(declog::DecisionLogSink::open(
+                target,
+                capacity,
+                metrics.log_written.clone(),
+                metrics.log_dropped.clone(),
+            )?),
+        };
+        Ok(Service {
+            shared: Arc::new(Shared {
+                handle: TableHandle::new(table),
+                source,
+                limits,
+                metrics,
+                log,
+                ids: util::IdGen::default(),
+                public_url,
+                status: Mutex::new(ReloadStatus {
+                    loaded_at: now,
+                    last_attempt: None,
+                    error: None,
+                    failures: 0,
+                }),
+            }),
+        })
+    }
+
+    /// The service `opts` describe, its table loaded (an error when it does not load).
+    pub fn from_options(opts: &Options, public_url: String) -> Result<Service, String> {
+        let table = opts.source.load()?;
+        Service::new(
+            table,
+            Some(opts.source.clone()),
+            opts.limits,
+            public_url,
+            opts.decision_log.as_ref().map(|t| (t, opts.log_buffer)),
+        )
+    }
+
+    pub fn router(&self) -> axum::Router {
+        server::router(self.shared.clone())
+    }
+
+    /// Serve on `listener` until `shutdown` completes, then finish the
+    /// requests in flight and flush the decision log.
+    pub async fn serve(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let r = axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown)
+            .await;
+        if let Some(log) = &self.shared.log {
+            log.close();
+        }
+        r
+    }
+
+    /// Watch the source; on a change, reload (debounced). The watch stops
+    /// when the returned watcher is dropped.
+    pub fn watch(&self) -> Result<Watch, String> {
+        use notify::{EventKind, RecursiveMode, Watcher};
+        let source = self
+            .shared
+            .source
+            .clone()
+            .ok_or_else(|| "no source to watch".to_string())?;
+        let (root, recursive) = source.watch_root();
+        let (tx, rx) = std::sync::mpsc::channel::<notify::Event>();
+        let mut watcher = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
+            if let Ok(ev) = ev {
+                let _ = tx.send(ev);
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        let mode = if recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        watcher
+            .watch(&root, mode)
+            .map_err(|e| format!("{}: {e}", root.display()))?;
+        let shared = self.shared.clone();
+        let relevant = move |ev: &notify::Event| {
+            let kind = matches!(
+                ev.kind,
+                EventKind::Create(_)
+                    | EventKind::Modify(_)
+                    | EventKind::Remove(_)
+                    | EventKind::Access(notify::event::AccessKind::Close(
+                        notify::event::AccessMode::Write
+                    ))
+            );
+            kind && ev.paths.iter().any(|p| source.is_relevant(p))
+        };
+        std::thread::Builder::new()
+            .name("toolgate-watch".into())
+            .spawn(move || {
+                while let Ok(ev) = rx.recv() {
+                    if !relevant(&ev) {
+                        continue;
+                    }
+                    // Wait for a quiet moment: an editor or a compiler writes in steps.
+                    loop {
+                        match rx.recv_timeout(Duration::from_millis(100)) {
+                            Ok(_) => continue,
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                        }
+                    }
+                    let _ = shared.reload();
+                }
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(Watch { _watcher: watcher })
+    }
+}
+
+/// A running watch of the source; dropping it stops the watch.
+pub struct Watch {
+    _watcher: notify::RecommendedWatcher,
+}
+
+/// Resolves at SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// `toolgate serve`: load, bind, watch, serve until SIGINT or SIGTERM.
+pub fn run(opts: Options) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(opts.addr)
+            .await
+            .map_err(|e| format!("{}: {e}", opts.addr))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let public_url = opts
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        let service = Service::from_options(&opts, public_url)?;
+        let _watch = if opts.watch {
+            Some(service.watch()?)
+        } else {
+            None
+        };
+        note(&format!(
+            "listening on http://{addr}, serving table {}",
+            service.shared.handle.current().digest_hex()
+        ));
+        service
+            .serve(listener, shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())?;
+        note("stopped");
+        Ok(())
+    })
+}

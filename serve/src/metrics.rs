@@ -1,0 +1,210 @@
+//! Prometheus metrics (`GET /metrics`, OpenMetrics text), on the
+//! `prometheus-client` crate (the Prometheus project's Rust client).
+
+use std::sync::atomic::AtomicU64;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DecisionLabels {
+    pub configuration: String,
+    /// The reason code, or `allowed`.
+    pub reason: String,
+    /// `offer` or `call`.
+    pub stage: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct EndpointLabels {
+    pub endpoint: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StatusLabels {
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DigestLabels {
+    pub digest: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    pub result: String,
+}
+
+/// The endpoints whose latency is measured, in [`Metrics::latency`] order.
+pub const ENDPOINTS: [&str; 4] = [
+    "evaluation",
+    "evaluations",
+    "search_resource",
+    "unavailable",
+];
+
+pub struct Metrics {
+    pub registry: Registry,
+    pub decisions: Family<DecisionLabels, Counter>,
+    /// One histogram per entry of [`ENDPOINTS`].
+    pub latency: Vec<Histogram>,
+    pub errors: Family<StatusLabels, Counter>,
+    pub table_info: Family<DigestLabels, Gauge>,
+    pub table_loaded: Gauge<f64, AtomicU64>,
+    pub table_age: Gauge<f64, AtomicU64>,
+    pub reloads: Family<ResultLabels, Counter>,
+    pub reload_failures: Counter,
+    pub last_reload_failed: Gauge,
+    pub log_written: Counter,
+    pub log_dropped: Counter,
+}
+
+fn latency_histogram() -> Histogram {
+    // 20 µs to about 0.65 s.
+    Histogram::new(exponential_buckets(0.000_02, 2.0, 16))
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("toolgate");
+        let decisions = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "decisions",
+            "Decisions by configuration, reason (or allowed) and stage (offer or call)",
+            decisions.clone(),
+        );
+        let latency_family = Family::<EndpointLabels, Histogram>::new_with_constructor(
+            latency_histogram as fn() -> Histogram,
+        );
+        registry.register(
+            "request_duration_seconds",
+            "Time to answer a decision request, from its body read to its answer",
+            latency_family.clone(),
+        );
+        let latency = ENDPOINTS
+            .iter()
+            .map(|e| {
+                latency_family
+                    .get_or_create(&EndpointLabels {
+                        endpoint: e.to_string(),
+                    })
+                    .clone()
+            })
+            .collect();
+        let errors = Family::<StatusLabels, Counter>::default();
+        registry.register(
+            "request_errors",
+            "Requests answered with an error, by HTTP status",
+            errors.clone(),
+        );
+        let table_info = Family::<DigestLabels, Gauge>::default();
+        registry.register(
+            "table_info",
+            "The table being served (1 for its digest)",
+            table_info.clone(),
+        );
+        let table_loaded = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "table_loaded_timestamp_seconds",
+            "When the table being served was put in place (Unix time)",
+            table_loaded.clone(),
+        );
+        let table_age = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "table_age_seconds",
+            "Seconds since the table being served was put in place",
+            table_age.clone(),
+        );
+        let reloads = Family::<ResultLabels, Counter>::default();
+        registry.register(
+            "reloads",
+            "Reload attempts by result (swapped, unchanged, failed)",
+            reloads.clone(),
+        );
+        let reload_failures = Counter::default();
+        registry.register(
+            "reload_failures",
+            "Reloads whose table failed to load (the current table stayed)",
+            reload_failures.clone(),
+        );
+        let last_reload_failed = Gauge::default();
+        registry.register(
+            "last_reload_failed",
+            "1 while the last reload failed (the service is then not ready)",
+            last_reload_failed.clone(),
+        );
+        let log_written = Counter::default();
+        registry.register(
+            "decision_log_records",
+            "Decision log records written",
+            log_written.clone(),
+        );
+        let log_dropped = Counter::default();
+        registry.register(
+            "decision_log_dropped",
+            "Decision log records dropped because the log buffer was full",
+            log_dropped.clone(),
+        );
+        Metrics {
+            registry,
+            decisions,
+            latency,
+            errors,
+            table_info,
+            table_loaded,
+            table_age,
+            reloads,
+            reload_failures,
+            last_reload_failed,
+            log_written,
+            log_dropped,
+        }
+    }
+}
+
+impl Metrics {
+    /// The digest gauge now names `digest` only.
+    pub fn set_table(&self, old: Option<&str>, digest: &str, loaded_unix_s: f64) {
+        if let Some(old) = old {
+            self.table_info.remove(&DigestLabels {
+                digest: old.to_string(),
+            });
+        }
+        self.table_info
+            .get_or_create(&DigestLabels {
+                digest: digest.to_string(),
+            })
+            .set(1);
+        self.table_loaded.set(loaded_unix_s);
+    }
+
+    pub fn reload(&self, result: &str) {
+        self.reloads
+            .get_or_create(&ResultLabels {
+                result: result.to_string(),
+            })
+            .inc();
+    }
+
+    pub fn error(&self, status: u16) {
+        self.errors
+            .get_or_create(&StatusLabels {
+                status: status.to_string(),
+            })
+            .inc();
+    }
+
+    /// The text exposition, with the table's age brought up to date.
+    pub fn encode(&self, now_unix_s: f64) -> String {
+        self.table_age
+            .set((now_unix_s - self.table_loaded.get()).max(0.0));
+        let mut out = String::new();
+        // Encoding into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
