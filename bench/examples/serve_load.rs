@@ -48,6 +48,8 @@ struct Args {
     batch: usize,
     threads: usize,
     configuration: String,
+    /// Batches only: `options.refusals: false` (decisions without refusal texts).
+    no_refusals: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -59,9 +61,14 @@ fn args() -> Result<Args, String> {
         batch: 100,
         threads: 1,
         configuration: "demo-chat".into(),
+        no_refusals: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--no-refusals" {
+            a.no_refusals = true;
+            continue;
+        }
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
         let bad = |e: &dyn std::fmt::Display| format!("{flag} {value}: {e}");
         match flag.as_str() {
@@ -84,6 +91,11 @@ fn args() -> Result<Args, String> {
 /// The request bytes, one per tool (single) or one batch per offset.
 fn requests(a: &Args) -> Vec<Vec<u8>> {
     let cfg = &a.configuration;
+    let options = if a.no_refusals {
+        r#","options":{"refusals":false}"#
+    } else {
+        ""
+    };
     let bodies: Vec<(String, String)> = if a.mode == "batch" {
         (0..TOOLS.len())
             .map(|k| {
@@ -98,7 +110,7 @@ fn requests(a: &Args) -> Vec<Vec<u8>> {
                 (
                     "/access/v1/evaluations".to_string(),
                     format!(
-                        r#"{{"subject":{{"type":"user","id":"bench"}},"action":{{"name":"call"}},"context":{{"configuration":"{cfg}"}},"evaluations":[{}]}}"#,
+                        r#"{{"subject":{{"type":"user","id":"bench"}},"action":{{"name":"call"}},"context":{{"configuration":"{cfg}"}},"evaluations":[{}]{options}}}"#,
                         items.join(",")
                     ),
                 )
@@ -236,8 +248,9 @@ fn main() -> Result<(), String> {
     };
     let secs = elapsed.as_secs_f64();
     println!(
-        "mode={} connections={} threads={} seconds={:.1} requests={} failures={} requests/s={:.0} decisions/s={:.0} p50={:.3}ms p99={:.3}ms p99.9={:.3}ms max={:.3}ms",
+        "mode={}{} connections={} threads={} seconds={:.1} requests={} failures={} requests/s={:.0} decisions/s={:.0} p50={:.3}ms p99={:.3}ms p99.9={:.3}ms max={:.3}ms",
         a.mode,
+        if a.no_refusals { " (refusals: false)" } else { "" },
         a.connections,
         a.threads,
         secs,

@@ -85,7 +85,7 @@ pub struct Resource<'a> {
     pub id: Option<Cow<'a, str>>,
     /// A live tool's metadata (a tool registered after the table was compiled).
     #[serde(default)]
-    pub properties: Option<ToolProperties>,
+    pub properties: Option<Box<ToolProperties>>,
 }
 
 /// The metadata of a live tool; every member but `class` is required.
@@ -117,12 +117,14 @@ pub struct RequestContext {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Evaluation<'a> {
-    pub subject: Option<Subject>,
+    /// Boxed, as the context: items mostly take the defaults, and a batch
+    /// of small items is a vector of small structs.
+    pub subject: Option<Box<Subject>>,
     #[serde(borrow)]
     pub action: Option<Action<'a>>,
     #[serde(borrow)]
     pub resource: Option<Resource<'a>>,
-    pub context: Option<RequestContext>,
+    pub context: Option<Box<RequestContext>>,
 }
 
 /// The body of `POST /access/v1/evaluations`: request-level defaults, the
@@ -130,12 +132,12 @@ pub struct Evaluation<'a> {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvaluationsRequest<'a> {
-    pub subject: Option<Subject>,
+    pub subject: Option<Box<Subject>>,
     #[serde(borrow)]
     pub action: Option<Action<'a>>,
     #[serde(borrow)]
     pub resource: Option<Resource<'a>>,
-    pub context: Option<RequestContext>,
+    pub context: Option<Box<RequestContext>>,
     #[serde(default, borrow)]
     pub evaluations: Option<Vec<Evaluation<'a>>>,
     #[serde(default)]
@@ -146,6 +148,10 @@ pub struct EvaluationsRequest<'a> {
 pub struct EvaluationsOptions {
     #[serde(default)]
     pub evaluations_semantic: Option<String>,
+    /// toolgate's own option: `false` leaves the typed refusals (and their
+    /// texts) out of the answers, for a host that only needs the decisions.
+    #[serde(default)]
+    pub refusals: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,7 +322,7 @@ pub struct Outcome {
     pub name_visible: bool,
     /// The typed refusal, as shown to a person or a model (hidden remote
     /// names masked as unregistered ones: `Context::refusal`).
-    pub refusal: Option<Refusal>,
+    pub refusal: Option<Box<Refusal>>,
 }
 
 /// The tool name of a resource (of type `tool`).
@@ -331,7 +337,8 @@ pub fn tool_name<'r>(r: &'r Resource<'_>) -> Result<&'r str, ApiError> {
         .ok_or_else(|| ApiError::bad("badResource", "resource.id (the tool name) is required"))
 }
 
-pub fn decide(ctx: &Context<'_>, r: &Resource<'_>) -> Result<Outcome, ApiError> {
+/// One decision; with its typed refusal when `refusal` and refused.
+pub fn decide(ctx: &Context<'_>, r: &Resource<'_>, refusal: bool) -> Result<Outcome, ApiError> {
     let name = tool_name(r)?;
     let live;
     let d = match &r.properties {
@@ -354,7 +361,11 @@ pub fn decide(ctx: &Context<'_>, r: &Resource<'_>) -> Result<Outcome, ApiError> 
         reason: d.reason,
         observed_only: d.observed_only,
         name_visible: table.tool_id(name).is_none_or(|i| ctx.name_visible(i)),
-        refusal: ctx.refusal(&d),
+        refusal: if refusal {
+            ctx.refusal(&d).map(Box::new)
+        } else {
+            None
+        },
     })
 }
 
@@ -375,7 +386,7 @@ pub struct DecisionContextOut<'a> {
     pub reason: Option<&'static str>,
     pub observed_only: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub refusal: Option<Refusal>,
+    pub refusal: Option<Box<Refusal>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_error: Option<String>,
     /// Why this evaluation could not be made (batches only): never an allow.
@@ -446,7 +457,7 @@ pub fn log_parts(
             id: r.id.as_deref().unwrap_or_default().to_string(),
             properties: r
                 .properties
-                .as_ref()
+                .as_deref()
                 .and_then(|p| serde_json::to_value(p).ok()),
         },
         context: LogContext {

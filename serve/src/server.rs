@@ -193,6 +193,8 @@ struct Batch<'t, 'r> {
     defaults: &'r Evaluation<'r>,
     /// Whether each answer names the digest (a single answer) or the batch does.
     digest_per_answer: bool,
+    /// Whether refused answers carry the typed refusal.
+    refusals: bool,
     path: &'static str,
     request_id: Option<&'r str>,
     default_built: Option<Result<Built<'t>, ApiError>>,
@@ -238,7 +240,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             own = api::build(self.table, subject, context)?;
             &own
         };
-        let outcome = api::decide(&built.ctx, resource)?;
+        let outcome = api::decide(&built.ctx, resource, self.refusals)?;
         self.tally.add(
             built.ctx.configuration_name(),
             match (outcome.allowed, outcome.observed_only, outcome.reason) {
@@ -291,6 +293,7 @@ async fn evaluation(
             digest: &digest,
             defaults: &defaults,
             digest_per_answer: true,
+            refusals: true,
             path: "access/v1/evaluation",
             request_id: rid.as_deref(),
             default_built: None,
@@ -354,6 +357,11 @@ async fn evaluations(
             digest: &digest,
             defaults: &defaults,
             digest_per_answer: items.is_empty(),
+            refusals: req
+                .options
+                .as_ref()
+                .and_then(|o| o.refusals)
+                .unwrap_or(true),
             path: "access/v1/evaluations",
             request_id: rid.as_deref(),
             default_built: None,

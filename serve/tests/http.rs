@@ -339,6 +339,14 @@ async fn evaluations_apply_defaults_and_all_three_semantics() {
         )
         .await;
     assert_eq!(decisions(&a.json), [true].map(Value::from));
+    // toolgate's option: the decisions without the refusals.
+    let mut b = batch(None);
+    b["options"] = json!({"refusals": false});
+    let a = s.post_json("/access/v1/evaluations", &b).await;
+    assert_eq!(
+        a.json["evaluations"][1],
+        json!({"decision": false, "context": {"reason": "notInProfile", "observedOnly": false}})
+    );
     let a = s
         .post_json("/access/v1/evaluations", &batch(Some("first_match")))
         .await;

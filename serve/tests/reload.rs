@@ -388,14 +388,30 @@ async fn the_decision_log_has_opa_field_names_and_toolgate_stats_reads_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_log_buffer_drops_and_counts_and_never_holds_a_decision() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // The log is a FIFO that nobody reads until the decisions are made: the
+    // writer blocks once the pipe and its buffer are full, the queue (one
+    // record) fills, and every record after that is dropped. Deterministic.
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("decisions.jsonl");
+    let fifo = dir.path().join("decisions.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    const O_NONBLOCK: i32 = 0o4000;
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
     let t = Table::load(&table_bytes(REG, POLICY_A)).unwrap();
     let s = start(
         t,
         None,
         Limits::default(),
-        Some((LogTarget::File(log.clone()), 1)),
+        Some((LogTarget::File(fifo.clone()), 1)),
     )
     .await;
     let items: Vec<Value> = (0..1000)
@@ -404,17 +420,40 @@ async fn a_full_log_buffer_drops_and_counts_and_never_holds_a_decision() {
     let batch = json!({"subject": {"type": "user", "id": "u"}, "action": {"name": "call"},
         "context": {"configuration": "c"}, "evaluations": items});
     let r = s.post_json("/access/v1/evaluations", &batch).await;
+    // Every decision was answered, whatever the log did.
     assert_eq!(r.json["evaluations"].as_array().map(Vec::len), Some(1000));
     let service = s.service.clone();
+    let dropped = service.shared.metrics.log_dropped.get();
+    assert!(dropped >= 500, "{dropped} dropped");
+    // Now drain the pipe (to its end: the writer closes it at shutdown).
+    let drain = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let mut chunk = [0u8; 65536];
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => text.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    assert!(Instant::now() < deadline, "the log was never closed");
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        text
+    });
     s.stop().await;
+    let text = String::from_utf8(drain.join().unwrap()).unwrap();
     let (written, dropped) = (
         service.shared.metrics.log_written.get(),
         service.shared.metrics.log_dropped.get(),
     );
     assert_eq!(written + dropped, 1000);
-    assert!(dropped > 0, "a queue of one kept up with a batch of 1000");
-    let lines = std::fs::read_to_string(&log).unwrap().lines().count() as u64;
-    assert_eq!(lines, written);
+    assert_eq!(text.lines().count() as u64, written);
+    for line in text.lines() {
+        let _: ServiceRecord = serde_json::from_str(line).expect("a whole record");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
