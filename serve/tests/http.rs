@@ -741,3 +741,48 @@ async fn metrics_count_decisions_by_reason_and_configuration_with_latency_and_th
     assert!(m.ends_with("# EOF\n"));
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_beyond_the_concurrency_limit_wait_for_a_slot() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let limits = Limits {
+        max_concurrency: 1,
+        ..Limits::default()
+    };
+    let s = start(table(), None, limits, None).await;
+    // The first request holds the only slot while its body is still coming.
+    let body = eval(
+        user(None),
+        "call",
+        "get_help_article",
+        json!({"configuration": "support-chat"}),
+    )
+    .to_string();
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /access/v1/evaluation HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    slow.write_all(&body.as_bytes()[..10]).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // The second waits...
+    let second = {
+        let (client, base) = (s.client.clone(), s.base.clone());
+        tokio::spawn(async move { client.get(format!("{base}/health")).send().await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !second.is_finished(),
+        "a second request ran beside the first"
+    );
+    // ...until the first is answered.
+    slow.write_all(&body.as_bytes()[10..]).await.unwrap();
+    let mut answer = String::new();
+    slow.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    let r = second.await.unwrap().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    s.stop().await;
+}
