@@ -511,75 +511,7 @@ pub unsafe extern "C" fn toolgate_table_policy_json(
 ) -> i32 {
     with_buf(out, || {
         let t = &unsafe { handle_ref(table, "table")? }.table;
-        Ok(policy_json(t).to_string())
-    })
-}
-
-/// See [`toolgate_table_policy_json`].
-pub fn policy_json(t: &Table) -> serde_json::Value {
-    use serde_json::json;
-    use toolgate_runtime::spec::{Unprofiled, Visibility};
-    use toolgate_runtime::AllowList;
-    let spec = t.spec();
-    let group = |g: u32| spec.groups[g as usize].name.as_str();
-    let tools: Vec<_> = spec
-        .tools
-        .iter()
-        .map(|x| {
-            json!({"name": x.name, "group": group(x.group), "remote": x.remote, "enabled": x.enabled,
-                   "adminOnly": x.admin_only, "class": x.class})
-        })
-        .collect();
-    let configurations: Vec<_> = spec
-        .configurations
-        .iter()
-        .map(|c| {
-            let allow = match RunState::start(t, &c.name, &[]).map(|r| r.allowed) {
-                Ok(AllowList::Only(names)) => json!(names),
-                _ => serde_json::Value::Null,
-            };
-            json!({"name": c.name,
-                   "groups": c.groups.as_ref().map(|gs| gs.iter().map(|&g| group(g)).collect::<Vec<_>>()),
-                   "excluded": c.excluded, "ceiling": spec.zones[c.zone as usize].ceiling,
-                   "allowList": allow})
-        })
-        .collect();
-    let profiles: Vec<_> = spec
-        .profiles
-        .iter()
-        .map(|p| {
-            json!({"name": p.name, "tools": p.tools,
-                   "groups": p.groups.iter().map(|&g| group(g)).collect::<Vec<_>>(),
-                   "prefixes": p.prefixes})
-        })
-        .collect();
-    let consumers: serde_json::Map<String, serde_json::Value> = spec
-        .consumers
-        .iter()
-        .map(|c| {
-            (
-                c.name.clone(),
-                spec.profiles[c.profile as usize].name.clone().into(),
-            )
-        })
-        .collect();
-    json!({
-        "classes": spec.classes,
-        "observe": spec.observe,
-        "remoteVisibility": match spec.remote_visibility {
-            Visibility::Admins => "admins",
-            Visibility::Everyone => "everyone",
-            Visibility::Nobody => "nobody",
-        },
-        "unprofiled": match spec.unprofiled {
-            Unprofiled::Unrestricted => "unrestricted",
-            Unprofiled::Refused => "refused",
-        },
-        "skillLoader": spec.skill_loader,
-        "tools": tools,
-        "configurations": configurations,
-        "profiles": profiles,
-        "consumers": consumers,
+        Ok(t.policy_json().to_string())
     })
 }
 

@@ -397,7 +397,7 @@ impl PyTable {
 
     /// The gate-relevant policy as plain data (the input of a hand-written gate).
     fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &policy_json(&self.table))
+        to_py(py, &self.table.policy_json())
     }
 
     /// Classify a gateway answer with this table's rules for its origin.
@@ -421,73 +421,6 @@ impl PyTable {
             &self.table.digest_hex()[..12]
         )
     }
-}
-
-/// The policy as plain data, as the C ABI's `toolgate_table_policy_json`.
-fn policy_json(t: &rt::Table) -> Value {
-    use rt::spec::{Unprofiled, Visibility};
-    use serde_json::json;
-    let spec = t.spec();
-    let group = |g: u32| spec.groups[g as usize].name.as_str();
-    let tools: Vec<_> = spec
-        .tools
-        .iter()
-        .map(|x| {
-            json!({"name": x.name, "group": group(x.group), "remote": x.remote, "enabled": x.enabled,
-                   "adminOnly": x.admin_only, "class": x.class})
-        })
-        .collect();
-    let configurations: Vec<_> = spec
-        .configurations
-        .iter()
-        .map(|c| {
-            let allow = match rt::RunState::start(t, &c.name, &[]).map(|r| r.allowed) {
-                Ok(rt::AllowList::Only(names)) => json!(names),
-                _ => Value::Null,
-            };
-            json!({"name": c.name,
-                   "groups": c.groups.as_ref().map(|gs| gs.iter().map(|&g| group(g)).collect::<Vec<_>>()),
-                   "excluded": c.excluded, "ceiling": spec.zones[c.zone as usize].ceiling,
-                   "allowList": allow})
-        })
-        .collect();
-    let profiles: Vec<_> = spec
-        .profiles
-        .iter()
-        .map(|p| {
-            json!({"name": p.name, "tools": p.tools,
-                   "groups": p.groups.iter().map(|&g| group(g)).collect::<Vec<_>>(),
-                   "prefixes": p.prefixes})
-        })
-        .collect();
-    let consumers: serde_json::Map<String, Value> = spec
-        .consumers
-        .iter()
-        .map(|c| {
-            (
-                c.name.clone(),
-                spec.profiles[c.profile as usize].name.clone().into(),
-            )
-        })
-        .collect();
-    json!({
-        "classes": spec.classes,
-        "observe": spec.observe,
-        "remoteVisibility": match spec.remote_visibility {
-            Visibility::Admins => "admins",
-            Visibility::Everyone => "everyone",
-            Visibility::Nobody => "nobody",
-        },
-        "unprofiled": match spec.unprofiled {
-            Unprofiled::Unrestricted => "unrestricted",
-            Unprofiled::Refused => "refused",
-        },
-        "skillLoader": spec.skill_loader,
-        "tools": tools,
-        "configurations": configurations,
-        "profiles": profiles,
-        "consumers": consumers,
-    })
 }
 
 // ----------------------------------------------------------------- Context
