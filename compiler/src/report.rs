@@ -245,6 +245,39 @@ pub fn json_value(sources: &SourceMap, diags: &[Diagnostic]) -> Value {
     })
 }
 
+/// What suppressions hid, for `--format json`: each finding with where it
+/// stood and what suppressed it (`comment` or `manifest`, and where).
+pub fn suppressed_json(sources: &SourceMap, suppressed: &[crate::suppress::Suppressed]) -> Value {
+    use crate::suppress::By;
+    let at = |span: crate::source::Span| {
+        let f = sources.get(span.file);
+        let (line, column) = f.line_col(span.start as usize);
+        json!({"file": f.name, "line": line, "column": column})
+    };
+    Value::Array(
+        suppressed
+            .iter()
+            .map(|s| {
+                let d = s.problem.diagnostic();
+                let (kind, span) = match s.by {
+                    By::Comment(span) => ("comment", span),
+                    By::Manifest(span) => ("manifest", span),
+                };
+                let (file, line, column, _, _) = location(sources, &d);
+                json!({
+                    "code": d.code,
+                    "message": d.message,
+                    "file": file,
+                    "line": line,
+                    "column": column,
+                    "by": kind,
+                    "at": at(span),
+                })
+            })
+            .collect(),
+    )
+}
+
 pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut s = serde_json::to_string_pretty(&json_value(sources, diags)).unwrap_or_default();
     s.push('\n');

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use toolgate_compiler::diagnostics::Diagnostic;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::Table;
@@ -59,7 +58,7 @@ pub fn check(a: CheckArgs) -> Res {
     for path in &paths {
         let project = Project::load(path)?;
         let checked = project.check();
-        let all: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
+        let all = checked.diagnostics();
         let s = report::summary(&all);
         all_errors += s.errors;
         all_warnings += s.warnings;
@@ -76,7 +75,11 @@ pub fn check(a: CheckArgs) -> Res {
         match a.format {
             CheckFormat::Human => write_out(&report::human(sources, diags, color_stdout())),
             CheckFormat::Plain => write_out(&report::plain(sources, diags)),
-            CheckFormat::Json => json_runs.push((path.clone(), report::json_value(sources, diags))),
+            CheckFormat::Json => {
+                let mut v = report::json_value(sources, diags);
+                v["suppressed"] = report::suppressed_json(sources, &checked.suppressed);
+                json_runs.push((path.clone(), v));
+            }
             CheckFormat::Sarif => {
                 if paths.len() > 1 {
                     return Err(Failure::Usage(

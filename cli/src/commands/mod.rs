@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use toolgate_compiler::diagnostics::{Diagnostic, Severity};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::{RunState, Table};
@@ -53,12 +52,7 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
     match checked.model {
         Some(m) => Ok((project, m)),
         None => {
-            let diags: Vec<Diagnostic> = checked
-                .problems
-                .iter()
-                .map(|p| p.diagnostic())
-                .filter(|d| d.severity == Severity::Error)
-                .collect();
+            let diags = checked.errors();
             Err(Failure::Findings(report::human(
                 &project.sources,
                 &diags,
