@@ -10,10 +10,23 @@ mod io;
 use commands::{check, classify, fmt, query, registry, review, run, serve, show, stats};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
+/// `--version`: the release and the table format it reads and writes (a
+/// host's runtime must read the same format).
+fn version() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "{} (table format {})",
+            env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::FORMAT_VERSION
+        )
+    });
+    TEXT.as_str()
+}
+
 /// Tool-access policies as code: check, compile and query the policies that
 /// decide which tools an LLM agent is offered and may call.
 #[derive(Parser)]
-#[command(name = "toolgate", version, about, long_about = None, propagate_version = true)]
+#[command(name = "toolgate", version = version(), about, long_about = None, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

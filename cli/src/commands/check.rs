@@ -41,8 +41,9 @@ pub struct CompileArgs {
     output: PathBuf,
 }
 
-/// At most this many diagnostics are rendered per project (the counts and the
-/// exit code still reflect all of them).
+/// At most this many diagnostics are rendered per project by the formats for
+/// people and GitHub (the counts, the exit code, `json` and `sarif` have
+/// every one).
 const MAX_SHOWN: usize = 1000;
 
 pub fn check(a: CheckArgs) -> Res {
@@ -62,19 +63,16 @@ pub fn check(a: CheckArgs) -> Res {
         let s = report::summary(&all);
         all_errors += s.errors;
         all_warnings += s.warnings;
-        // A diagnostic storm is shown up to a limit; the counts stay exact.
-        let diags = &all[..all.len().min(MAX_SHOWN)];
-        if all.len() > MAX_SHOWN {
-            write_err(&format!(
-                "{}: {} diagnostics; showing the first {MAX_SHOWN}\n",
-                path.display(),
-                all.len()
-            ));
-        }
+        let diags = &all;
         let sources = &project.sources;
         match a.format {
-            CheckFormat::Human => write_out(&report::human(sources, diags, color_stdout())),
-            CheckFormat::Plain => write_out(&report::plain(sources, diags)),
+            CheckFormat::Human => write_out(&report::human_at_most(
+                sources,
+                diags,
+                color_stdout(),
+                MAX_SHOWN,
+            )),
+            CheckFormat::Plain => write_out(&report::plain_at_most(sources, diags, MAX_SHOWN)),
             CheckFormat::Json => {
                 let mut v = report::json_value(sources, diags);
                 v["suppressed"] = report::suppressed_json(sources, &checked.suppressed);
@@ -89,8 +87,12 @@ pub fn check(a: CheckArgs) -> Res {
                 write_out(&report::sarif(sources, diags));
             }
             CheckFormat::Github => {
-                write_out(&report::github(sources, diags));
-                summary_md.push_str(&report::github_summary(sources, diags));
+                // GitHub shows a handful of annotations per step anyway.
+                write_out(&report::github(
+                    sources,
+                    &diags[..diags.len().min(MAX_SHOWN)],
+                ));
+                summary_md.push_str(&report::github_summary_at_most(sources, diags, MAX_SHOWN));
             }
         }
     }

@@ -1,0 +1,79 @@
+//! Output shapes people and tools rely on: exact counts however many
+//! findings there are, the severity and code in every human header, the
+//! catalogue link, and the version line.
+
+mod common;
+use common::*;
+
+/// A project with `n` stale exclusions (TG1009 warnings).
+fn storm(name: &str, n: usize) -> std::path::PathBuf {
+    let dir = temp(name);
+    std::fs::copy(
+        root().join("policies/demo/registry.toml"),
+        dir.join("registry.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    let names: Vec<String> = (0..n).map(|i| format!("gone_{i}")).collect();
+    std::fs::write(
+        dir.join("policy.tg"),
+        format!("configuration c {{ exclude [{}] }}\n", names.join(", ")),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn counts_are_never_capped() {
+    let dir = storm("storm", 1375);
+    let o = toolgate(&dir, &["check", "--format", "plain"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.matches("warning[TG1009]").count(), 1000);
+    assert!(out.ends_with(
+        "... and 375 more not shown (--format json lists every one)\n\n0 errors, 1,375 warnings\n"
+    ));
+    let o = toolgate(&dir, &["check"]);
+    assert!(stdout(&o).ends_with("0 errors, 1,375 warnings\n"));
+    let o = toolgate(&dir, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1375));
+    assert_eq!(v["summary"]["warnings"], 1375);
+    let o = toolgate(&dir, &["check", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runs"][0]["results"].as_array().map(Vec::len), Some(1375));
+    // --deny-warnings counts every one too.
+    let o = toolgate(&dir, &["check", "--deny-warnings", "--format", "plain"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn human_headers_name_severity_code_and_catalogue_entry() {
+    let dir = storm("header", 1);
+    let o = toolgate(&dir, &["check"]);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009)\n\n  ⚠ `gone_0` is no longer registered\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn version_names_the_table_format() {
+    let o = run(&["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "toolgate {} (table format {})\n",
+            env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::FORMAT_VERSION
+        )
+    );
+}
