@@ -126,5 +126,9 @@ fn main() -> ExitCode {
             write_err(&text);
             ExitCode::from(1)
         }
+        Err(Failure::Input(text)) => {
+            write_err(&text);
+            ExitCode::from(2)
+        }
     }
 }

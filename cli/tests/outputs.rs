@@ -77,3 +77,88 @@ fn version_names_the_table_format() {
         )
     );
 }
+
+#[test]
+fn operators_typos_warn_or_fail_with_a_did_you_mean() {
+    // Unknown consumer: warned, decided as a consumer without a profile.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/mcp-profiles",
+        "-c",
+        "support-chat",
+        "--consumer",
+        "suport-bot",
+        "refund.issue",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n"
+    );
+    // An enforcement setting that is neither word: warned, and it enforces.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--enforcement",
+        "Observ",
+        "read_source",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // `OBSERVE ` is a spelling of observe: no warning.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--enforcement",
+        "OBSERVE ",
+        "read_source",
+    ]);
+    assert_eq!(stderr(&o), "");
+    for (args, err) in [
+        (
+            &["show", "tool", "read_sorce", "-p", "policies/demo"][..],
+            "error: `read_sorce` is not a registered tool; did you mean `read_source`?\n",
+        ),
+        (
+            &["show", "config", "demo-caht", "-p", "policies/demo"][..],
+            "error: unknown configuration `demo-caht`; did you mean `demo-chat`?\n",
+        ),
+        (
+            &[
+                "run",
+                "start",
+                "-p",
+                "policies/exclusions",
+                "-c",
+                "editor-chat",
+                "--skill",
+                "page-translaton",
+            ][..],
+            "error: unknown skill `page-translaton`; did you mean `page-translation`?\n",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(2), err));
+    }
+}
+
+#[test]
+fn a_broken_policy_under_a_query_is_an_input_error_not_a_refusal() {
+    let dir = storm("broken", 0);
+    std::fs::write(dir.join("policy.tg"), "configuration c { groups [nope] }\n").unwrap();
+    let o = toolgate(&dir, &["decide", "-c", "c", "read_source"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("error[TG1002]"), "{}", stderr(&o));
+    // `check` and `compile` keep 1 for "the policy has errors".
+    assert_eq!(toolgate(&dir, &["check"]).status.code(), Some(1));
+}
