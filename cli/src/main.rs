@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod io;
 
-use commands::{check, classify, fmt, query, registry, review, run, serve, show, stats};
+use commands::{check, classify, fmt, query, registry, review, run, serve, shell, show, stats};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
 /// `--version`: the release and the table format it reads and writes (a
@@ -27,7 +27,7 @@ fn version() -> &'static str {
 /// decide which tools an LLM agent is offered and may call.
 #[derive(Parser)]
 #[command(name = "toolgate", version = version(), about, long_about = None, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -81,6 +81,10 @@ enum Command {
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
     Serve(serve::ServeArgs),
+    /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write every page into a directory (-o DIR).
+    Man(shell::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -115,6 +119,8 @@ fn main() -> ExitCode {
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

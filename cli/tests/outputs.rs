@@ -162,3 +162,31 @@ fn a_broken_policy_under_a_query_is_an_input_error_not_a_refusal() {
     // `check` and `compile` keep 1 for "the policy has errors".
     assert_eq!(toolgate(&dir, &["check"]).status.code(), Some(1));
 }
+
+#[test]
+fn completions_and_man_pages_come_from_the_argument_definitions() {
+    let o = run(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    let bash = stdout(&o);
+    assert!(bash.starts_with("_toolgate() {\n"), "{bash}");
+    assert!(bash.contains("complete -F _toolgate"), "{bash}");
+    assert!(bash.contains("--enforcement"), "{bash}");
+    let o = run(&["completions", "zsh"]);
+    assert!(stdout(&o).starts_with("#compdef toolgate\n"));
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let page = stdout(&run(&["man"]));
+    assert!(page.contains(&format!(
+        ".TH toolgate 1  \"toolgate {} (table format {})\"",
+        env!("CARGO_PKG_VERSION"),
+        toolgate_runtime::format::FORMAT_VERSION
+    )));
+    let dir = temp("man");
+    let o = run(&["man", "-o", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let decide = std::fs::read_to_string(dir.join("toolgate-decide.1")).unwrap();
+    assert!(decide.contains(".TH toolgate-decide 1"), "{decide}");
+    assert!(decide.contains("toolgate decide"), "{decide}");
+    assert!(dir.join("toolgate-check.1").is_file());
+}

@@ -20,6 +20,7 @@ pub mod registry;
 pub mod review;
 pub mod run;
 pub mod serve;
+pub mod shell;
 pub mod show;
 pub mod stats;
 
