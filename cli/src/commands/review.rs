@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{load_table, Res};
+use super::{load_table, project_name, project_paths, Res};
 use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -191,11 +191,7 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 
 pub fn test(a: TestArgs) -> Res {
     use toolgate_compiler::testing;
-    let paths = if a.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        a.paths.clone()
-    };
+    let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
     let mut report = testing::Report::default();
     // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
@@ -214,7 +210,7 @@ pub fn test(a: TestArgs) -> Res {
         report.errors.extend(r.errors);
         if want_coverage {
             let prefix = if paths.len() > 1 {
-                format!("{}: ", p.display())
+                format!("{}: ", project_name(p))
             } else {
                 String::new()
             };
