@@ -224,3 +224,24 @@ fn init_makes_a_project_that_passes_check_test_and_fmt() {
         format!("error: {d}/toolgate.toml: already exists; `toolgate init` writes only into a directory without a project\n")
     );
 }
+
+#[test]
+fn snapshot_refuses_past_its_size_limit_and_table_wants_a_file() {
+    // The demo's snapshot is 138 lines (plus its two header lines).
+    let text = std::fs::read_to_string(root().join("policies/demo/effective-access.txt")).unwrap();
+    assert_eq!(text.lines().count(), 140);
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "137"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: the snapshot would hold 138 lines (configurations x roles x consumers x tools), over the limit of 137; give --max-lines 138 to write it anyway, or review changes with `toolgate diff`\n"
+    );
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "138"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["decide", "--table", "policies", "-c", "x", "y"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: policies: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p\n"
+    );
+}
