@@ -3,6 +3,8 @@
 //! catalogue link, and the version line.
 
 mod common;
+use std::process::Output;
+
 use common::*;
 
 /// A project with `n` stale exclusions (TG1009 warnings).
@@ -78,51 +80,37 @@ fn version_names_the_table_format() {
     );
 }
 
+/// `toolgate decide -p PROJECT -c CONFIG FLAG VALUE TOOL`.
+fn decide(project: &str, config: &str, flag: &str, value: &str, tool: &str) -> Output {
+    run(&["decide", "-p", project, "-c", config, flag, value, tool])
+}
+
 #[test]
 fn operators_typos_warn_or_fail_with_a_did_you_mean() {
-    // Unknown consumer: warned, decided as a consumer without a profile.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/mcp-profiles",
-        "-c",
-        "support-chat",
-        "--consumer",
-        "suport-bot",
-        "refund.issue",
-    ]);
-    assert_eq!(
-        stderr(&o),
-        "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n"
-    );
-    // An enforcement setting that is neither word: warned, and it enforces.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--enforcement",
-        "Observ",
-        "read_source",
-    ]);
-    assert_eq!(
-        stderr(&o),
-        "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n"
-    );
-    assert_eq!(o.status.code(), Some(1));
-    // `OBSERVE ` is a spelling of observe: no warning.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--enforcement",
-        "OBSERVE ",
-        "read_source",
-    ]);
-    assert_eq!(stderr(&o), "");
+    let profiles = "policies/mcp-profiles";
+    for (o, code, err) in [
+        // Unknown consumer: warned, decided as a consumer without a profile.
+        (
+            decide(profiles, "support-chat", "--consumer", "suport-bot", "refund.issue"),
+            0,
+            "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n",
+        ),
+        // An enforcement setting that is neither word: warned, and it enforces.
+        (
+            decide("policies/demo", "demo-chat", "--enforcement", "Observ", "read_source"),
+            1,
+            "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n",
+        ),
+        // `OBSERVE ` is a spelling of observe: no warning.
+        (
+            decide("policies/demo", "demo-chat", "--enforcement", "OBSERVE ", "read_source"),
+            1,
+            "",
+        ),
+    ] {
+        assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(code), err));
+    }
+    let ex = "policies/exclusions";
     for (args, err) in [
         (
             &["show", "tool", "read_sorce", "-p", "policies/demo"][..],
@@ -137,7 +125,7 @@ fn operators_typos_warn_or_fail_with_a_did_you_mean() {
                 "run",
                 "start",
                 "-p",
-                "policies/exclusions",
+                ex,
                 "-c",
                 "editor-chat",
                 "--skill",
