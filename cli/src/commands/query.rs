@@ -51,6 +51,42 @@ pub struct DecideArgs {
     /// Print the typed refusal (JSON: kind, class, retryable, action, remediation, model text) when refused.
     #[arg(long)]
     refusal: bool,
+    #[command(flatten)]
+    log: LogArg,
+}
+
+/// `--log FILE`: append each decision to a decision log (docs/decision-log.md).
+#[derive(Args)]
+pub struct LogArg {
+    /// Append the decisions to this decision log (JSON lines, the runtime record of docs/decision-log.md; `toolgate stats` reads it).
+    #[arg(long = "log", value_name = "FILE")]
+    path: Option<PathBuf>,
+}
+
+impl LogArg {
+    /// Append `decisions`, made in `ctx`, as runtime records: every one,
+    /// hidden names included (a dashboard leaves out `nameVisible: false`).
+    fn write<'a>(
+        &self,
+        ctx: &Context<'_>,
+        decisions: impl IntoIterator<Item = &'a Decision<'a>>,
+    ) -> Result<(), Failure> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let fail = |e: std::io::Error| Failure::Usage(format!("{}: {e}", path.display()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+        let mut log = toolgate_runtime::log::DecisionLog::new(std::io::BufWriter::new(file));
+        for d in decisions {
+            log.record(ctx, d).map_err(fail)?;
+        }
+        use std::io::Write as _;
+        log.into_inner().flush().map_err(fail)
+    }
 }
 
 #[derive(Args)]
@@ -85,6 +121,8 @@ pub struct SimulateArgs {
     ctx: ContextArgs,
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
+    #[command(flatten)]
+    log: LogArg,
 }
 
 fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure> {
@@ -153,6 +191,7 @@ pub fn decide(a: DecideArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
     let d = ctx.decide(&a.tool);
+    a.log.write(&ctx, [&d])?;
     if a.refusal {
         match ctx.refusal(&d) {
             Some(r) => write_out(&format!("{}\n", serde_json::to_string_pretty(&r)?)),
@@ -239,7 +278,9 @@ pub fn simulate(a: SimulateArgs) -> Res {
     // For a person: the decisions as shown to this user, without the remote
     // tools whose names are hidden from them and refused. The note says the
     // rule, never how many it hid (a count would tell what exists).
-    let decisions: Vec<Decision> = ctx.decisions().filter(|d| !ctx.hides(d)).collect();
+    let all: Vec<Decision> = ctx.decisions().collect();
+    a.log.write(&ctx, &all)?;
+    let decisions: Vec<Decision> = all.into_iter().filter(|d| !ctx.hides(d)).collect();
     if !ctx.remote_names_visible() {
         write_err("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
     }
@@ -295,6 +336,10 @@ pub fn simulate(a: SimulateArgs) -> Res {
 pub fn offered(a: SimulateArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
+    if a.log.path.is_some() {
+        let all: Vec<Decision> = ctx.decisions().collect();
+        a.log.write(&ctx, &all)?;
+    }
     let set = ctx.tool_set();
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&set)?)),
