@@ -143,3 +143,14 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every subcommand's arguments are consistent (clap checks them only
+    /// when that subcommand is parsed).
+    #[test]
+    fn the_argument_definitions_are_valid() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

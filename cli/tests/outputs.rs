@@ -269,3 +269,62 @@ fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
         (Some(24), Some(18))
     );
 }
+
+#[test]
+fn live_tools_are_decided_through_the_runtime_live_path() {
+    let dir = temp("live");
+    let live = dir.join("live.toml");
+    std::fs::write(
+        &live,
+        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
+    )
+    .unwrap();
+    let l = live.to_str().unwrap();
+    let demo = [
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--admin",
+        "--live",
+        l,
+    ];
+    let o = run(&[&["decide"][..], &demo, &["new_tool"]].concat());
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "new_tool: offered\n")
+    );
+    // A remote tool registered late arrives switched off.
+    let o = run(&[&["decide"][..], &demo, &["mcp_crm_new"]].concat());
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (
+            Some(1),
+            "mcp_crm_new: refused, toolDisabled (switched off by an administrator)\n"
+        )
+    );
+    let o = run(&[&["unavailable"][..], &demo].concat());
+    assert!(
+        stdout(&o).ends_with("mcp_crm_new toolDisabled\n"),
+        "{}",
+        stdout(&o)
+    );
+    // Without --live the name is not registered.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "new_tool",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "new_tool: refused, notRegistered (no tool of this name is registered)\n"
+    );
+    // A fragment with errors is an input error, never a guess.
+    std::fs::write(&live, "[[tool]]\nname = \"x\"\n").unwrap();
+    let o = run(&[&["decide"][..], &demo, &["x"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("error[TG0004]"), "{}", stderr(&o));
+}
