@@ -395,6 +395,12 @@ pub fn simulate(a: SimulateArgs) -> Res {
 pub fn offered(a: SimulateArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
+    if a.live.live_file.is_some() {
+        // The runtime's tool set has no live-tool form: refuse rather than ignore.
+        return Err(Failure::Usage(
+            "`offered` does not take --live (use `unavailable` or `simulate` with --live)".into(),
+        ));
+    }
     if a.log.log_file.is_some() {
         let all: Vec<Decision> = ctx.decisions().collect();
         a.log.write(&ctx, &all)?;
