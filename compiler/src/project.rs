@@ -73,6 +73,9 @@ pub struct Project {
     pub manifest: FileId,
     pub registry: Option<FileId>,
     pub policies: Vec<FileId>,
+    /// Where each file was read from, indexed by [`FileId`] (the manifest's
+    /// entry joined to the project root; for [`Project::from_texts`], the name).
+    pub paths: Vec<PathBuf>,
     /// Problems found while reading the manifest.
     pub problems: Vec<Problem>,
     /// The registry, parsed at load (so that a registry file that is not a
@@ -84,6 +87,24 @@ pub struct Project {
 pub struct Checked {
     pub model: Option<Model>,
     pub problems: Vec<Problem>,
+    /// The syntax tree of every policy file that parsed (an editor's outline
+    /// and name index read them; nothing is parsed twice).
+    pub asts: Vec<(FileId, crate::ast::PolicyFile)>,
+}
+
+/// Texts that stand in for files on disk (an editor's unsaved buffers),
+/// keyed by canonical path: [`Project::load_with`] reads a file from here
+/// when it holds the file's canonical path, else from disk.
+pub type Overlay<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// Read a text file capped, from the overlay when it holds the file.
+fn read_text(overlay: Overlay<'_>, path: &Path, limit: usize) -> Result<Read, ProjectError> {
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match overlay(&canonical) {
+        Some(t) if t.len() > limit => Ok(Read::TooLarge(t.len())),
+        Some(t) => Ok(Read::Text(t)),
+        None => read_capped(path, limit),
+    }
 }
 
 /// What a capped read found.
@@ -273,6 +294,12 @@ impl Project {
     /// read capped, must be a regular file, and (unless the manifest opts
     /// out) must lie inside the project directory.
     pub fn load(path: &Path) -> Result<Project, ProjectError> {
+        Project::load_with(path, &|_| None)
+    }
+
+    /// [`Project::load`], reading any file the overlay holds from the overlay
+    /// instead of the disk (same limits, same checks of where files lie).
+    pub fn load_with(path: &Path, overlay: Overlay<'_>) -> Result<Project, ProjectError> {
         let manifest_path = if path.is_dir() {
             path.join(MANIFEST)
         } else {
@@ -295,7 +322,7 @@ impl Project {
                 "is a symlink that resolves outside its directory; the manifest must be a file in the project directory",
             ));
         }
-        let text = match read_capped(&manifest_path, MAX_MANIFEST_BYTES)? {
+        let text = match read_text(overlay, &manifest_path, MAX_MANIFEST_BYTES)? {
             Read::Text(t) => t,
             Read::Bytes(_) => return Err(load_error(&manifest_path, "is not UTF-8 text")),
             Read::TooLarge(n) => {
@@ -313,6 +340,7 @@ impl Project {
             manifest,
             registry: None,
             policies: Vec::new(),
+            paths: vec![manifest_path.clone()],
             problems: Vec::new(),
             parsed_registry: None,
         };
@@ -343,7 +371,8 @@ impl Project {
         )?;
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
         let name = display(&reg.path);
-        match read_capped(&reg.path, registry::MAX_REGISTRY_BYTES)? {
+        project.paths.push(reg.path.clone());
+        match read_text(overlay, &reg.path, registry::MAX_REGISTRY_BYTES)? {
             Read::Bytes(_) => return Err(load_error(&reg.path, "is not UTF-8 text")),
             Read::Text(t) => {
                 let id = project.sources.add(name, t);
@@ -388,7 +417,8 @@ impl Project {
                 allow,
             )?;
             let name = display(&pol.path);
-            match read_capped(&pol.path, parse::MAX_POLICY_BYTES)? {
+            project.paths.push(pol.path.clone());
+            match read_text(overlay, &pol.path, parse::MAX_POLICY_BYTES)? {
                 Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
                 Read::Text(t) => {
                     let id = project.sources.add(name, t);
@@ -437,15 +467,31 @@ impl Project {
         let manifest = sources.add(MANIFEST, "");
         let registry = Some(sources.add(registry.0, registry.1));
         let policies = policies.iter().map(|(n, t)| sources.add(*n, *t)).collect();
+        let paths = sources.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
         Project {
             root: PathBuf::from("."),
             sources,
             manifest,
             registry,
             policies,
+            paths,
             problems: Vec::new(),
             parsed_registry: None,
         }
+    }
+
+    /// The registry as parsed at load (`None` for [`Project::from_texts`],
+    /// whose registry is parsed in [`Project::check`]).
+    pub fn parsed_registry(&self) -> Option<&Registry> {
+        self.parsed_registry.as_ref().map(|(r, _)| r)
+    }
+
+    /// The file read from `path` (as [`Project::paths`] holds it).
+    pub fn file_at(&self, path: &Path) -> Option<FileId> {
+        self.paths
+            .iter()
+            .position(|p| p == path)
+            .map(|i| FileId(i as u32))
     }
 
     /// Parse and validate everything.
@@ -455,6 +501,7 @@ impl Project {
             return Checked {
                 model: None,
                 problems,
+                asts: Vec::new(),
             };
         };
         let reg_file = self.sources.get(reg_id);
@@ -491,6 +538,7 @@ impl Project {
             return Checked {
                 model: None,
                 problems,
+                asts,
             };
         }
         let provenance = Provenance {
@@ -516,6 +564,7 @@ impl Project {
         Checked {
             model: if has_errors { None } else { model },
             problems,
+            asts,
         }
     }
 }
