@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod io;
 
-use commands::{check, classify, fmt, query, registry, review, run, serve, show, stats};
+use commands::{check, classify, fmt, lsp, query, registry, review, run, serve, show, stats};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
 /// Tool-access policies as code: check, compile and query the policies that
@@ -68,6 +68,12 @@ enum Command {
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
     Serve(serve::ServeArgs),
+    /// The language server for editors (LSP over standard input and output).
+    ///
+    /// Diagnostics, quick fixes, completion, hover, go to definition, references,
+    /// rename, formatting and outline for policy files; README.md says how to set
+    /// up VS Code, Neovim and Helix.
+    Lsp(lsp::LspArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +108,7 @@ fn main() -> ExitCode {
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Lsp(a) => lsp::lsp(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -60,10 +60,14 @@ pub fn run_stdio() -> Result<(), BoxError> {
 /// Serve one connection: initialize, then every message until `shutdown`.
 pub fn serve(connection: &Connection) -> Result<(), BoxError> {
     let caps = serde_json::to_value(capabilities())?;
-    connection.initialize(serde_json::json!({
-        "capabilities": caps,
-        "serverInfo": {"name": "toolgate", "version": env!("CARGO_PKG_VERSION")},
-    }))?;
+    let (id, _params) = connection.initialize_start()?;
+    connection.initialize_finish(
+        id,
+        serde_json::json!({
+            "capabilities": caps,
+            "serverInfo": {"name": "toolgate", "version": env!("CARGO_PKG_VERSION")},
+        }),
+    )?;
     let mut ws = Workspace::new();
     for msg in &connection.receiver {
         match msg {

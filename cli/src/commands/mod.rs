@@ -16,6 +16,7 @@ use crate::io::{read_file, write_err, Failure};
 pub mod check;
 pub mod classify;
 pub mod fmt;
+pub mod lsp;
 pub mod query;
 pub mod registry;
 pub mod review;
