@@ -11,16 +11,9 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use toolgate_lsp::Workspace;
 
 fn bench(c: &mut Criterion) {
-    let w = toolgate_bench::generate(10_000, 100, 7);
+    let w = toolgate_bench::generate(10_000, 100, 42);
     let dir = std::env::temp_dir().join(format!("toolgate-lsp-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("registry.toml"), &w.registry).unwrap();
-    std::fs::write(dir.join("policy.tg"), &w.policy).unwrap();
+    w.write_project(&dir).unwrap();
     let policy: PathBuf = dir.join("policy.tg");
     // A clean edit, and an edit that leaves a near miss (did-you-mean over
     // every tool name) in a new configuration's exclusions.
@@ -30,10 +23,16 @@ fn bench(c: &mut Criterion) {
         t
     };
     let clean = format!("{}\n# edited\n", w.policy);
-    let finding = format!("{}\nconfiguration edited {{ exclude [{typo}] }}\n", w.policy);
+    let finding = format!(
+        "{}\nconfiguration edited {{ exclude [{typo}] }}\n",
+        w.policy
+    );
     let mut ws = Workspace::new();
     let first = ws.set_text(&policy, w.policy.clone());
-    assert!(first.iter().all(|(_, d)| d.is_empty()), "the workload is clean");
+    assert!(
+        first.iter().all(|(_, d)| d.is_empty()),
+        "the workload is clean"
+    );
     let mut g = c.benchmark_group("lsp_10000x100");
     g.sample_size(20).measurement_time(Duration::from_secs(8));
     let mut flip = false;

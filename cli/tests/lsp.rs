@@ -103,32 +103,29 @@ impl Client {
             .expect("the server answers within the timeout")
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    /// The whole answer to a request (`result` or `error`).
+    fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let m = self.recv();
             if m["id"] == json!(id) {
-                assert!(m.get("error").is_none(), "{method}: {m}");
-                return m["result"].clone();
+                return m;
             }
             self.pending.push_back(m);
         }
     }
 
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let m = self.call(method, params);
+        assert!(m.get("error").is_none(), "{method}: {m}");
+        m["result"].clone()
+    }
+
     /// The error of a request that must fail.
     fn request_error(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.recv();
-            if m["id"] == json!(id) {
-                return m["error"].clone();
-            }
-            self.pending.push_back(m);
-        }
+        self.call(method, params)["error"].clone()
     }
 
     fn notify(&mut self, method: &str, params: Value) {
@@ -144,7 +141,8 @@ impl Client {
                 Some(i) => self.pending.remove(i).expect("pending"),
                 None => {
                     let m = self.recv();
-                    if m["method"] != "textDocument/publishDiagnostics" || m["params"]["uri"] != uri {
+                    if m["method"] != "textDocument/publishDiagnostics" || m["params"]["uri"] != uri
+                    {
                         self.pending.push_back(m);
                         continue;
                     }
@@ -182,8 +180,19 @@ impl Client {
 }
 
 fn project(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../policies")
+        .join(name);
     std::fs::canonicalize(p).expect("example project")
+}
+
+/// A server started on an example project, and one of its files with its text.
+fn session(name: &str, file: &str) -> (PathBuf, PathBuf, String, Client) {
+    let root = project(name);
+    let path = root.join(file);
+    let text = std::fs::read_to_string(&path).expect("example file");
+    let c = Client::start(&root);
+    (root, path, text, c)
 }
 
 fn uri(path: &Path) -> String {
@@ -243,10 +252,7 @@ fn actions(c: &mut Client, path: &Path, diags: &Value) -> Value {
 
 #[test]
 fn a_typo_in_an_exclusion_gets_its_code_span_and_a_quick_fix_that_writes_the_right_name() {
-    let root = project("exclusions");
-    let conf = root.join("configurations.tg");
-    let text = std::fs::read_to_string(&conf).unwrap();
-    let mut c = Client::start(&root);
+    let (_root, conf, text, mut c) = session("exclusions", "configurations.tg");
     assert_eq!(c.open(&conf, &text), json!([]));
 
     let typo = text.replace("exclude [delete_record]", "exclude [delete_recrod]");
@@ -268,13 +274,19 @@ fn a_typo_in_an_exclusion_gets_its_code_span_and_a_quick_fix_that_writes_the_rig
     assert_eq!(a[0]["kind"], "quickfix");
     assert_eq!(a[0]["diagnostics"], d);
     let edits = &a[0]["edit"]["changes"][uri(&conf)];
-    assert_eq!(edits, &json!([{"range": range(13, 11, 13, 24), "newText": "delete_record"}]));
+    assert_eq!(
+        edits,
+        &json!([{"range": range(13, 11, 13, 24), "newText": "delete_record"}])
+    );
     let fixed = apply(&typo, edits);
     assert_eq!(fixed, text);
     assert_eq!(c.change(&conf, 3, &fixed), json!([]));
 
     // A stale exclusion: a warning, and a fix that takes it out of the list.
-    let stale = text.replace("exclude [delete_record]", "exclude [delete_record, retired_tool]");
+    let stale = text.replace(
+        "exclude [delete_record]",
+        "exclude [delete_record, retired_tool]",
+    );
     let d = c.change(&conf, 4, &stale);
     assert_eq!(d.as_array().map(Vec::len), Some(1));
     assert_eq!(d[0]["code"], "TG1009");
@@ -283,18 +295,18 @@ fn a_typo_in_an_exclusion_gets_its_code_span_and_a_quick_fix_that_writes_the_rig
     let a = actions(&mut c, &conf, &d);
     assert_eq!(a[0]["title"], "Remove `retired_tool`");
     let edits = &a[0]["edit"]["changes"][uri(&conf)];
-    assert_eq!(edits, &json!([{"range": range(13, 24, 13, 38), "newText": ""}]));
+    assert_eq!(
+        edits,
+        &json!([{"range": range(13, 24, 13, 38), "newText": ""}])
+    );
     assert_eq!(apply(&stale, edits), text);
     c.shutdown();
 }
 
 #[test]
 fn diagnostics_cover_the_whole_project_with_related_locations_in_other_files() {
-    let root = project("exclusions");
-    let conf = root.join("configurations.tg");
+    let (root, conf, text, mut c) = session("exclusions", "configurations.tg");
     let zones = root.join("zones.tg");
-    let text = std::fs::read_to_string(&conf).unwrap();
-    let mut c = Client::start(&root);
     assert_eq!(c.open(&conf, &text), json!([]));
     // A provider defined again here, first defined in zones.tg.
     let twice = format!("{text}provider claude-eu {{ zone local }}\n");
@@ -325,10 +337,7 @@ fn diagnostics_cover_the_whole_project_with_related_locations_in_other_files() {
 
 #[test]
 fn completion_offers_keywords_and_names_by_kind() {
-    let root = project("exclusions");
-    let conf = root.join("configurations.tg");
-    let text = std::fs::read_to_string(&conf).unwrap();
-    let mut c = Client::start(&root);
+    let (root, conf, text, mut c) = session("exclusions", "configurations.tg");
     c.open(&conf, &text);
     let complete = |c: &mut Client, text: &str, needle: &str, back: u64| {
         let mut p = pos(text, needle);
@@ -345,21 +354,38 @@ fn completion_offers_keywords_and_names_by_kind() {
     c.change(&conf, 2, &edited);
     let tools = complete(&mut c, &edited, "delete_record, ]", 1);
     assert_eq!(tools.len(), 27);
-    assert!(tools.contains(&"delete_record".to_string()) && tools.contains(&"flush_cache".to_string()));
-    assert_eq!(complete(&mut c, &edited, "provider \n", 1), ["claude-eu", "ollama-box"]);
-    assert_eq!(complete(&mut c, &edited, "groups []", 1), ["content", "editing", "skills", "system"]);
-    assert_eq!(complete(&mut c, &edited, "skills []", 1), ["page-translation"]);
+    assert!(
+        tools.contains(&"delete_record".to_string()) && tools.contains(&"flush_cache".to_string())
+    );
+    assert_eq!(
+        complete(&mut c, &edited, "provider \n", 1),
+        ["claude-eu", "ollama-box"]
+    );
+    assert_eq!(
+        complete(&mut c, &edited, "groups []", 1),
+        ["content", "editing", "skills", "system"]
+    );
+    assert_eq!(
+        complete(&mut c, &edited, "skills []", 1),
+        ["page-translation"]
+    );
     assert_eq!(
         complete(&mut c, &edited, "skills []\n  \n", 1),
         ["exclude", "groups", "provider", "skills"]
     );
     let top = complete(&mut c, &edited, "configuration reviewer-chat", 27);
     assert_eq!(top.len(), 14);
-    assert!(top.contains(&"configuration".to_string()) && top.contains(&"consumers-without-profile".to_string()));
+    assert!(
+        top.contains(&"configuration".to_string())
+            && top.contains(&"consumers-without-profile".to_string())
+    );
     // Zones after `zone`, classes after `ceiling`, in the other file.
     let zones = root.join("zones.tg");
     let ztext = std::fs::read_to_string(&zones).unwrap();
-    let zedit = ztext.replace("provider ollama-box { zone local }", "provider ollama-box { zone l }\nzone x { ceiling s }");
+    let zedit = ztext.replace(
+        "provider ollama-box { zone local }",
+        "provider ollama-box { zone l }\nzone x { ceiling s }",
+    );
     c.open(&zones, &zedit);
     let zc = |c: &mut Client, needle: &str| {
         labels(&c.request("textDocument/completion", at(&zones, &zedit, needle)))
@@ -367,19 +393,24 @@ fn completion_offers_keywords_and_names_by_kind() {
     assert_eq!(zc(&mut c, "l }"), ["externalEu", "local", "x"]);
     assert_eq!(
         zc(&mut c, "s }"),
-        ["editorContent", "internalConfiguration", "publicContent", "secretAdjacent", "sourceCode", "systemDiagnostics"]
+        [
+            "editorContent",
+            "internalConfiguration",
+            "publicContent",
+            "secretAdjacent",
+            "sourceCode",
+            "systemDiagnostics"
+        ]
     );
     c.shutdown();
 }
 
 #[test]
 fn mcp_profiles_complete_prefixes_servers_and_profiles() {
-    let root = project("mcp-profiles");
-    let policy = root.join("policy.tg");
-    let text = std::fs::read_to_string(&policy).unwrap();
-    let mut c = Client::start(&root);
+    let (_root, policy, text, mut c) = session("mcp-profiles", "policy.tg");
     assert_eq!(c.open(&policy, &text), json!([]));
-    let edited = format!("{text}\nprofile probe {{ allow [server , ] }}\nconsumer probe {{ profile  }}\n");
+    let edited =
+        format!("{text}\nprofile probe {{ allow [server , ] }}\nconsumer probe {{ profile  }}\n");
     c.change(&policy, 2, &edited);
     let at_end = |needle: &str, back: usize| {
         let mut p = pos(&edited, needle);
@@ -419,12 +450,9 @@ fn mcp_profiles_complete_prefixes_servers_and_profiles() {
 
 #[test]
 fn hover_definition_references_and_rename_across_files() {
-    let root = project("exclusions");
-    let conf = root.join("configurations.tg");
+    let (root, conf, text, mut c) = session("exclusions", "configurations.tg");
     let zones = root.join("zones.tg");
     let registry = root.join("registry.toml");
-    let text = std::fs::read_to_string(&conf).unwrap();
-    let mut c = Client::start(&root);
     c.open(&conf, &text);
 
     let h = c.request("textDocument/hover", at(&conf, &text, "delete_record]"));
@@ -452,7 +480,10 @@ fn hover_definition_references_and_rename_across_files() {
         json!([{"uri": uri(&zones), "range": range(21, 9, 21, 18)}])
     );
     assert_eq!(
-        c.request("textDocument/definition", at(&conf, &text, "delete_record]")),
+        c.request(
+            "textDocument/definition",
+            at(&conf, &text, "delete_record]")
+        ),
         json!([{"uri": uri(&registry), "range": range(108, 7, 108, 22)}])
     );
     let refs = c.request(
@@ -483,18 +514,21 @@ fn hover_definition_references_and_rename_across_files() {
         "textDocument/rename",
         json!({"textDocument": {"uri": uri(&conf)}, "position": pos(&text, "delete_record]"), "newName": "x"}),
     );
-    assert_eq!(err["message"], "a tool is not defined by the policy and cannot be renamed here");
+    assert_eq!(
+        err["message"],
+        "a tool is not defined by the policy and cannot be renamed here"
+    );
     c.shutdown();
 }
 
 #[test]
 fn while_the_text_does_not_parse_the_error_is_shown_and_the_last_good_model_answers() {
-    let root = project("exclusions");
-    let conf = root.join("configurations.tg");
-    let text = std::fs::read_to_string(&conf).unwrap();
-    let mut c = Client::start(&root);
+    let (root, conf, text, mut c) = session("exclusions", "configurations.tg");
     c.open(&conf, &text);
-    let broken = text.replace("exclude [delete_record]", "exclude [delete_record, ]\n  provider ");
+    let broken = text.replace(
+        "exclude [delete_record]",
+        "exclude [delete_record, ]\n  provider ",
+    );
     let d = c.change(&conf, 2, &broken);
     assert_eq!(d.as_array().map(Vec::len), Some(1));
     assert_eq!(d[0]["code"], "TG0001");
@@ -505,40 +539,75 @@ fn while_the_text_does_not_parse_the_error_is_shown_and_the_last_good_model_answ
     );
     let h = c.request("textDocument/hover", at(&conf, &broken, "load_skill]"));
     let v = h["contents"]["value"].as_str().unwrap_or_default();
-    assert!(v.starts_with("**tool** `load_skill`\n\nregistry: group `skills`"), "{v}");
-    assert!(v.contains("| `intern-chat` | refused: `configurationExcluded`"), "{v}");
+    assert!(
+        v.starts_with("**tool** `load_skill`\n\nregistry: group `skills`"),
+        "{v}"
+    );
+    assert!(
+        v.contains("| `intern-chat` | refused: `configurationExcluded`"),
+        "{v}"
+    );
     assert_eq!(
         c.request("textDocument/definition", at(&conf, &broken, "ollama-box")),
         json!([{"uri": uri(&root.join("zones.tg")), "range": range(22, 9, 22, 19)}])
     );
-    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&conf)}}));
-    let names: Vec<&str> = symbols.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap_or_default()).collect();
-    assert_eq!(names, ["editor-chat", "reviewer-chat", "intern-chat", "page-translation", "translator-chat"]);
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&conf)}}),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "editor-chat",
+            "reviewer-chat",
+            "intern-chat",
+            "page-translation",
+            "translator-chat"
+        ]
+    );
     c.shutdown();
 }
 
 #[test]
 fn formatting_uses_the_formatter_and_symbols_outline_the_file() {
-    let root = project("trust-zones");
-    let policy = root.join("policy.tg");
-    let text = std::fs::read_to_string(&policy).unwrap();
-    let mut c = Client::start(&root);
+    let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
     c.open(&policy, &text);
     let req = json!({"textDocument": {"uri": uri(&policy)}, "options": {"tabSize": 2, "insertSpaces": true}});
     assert_eq!(c.request("textDocument/formatting", req.clone()), json!([]));
     let messy = text
-        .replace("zone local { ceiling secretAdjacent }", "zone   local {\n ceiling    secretAdjacent\n}")
-        .replace("configuration eu-chat { provider mistral-eu }", "configuration eu-chat{provider mistral-eu}");
+        .replace(
+            "zone local { ceiling secretAdjacent }",
+            "zone   local {\n ceiling    secretAdjacent\n}",
+        )
+        .replace(
+            "configuration eu-chat { provider mistral-eu }",
+            "configuration eu-chat{provider mistral-eu}",
+        );
     assert_ne!(messy, text);
     c.change(&policy, 2, &messy);
     let edits = c.request("textDocument/formatting", req);
     assert_eq!(apply(&messy, &edits), text);
-    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&policy)}}));
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&policy)}}),
+    );
     let outline: Vec<String> = symbols
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| format!("{} {}", s["detail"].as_str().unwrap_or_default(), s["name"].as_str().unwrap_or_default()))
+        .map(|s| {
+            format!(
+                "{} {}",
+                s["detail"].as_str().unwrap_or_default(),
+                s["name"].as_str().unwrap_or_default()
+            )
+        })
         .collect();
     assert_eq!(outline.len(), 28);
     assert_eq!(

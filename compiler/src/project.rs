@@ -97,6 +97,16 @@ pub struct Checked {
 /// when it holds the file's canonical path, else from disk.
 pub type Overlay<'a> = &'a dyn Fn(&Path) -> Option<String>;
 
+/// The registry parsed by an earlier load of the same project, reused while
+/// its text (and where it sits in the source map) is unchanged: an editor
+/// loads the project on every keystroke, and parsing a large registry is
+/// most of a load.
+#[derive(Default)]
+pub struct RegistryCache {
+    key: Option<(FileId, bool, String)>,
+    parsed: Option<Result<(Registry, Vec<Problem>), Problem>>,
+}
+
 /// Read a text file capped, from the overlay when it holds the file.
 fn read_text(overlay: Overlay<'_>, path: &Path, limit: usize) -> Result<Read, ProjectError> {
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -300,6 +310,16 @@ impl Project {
     /// [`Project::load`], reading any file the overlay holds from the overlay
     /// instead of the disk (same limits, same checks of where files lie).
     pub fn load_with(path: &Path, overlay: Overlay<'_>) -> Result<Project, ProjectError> {
+        Project::load_cached(path, overlay, &mut RegistryCache::default())
+    }
+
+    /// [`Project::load_with`], reusing the registry parsed by an earlier
+    /// load while its text is unchanged.
+    pub fn load_cached(
+        path: &Path,
+        overlay: Overlay<'_>,
+        cache: &mut RegistryCache,
+    ) -> Result<Project, ProjectError> {
         let manifest_path = if path.is_dir() {
             path.join(MANIFEST)
         } else {
@@ -377,7 +397,19 @@ impl Project {
             Read::Text(t) => {
                 let id = project.sources.add(name, t);
                 project.registry = Some(id);
-                let parsed = registry::parse(id, &project.sources.get(id).text, is_json);
+                let text = &project.sources.get(id).text;
+                let parsed = match &cache.key {
+                    Some((i, j, t)) if *i == id && *j == is_json && t == text => {
+                        cache.parsed.clone()
+                    }
+                    _ => None,
+                };
+                let parsed = parsed.unwrap_or_else(|| {
+                    let p = registry::parse(id, text, is_json);
+                    cache.key = Some((id, is_json, text.clone()));
+                    cache.parsed = Some(p.clone());
+                    p
+                });
                 let parsed = match parsed {
                     Ok(r) if reg.inside => r,
                     Ok(r) => {
@@ -467,7 +499,10 @@ impl Project {
         let manifest = sources.add(MANIFEST, "");
         let registry = Some(sources.add(registry.0, registry.1));
         let policies = policies.iter().map(|(n, t)| sources.add(*n, *t)).collect();
-        let paths = sources.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
+        let paths = sources
+            .files()
+            .map(|(_, f)| PathBuf::from(&f.name))
+            .collect();
         Project {
             root: PathBuf::from("."),
             sources,

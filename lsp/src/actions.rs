@@ -92,7 +92,7 @@ pub fn code_actions(
     range: lsp_types::Range,
 ) -> Vec<CodeAction> {
     let text = &sources.get(file).text;
-    let lines = LineIndex::new(text);
+    let lines = LineIndex::of(sources.get(file));
     let overlaps = |r: lsp_types::Range| r.start <= range.end && range.start <= r.end;
     let mut out = Vec::new();
     for p in problems.iter().filter(|p| p.span().file == file) {

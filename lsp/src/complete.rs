@@ -13,7 +13,13 @@ use crate::navigate::written;
 use crate::place::{place_at, prop_keywords, Place, TOP_KEYWORDS};
 use crate::text::LineIndex;
 
-fn item(label: &str, kind: CompletionItemKind, detail: Option<String>, range: Range, text: String) -> CompletionItem {
+fn item(
+    label: &str,
+    kind: CompletionItemKind,
+    detail: Option<String>,
+    range: Range,
+    text: String,
+) -> CompletionItem {
     CompletionItem {
         label: label.to_string(),
         kind: Some(kind),
@@ -39,7 +45,11 @@ fn servers(registry: Option<&Registry>) -> BTreeSet<&str> {
 }
 
 /// Names of a kind: (name, detail).
-fn names(kind: NameKind, index: &Index, registry: Option<&Registry>) -> Vec<(String, Option<String>)> {
+fn names(
+    kind: NameKind,
+    index: &Index,
+    registry: Option<&Registry>,
+) -> Vec<(String, Option<String>)> {
     let tools = || registry.map(|r| r.tools.as_slice()).unwrap_or_default();
     let defined = |k| {
         index
@@ -76,7 +86,12 @@ fn k_str(k: NameKind) -> String {
     k.as_str().to_string()
 }
 
-pub fn completions(text: &str, offset: usize, index: &Index, registry: Option<&Registry>) -> Vec<CompletionItem> {
+pub fn completions(
+    text: &str,
+    offset: usize,
+    index: &Index,
+    registry: Option<&Registry>,
+) -> Vec<CompletionItem> {
     let (place, tok) = place_at(text, offset);
     let lines = LineIndex::new(text);
     let range = match tok {
@@ -108,13 +123,27 @@ pub fn completions(text: &str, offset: usize, index: &Index, registry: Option<&R
         Place::Name(k) => named(k),
         Place::Server => servers(registry)
             .into_iter()
-            .map(|s| item(s, CompletionItemKind::MODULE, Some("MCP server".into()), range, written(s)))
+            .map(|s| {
+                item(
+                    s,
+                    CompletionItemKind::MODULE,
+                    Some("MCP server".into()),
+                    range,
+                    written(s),
+                )
+            })
             .collect(),
         Place::Selector => {
             let mut out = keywords(&["group", "server"]);
             out.extend(servers(registry).into_iter().map(|s| {
                 let p = format!("mcp_{s}_*");
-                item(&p, CompletionItemKind::SNIPPET, Some(format!("every tool of server {s}")), range, p.clone())
+                item(
+                    &p,
+                    CompletionItemKind::SNIPPET,
+                    Some(format!("every tool of server {s}")),
+                    range,
+                    p.clone(),
+                )
             }));
             out.extend(named(NameKind::Tool));
             out

@@ -17,7 +17,7 @@ use crate::text::LineIndex;
 use crate::workspace::url_of;
 
 pub fn range(sources: &SourceMap, span: Span) -> Range {
-    LineIndex::new(&sources.get(span.file).text).range(span.range())
+    LineIndex::of(sources.get(span.file)).range(span.range())
 }
 
 /// One problem, located in its file (`paths`: canonical path by `FileId`).

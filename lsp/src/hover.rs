@@ -21,7 +21,10 @@ fn answer(d: &Decision<'_>) -> String {
 
 fn tool(state: &ProjectState, name: &str) -> String {
     let mut out = format!("**tool** `{name}`\n\n");
-    match state.registry().and_then(|r| r.tools.iter().find(|t| t.name == name)) {
+    match state
+        .registry()
+        .and_then(|r| r.tools.iter().find(|t| t.name == name))
+    {
         Some(t) => {
             let origin = match &t.origin {
                 Origin::Builtin => "builtin".to_string(),
@@ -32,8 +35,15 @@ fn tool(state: &ProjectState, name: &str) -> String {
                 "registry: group `{}`, {origin}, {} by default, {}, class {}",
                 t.group,
                 if t.enabled { "enabled" } else { "disabled" },
-                if t.admin_only { "admin-only" } else { "not admin-only" },
-                t.class.as_deref().map(|c| format!("`{c}`")).unwrap_or_else(|| "not set".into()),
+                if t.admin_only {
+                    "admin-only"
+                } else {
+                    "not admin-only"
+                },
+                t.class
+                    .as_deref()
+                    .map(|c| format!("`{c}`"))
+                    .unwrap_or_else(|| "not set".into()),
             );
             if let Some(d) = &t.description {
                 let _ = writeln!(out, "\n{d}");
@@ -54,7 +64,11 @@ fn tool(state: &ProjectState, name: &str) -> String {
             out,
             "\ncompiled: {}, {}, class `{}`",
             if t.enabled { "enabled" } else { "disabled" },
-            if t.admin_only { "admin-only" } else { "not admin-only" },
+            if t.admin_only {
+                "admin-only"
+            } else {
+                "not admin-only"
+            },
             spec.classes[t.class as usize]
         );
     }

@@ -9,7 +9,7 @@ use lsp_types::{DocumentSymbol, Range, SymbolKind};
 use toolgate_compiler::ast::{self, Statement};
 use toolgate_compiler::diagnostics::NameKind;
 use toolgate_compiler::registry::Registry;
-use toolgate_compiler::source::Span;
+use toolgate_compiler::source::{SourceFile, Span};
 
 use crate::text::LineIndex;
 
@@ -79,11 +79,11 @@ fn symbol(
 }
 
 /// The names and outline of one parsed policy file.
-pub fn file_facts(path: &PathBuf, text: &str, file: &ast::PolicyFile) -> FileFacts {
+pub fn file_facts(path: &PathBuf, text: &SourceFile, file: &ast::PolicyFile) -> FileFacts {
     use NameKind as K;
     let mut c = Collector {
         path,
-        lines: LineIndex::new(text),
+        lines: LineIndex::of(text),
         occs: Vec::new(),
     };
     let mut symbols = Vec::new();
@@ -216,8 +216,8 @@ pub fn file_facts(path: &PathBuf, text: &str, file: &ast::PolicyFile) -> FileFac
 }
 
 /// The registry's tools, each a definition of its name.
-pub fn registry_occs(path: &PathBuf, text: &str, registry: &Registry) -> Vec<Occ> {
-    let lines = LineIndex::new(text);
+pub fn registry_occs(path: &PathBuf, text: &SourceFile, registry: &Registry) -> Vec<Occ> {
+    let lines = LineIndex::of(text);
     registry
         .tools
         .iter()

@@ -368,32 +368,71 @@ mod tests {
     fn places() {
         assert_eq!(at("|"), Place::TopKeyword);
         assert_eq!(at("zone a { ceiling x }\nconf|"), Place::TopKeyword);
-        assert_eq!(at("configuration c {\n  |"), Place::PropKeyword("configuration"));
-        assert_eq!(at("configuration c { exclude [a, |"), Place::Name(NameKind::Tool));
-        assert_eq!(at("configuration c { exclude [a] gro|"), Place::PropKeyword("configuration"));
-        assert_eq!(at("configuration c { groups [|"), Place::Name(NameKind::Group));
-        assert_eq!(at("configuration c { provider |"), Place::Name(NameKind::Provider));
-        assert_eq!(at("configuration c { provider p |"), Place::PropKeyword("configuration"));
-        assert_eq!(at("configuration c { skills [|]"), Place::Name(NameKind::Skill));
+        assert_eq!(
+            at("configuration c {\n  |"),
+            Place::PropKeyword("configuration")
+        );
+        assert_eq!(
+            at("configuration c { exclude [a, |"),
+            Place::Name(NameKind::Tool)
+        );
+        assert_eq!(
+            at("configuration c { exclude [a] gro|"),
+            Place::PropKeyword("configuration")
+        );
+        assert_eq!(
+            at("configuration c { groups [|"),
+            Place::Name(NameKind::Group)
+        );
+        assert_eq!(
+            at("configuration c { provider |"),
+            Place::Name(NameKind::Provider)
+        );
+        assert_eq!(
+            at("configuration c { provider p |"),
+            Place::PropKeyword("configuration")
+        );
+        assert_eq!(
+            at("configuration c { skills [|]"),
+            Place::Name(NameKind::Skill)
+        );
         assert_eq!(at("provider p { zone |"), Place::Name(NameKind::Zone));
-        assert_eq!(at("provider p { fallback [|"), Place::Name(NameKind::Provider));
+        assert_eq!(
+            at("provider p { fallback [|"),
+            Place::Name(NameKind::Provider)
+        );
         assert_eq!(at("zone z { ceiling |"), Place::Name(NameKind::Class));
         assert_eq!(at("tool t { not |"), Place::Value(&["admin-only"]));
         assert_eq!(at("tool t { enabled |"), Place::PropKeyword("tool"));
-        assert_eq!(at("configuration |"), Place::NewName(NameKind::Configuration));
+        assert_eq!(
+            at("configuration |"),
+            Place::NewName(NameKind::Configuration)
+        );
         assert_eq!(at("group |"), Place::Name(NameKind::Group));
         assert_eq!(at("enforcement |"), Place::Value(&["observe", "enforce"]));
         assert_eq!(at("remote-tools |"), Place::Value(&["visible-to"]));
-        assert_eq!(at("remote-tools visible-to |"), Place::Value(&["admins", "everyone", "nobody"]));
+        assert_eq!(
+            at("remote-tools visible-to |"),
+            Place::Value(&["admins", "everyone", "nobody"])
+        );
         assert_eq!(at("profile p { allow [|"), Place::Selector);
-        assert_eq!(at("profile p { allow [group |"), Place::Name(NameKind::Group));
+        assert_eq!(
+            at("profile p { allow [group |"),
+            Place::Name(NameKind::Group)
+        );
         assert_eq!(at("profile p { allow [server |"), Place::Server);
         assert_eq!(at("profile p { allow [server crm, |"), Place::Selector);
         assert_eq!(at("consumer c { profile |"), Place::Name(NameKind::Profile));
-        assert_eq!(at("gateway g { rule r { http-status 403 => |"), Place::Value(OUTCOMES));
+        assert_eq!(
+            at("gateway g { rule r { http-status 403 => |"),
+            Place::Value(OUTCOMES)
+        );
         assert_eq!(at("gateway g { rule r { |"), Place::PropKeyword("rule"));
         assert_eq!(at("# zone |\n|"), Place::TopKeyword);
-        assert_eq!(at("configuration \"a b\" { provider |"), Place::Name(NameKind::Provider));
+        assert_eq!(
+            at("configuration \"a b\" { provider |"),
+            Place::Name(NameKind::Provider)
+        );
     }
 
     #[test]
@@ -404,6 +443,9 @@ mod tests {
         assert_eq!(place, Place::Name(NameKind::Tool));
         assert_eq!(tok.map(|t| t.text), Some("delete_recrod"));
         let at = text.find("c {").unwrap_or(0);
-        assert_eq!(place_at(text, at).0, Place::NewName(NameKind::Configuration));
+        assert_eq!(
+            place_at(text, at).0,
+            Place::NewName(NameKind::Configuration)
+        );
     }
 }

@@ -10,15 +10,15 @@ use lsp_types::notification::{
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition,
-    HoverRequest, References, Rename, Request as _,
+    CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest,
+    References, Rename, Request as _,
 };
 use lsp_types::{
     CodeActionOrCommand, CodeActionProviderCapability, CompletionOptions, CompletionResponse,
-    DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents,
-    HoverProviderCapability, MarkupContent, MarkupKind, OneOf, PublishDiagnosticsParams,
-    ServerCapabilities, TextDocumentContentChangeEvent, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Url,
+    DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability,
+    MarkupContent, MarkupKind, OneOf, PublishDiagnosticsParams, ServerCapabilities,
+    TextDocumentContentChangeEvent, TextDocumentPositionParams, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextEdit, Url,
 };
 use serde_json::Value;
 use toolgate_compiler::formatter;
@@ -82,10 +82,12 @@ pub fn serve(connection: &Connection) -> Result<(), BoxError> {
                 for (path, diagnostics) in notify(&mut ws, n) {
                     let Some(uri) = url_of(&path) else { continue };
                     let params = PublishDiagnosticsParams::new(uri, diagnostics, None);
-                    connection.sender.send(Message::Notification(Notification::new(
-                        PublishDiagnostics::METHOD.to_string(),
-                        params,
-                    )))?;
+                    connection
+                        .sender
+                        .send(Message::Notification(Notification::new(
+                            PublishDiagnostics::METHOD.to_string(),
+                            params,
+                        )))?;
                 }
             }
             Message::Response(_) => {}
@@ -204,26 +206,30 @@ fn answer(ws: &Workspace, req: Request) -> Answer {
         }
         HoverRequest::METHOD => {
             let p: lsp_types::HoverParams = params(req)?;
-            let found = at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
-                let state = ws.project_of(&path)?;
-                let (kind, name, range) = navigate::name_at(&text, offset)?;
-                Some(Hover {
-                    contents: HoverContents::Markup(MarkupContent {
-                        kind: MarkupKind::Markdown,
-                        value: hover::hover(state, kind, &name),
-                    }),
-                    range: Some(LineIndex::new(&text).range(range)),
-                })
-            });
+            let found =
+                at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
+                    let state = ws.project_of(&path)?;
+                    let (kind, name, range) = navigate::name_at(&text, offset)?;
+                    Some(Hover {
+                        contents: HoverContents::Markup(MarkupContent {
+                            kind: MarkupKind::Markdown,
+                            value: hover::hover(state, kind, &name),
+                        }),
+                        range: Some(LineIndex::new(&text).range(range)),
+                    })
+                });
             to_value(found)
         }
         GotoDefinition::METHOD => {
             let p: lsp_types::GotoDefinitionParams = params(req)?;
-            let found = at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
-                let state = ws.project_of(&path)?;
-                let (kind, name, _) = navigate::name_at(&text, offset)?;
-                Some(GotoDefinitionResponse::Array(navigate::definitions(state, kind, &name)))
-            });
+            let found =
+                at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
+                    let state = ws.project_of(&path)?;
+                    let (kind, name, _) = navigate::name_at(&text, offset)?;
+                    Some(GotoDefinitionResponse::Array(navigate::definitions(
+                        state, kind, &name,
+                    )))
+                });
             to_value(found)
         }
         References::METHOD => {
@@ -231,7 +237,12 @@ fn answer(ws: &Workspace, req: Request) -> Answer {
             let found = at(ws, &p.text_document_position).and_then(|(path, text, offset)| {
                 let state = ws.project_of(&path)?;
                 let (kind, name, _) = navigate::name_at(&text, offset)?;
-                Some(navigate::references(state, kind, &name, p.context.include_declaration))
+                Some(navigate::references(
+                    state,
+                    kind,
+                    &name,
+                    p.context.include_declaration,
+                ))
             });
             to_value(found)
         }
@@ -243,8 +254,8 @@ fn answer(ws: &Workspace, req: Request) -> Answer {
             let state = ws
                 .project_of(&path)
                 .ok_or_else(|| failed("the file belongs to no toolgate project"))?;
-            let (kind, name, _) = navigate::name_at(&text, offset)
-                .ok_or_else(|| failed("no name to rename here"))?;
+            let (kind, name, _) =
+                navigate::name_at(&text, offset).ok_or_else(|| failed("no name to rename here"))?;
             let edit = navigate::rename(state, kind, &name, &p.new_name).map_err(|m| failed(&m))?;
             to_value(edit)
         }

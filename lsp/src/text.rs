@@ -1,60 +1,37 @@
 //! Byte offsets of the compiler's spans <-> LSP positions (line, UTF-16 code
-//! unit), the protocol's default position encoding.
+//! unit), the protocol's default position encoding, by the compiler's own
+//! line table (`SourceFile::position_utf16`, `offset_utf16`).
+
+use std::borrow::Cow;
 
 use lsp_types::{Position, Range};
+use toolgate_compiler::source::SourceFile;
 
-/// Where each line starts, for one text.
-pub struct LineIndex<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
+/// The line table of one text: a file of the project, or a document.
+pub struct LineIndex<'a>(Cow<'a, SourceFile>);
 
 impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> LineIndex<'a> {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineIndex { text, starts }
+    /// A document's text (its line table is built here).
+    pub fn new(text: &str) -> LineIndex<'a> {
+        LineIndex(Cow::Owned(SourceFile::new("", text)))
+    }
+
+    /// A file of the project (its line table is already built).
+    pub fn of(file: &'a SourceFile) -> LineIndex<'a> {
+        LineIndex(Cow::Borrowed(file))
     }
 
     pub fn position(&self, offset: usize) -> Position {
-        let offset = offset.min(self.text.len());
-        let line = match self.starts.binary_search(&offset) {
-            Ok(l) => l,
-            Err(l) => l - 1,
-        };
-        let start = self.starts[line];
-        let character = self
-            .text
-            .get(start..offset)
-            .map(|s| s.encode_utf16().count())
-            .unwrap_or(0);
-        Position::new(line as u32, character as u32)
+        let (line, character) = self.0.position_utf16(offset);
+        Position::new(line, character)
     }
 
     pub fn range(&self, range: std::ops::Range<usize>) -> Range {
         Range::new(self.position(range.start), self.position(range.end))
     }
 
-    /// The byte offset of a position; a position past a line's end is the
-    /// line's end, a line past the text is the text's end.
     pub fn offset(&self, p: Position) -> usize {
-        let Some(&start) = self.starts.get(p.line as usize) else {
-            return self.text.len();
-        };
-        let end = self
-            .starts
-            .get(p.line as usize + 1)
-            .map(|e| e - 1)
-            .unwrap_or(self.text.len());
-        let mut units = 0u32;
-        for (i, c) in self.text[start..end].char_indices() {
-            if units >= p.character {
-                return start + i;
-            }
-            units += c.len_utf16() as u32;
-        }
-        end
+        self.0.offset_utf16(p.line, p.character)
     }
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::{Diagnostic, Url};
 use toolgate_compiler::diagnostics::Problem;
 use toolgate_compiler::model::Model;
-use toolgate_compiler::project::{Project, MANIFEST};
+use toolgate_compiler::project::{Project, RegistryCache, MANIFEST};
 use toolgate_compiler::registry::Registry;
 use toolgate_compiler::{lower, parse};
 use toolgate_runtime::Table;
@@ -55,6 +55,8 @@ pub struct ProjectState {
     table: OnceCell<Option<Table>>,
     /// Files diagnostics were last published for (to clear them when they go).
     published: Vec<PathBuf>,
+    /// The registry as last parsed (reused while its text is unchanged).
+    cache: RegistryCache,
 }
 
 impl ProjectState {
@@ -69,6 +71,7 @@ impl ProjectState {
             model: None,
             table: OnceCell::new(),
             published: Vec::new(),
+            cache: RegistryCache::default(),
         }
     }
 
@@ -164,11 +167,11 @@ impl Workspace {
     pub fn analyse(&mut self, manifest: &Path) -> Publish {
         let open = &self.open;
         let overlay = |p: &Path| open.get(p).cloned();
-        let loaded = Project::load_with(manifest, &overlay);
         let state = self
             .projects
             .entry(manifest.to_path_buf())
             .or_insert_with(ProjectState::new);
+        let loaded = Project::load_cached(manifest, &overlay, &mut state.cache);
         let mut by_file: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         match loaded {
             Err(e) => {
@@ -193,7 +196,7 @@ impl Workspace {
                 state.paths = project.paths.iter().map(|p| canonical(p)).collect();
                 for (id, ast) in &checked.asts {
                     let path = &state.paths[id.0 as usize];
-                    let text = &project.sources.get(*id).text;
+                    let text = project.sources.get(*id);
                     state
                         .files
                         .insert(path.clone(), index::file_facts(path, text, ast));
@@ -202,7 +205,7 @@ impl Workspace {
                 let mut occs = Vec::new();
                 if let (Some(reg), Some(id)) = (project.parsed_registry(), project.registry) {
                     let path = &state.paths[id.0 as usize];
-                    occs = index::registry_occs(path, &project.sources.get(id).text, reg);
+                    occs = index::registry_occs(path, project.sources.get(id), reg);
                 }
                 for id in &project.policies {
                     if let Some(f) = state.files.get(&state.paths[id.0 as usize]) {
