@@ -3,7 +3,7 @@
 //! already in LSP positions (so a file's entries can outlive its text while
 //! the file does not parse).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lsp_types::{DocumentSymbol, Range, SymbolKind};
 use toolgate_compiler::ast::{self, Statement};
@@ -216,7 +216,7 @@ pub fn file_facts(path: &PathBuf, text: &SourceFile, file: &ast::PolicyFile) -> 
 }
 
 /// The registry's tools, each a definition of its name.
-pub fn registry_occs(path: &PathBuf, text: &SourceFile, registry: &Registry) -> Vec<Occ> {
+pub fn registry_occs(path: &Path, text: &SourceFile, registry: &Registry) -> Vec<Occ> {
     let lines = LineIndex::of(text);
     registry
         .tools
@@ -224,7 +224,7 @@ pub fn registry_occs(path: &PathBuf, text: &SourceFile, registry: &Registry) -> 
         .map(|t| Occ {
             kind: NameKind::Tool,
             name: t.name.clone(),
-            path: path.clone(),
+            path: path.to_path_buf(),
             range: lines.range(t.span.range()),
             def: true,
         })
