@@ -85,6 +85,7 @@ pub fn list_removal(text: &str, span: Span) -> std::ops::Range<usize> {
 /// The quick fixes for the problems of one file that touch `range`.
 pub fn code_actions(
     problems: &[Problem],
+    findings: &[toolgate_compiler::diagnostics::Diagnostic],
     sources: &SourceMap,
     paths: &[std::path::PathBuf],
     uri: &Url,
@@ -95,11 +96,14 @@ pub fn code_actions(
     let lines = LineIndex::of(sources.get(file));
     let overlaps = |r: lsp_types::Range| r.start <= range.end && range.start <= r.end;
     let mut out = Vec::new();
-    for p in problems.iter().filter(|p| p.span().file == file) {
+    for (p, f) in problems.iter().zip(findings) {
+        if f.span.file != file {
+            continue;
+        }
         let Some((span, fix)) = fix_of(p) else {
             continue;
         };
-        let diag: Diagnostic = convert::diagnostic(p, sources, paths);
+        let diag: Diagnostic = convert::diagnostic(f, sources, paths);
         if !overlaps(diag.range) {
             continue;
         }

@@ -8,7 +8,7 @@ use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
     NumberOrString, Position, Range, Url,
 };
-use toolgate_compiler::diagnostics::{Problem, Severity};
+use toolgate_compiler::diagnostics::{Diagnostic as Finding, Severity};
 use toolgate_compiler::project::ProjectError;
 use toolgate_compiler::report::catalogue_url;
 use toolgate_compiler::source::{SourceMap, Span};
@@ -20,9 +20,9 @@ pub fn range(sources: &SourceMap, span: Span) -> Range {
     LineIndex::of(sources.get(span.file)).range(span.range())
 }
 
-/// One problem, located in its file (`paths`: canonical path by `FileId`).
-pub fn diagnostic(p: &Problem, sources: &SourceMap, paths: &[PathBuf]) -> Diagnostic {
-    let d = p.diagnostic();
+/// One finding, at its effective severity (after `[lints]`), located in its
+/// file (`paths`: canonical path by `FileId`).
+pub fn diagnostic(d: &Finding, sources: &SourceMap, paths: &[PathBuf]) -> Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .labels
         .iter()

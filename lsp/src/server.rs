@@ -294,6 +294,7 @@ fn answer(ws: &Workspace, req: Request) -> Answer {
                 Some(
                     actions::code_actions(
                         &state.problems,
+                        &state.findings,
                         &project.sources,
                         &state.paths,
                         &p.text_document.uri,

@@ -44,6 +44,8 @@ pub struct ProjectState {
     /// Canonical path of each file of `project`, by `FileId`.
     pub paths: Vec<PathBuf>,
     pub problems: Vec<Problem>,
+    /// The problems rendered, at their effective severity (parallel to `problems`).
+    pub findings: Vec<toolgate_compiler::diagnostics::Diagnostic>,
     /// Names and outline per policy file, from its last text that parsed.
     pub files: HashMap<PathBuf, FileFacts>,
     pub index: Index,
@@ -65,6 +67,7 @@ impl ProjectState {
             project: None,
             paths: Vec::new(),
             problems: Vec::new(),
+            findings: Vec::new(),
             files: HashMap::new(),
             index: Index::default(),
             all_parsed: false,
@@ -158,7 +161,11 @@ impl Workspace {
         let id = sources.add(path.to_string_lossy(), text.as_str());
         let diags = match parse::parse_policy(id, text) {
             Ok(_) => Vec::new(),
-            Err(p) => vec![convert::diagnostic(&p, &sources, &[path.to_path_buf()])],
+            Err(p) => vec![convert::diagnostic(
+                &p.diagnostic(),
+                &sources,
+                &[path.to_path_buf()],
+            )],
         };
         vec![(path.to_path_buf(), diags)]
     }
@@ -189,6 +196,7 @@ impl Workspace {
                     .push(convert::load_error(&e));
                 state.project = None;
                 state.problems.clear();
+                state.findings.clear();
                 state.all_parsed = false;
             }
             Ok(project) => {
@@ -213,6 +221,7 @@ impl Workspace {
                     }
                 }
                 state.index = Index { occs };
+                let findings = checked.diagnostics();
                 if let Some(model) = checked.model {
                     state.model = Some(model);
                     state.table = OnceCell::new();
@@ -220,13 +229,14 @@ impl Workspace {
                 for p in &state.paths {
                     by_file.entry(p.clone()).or_default();
                 }
-                for p in &checked.problems {
-                    let d = convert::diagnostic(p, &project.sources, &state.paths);
+                for f in &findings {
+                    let d = convert::diagnostic(f, &project.sources, &state.paths);
                     by_file
-                        .entry(state.paths[p.span().file.0 as usize].clone())
+                        .entry(state.paths[f.span.file.0 as usize].clone())
                         .or_default()
                         .push(d);
                 }
+                state.findings = findings;
                 state.problems = checked.problems;
                 state.project = Some(project);
             }
