@@ -265,7 +265,7 @@ fn a_typo_in_an_exclusion_gets_its_code_span_and_a_quick_fix_that_writes_the_rig
             "code": "TG1010",
             "codeDescription": {"href": "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1010-exclusion-typo"},
             "source": "toolgate",
-            "message": "excluded tool `delete_recrod` is not registered; did you mean `delete_record`?\nhelp: as written, configuration `editor-chat` still offers `delete_record`; write `delete_record`",
+            "message": "excluded tool `delete_recrod` is not registered; did you mean `delete_record`?\nhelp: as written, configuration `editor-chat` still offers `delete_record`; write `delete_record`, or, if `delete_recrod` is kept on purpose (a tool renamed in the registry), acknowledge it with `# toolgate: allow TG1010`",
         }])
     );
     let a = actions(&mut c, &conf, &d);
