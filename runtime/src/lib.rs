@@ -20,6 +20,7 @@ pub mod format;
 pub mod json;
 pub mod log;
 pub mod names;
+pub mod pattern;
 pub mod reason;
 pub mod refusal;
 pub mod reload;
