@@ -680,3 +680,77 @@ fn an_explicit_skill_loader_must_be_registered() {
     );
     assert!(codes(reg(), &[("p.tg", "skill-loader read_source")]).is_empty());
 }
+
+#[test]
+fn tg2008_unknown_capture() {
+    case(
+        "TG2008",
+        reg(),
+        "gateway g {\n  rule r {\n    message \"denied: {tol}\"\n    => not-in-profile\n  }\n}\n",
+        "{tol}",
+        "`{tol}` is not a capture",
+    );
+    // In a header glob and a remediation too; the two captures and a `{` that opens no name are fine.
+    assert_eq!(
+        codes(
+            reg(),
+            &[(
+                "p.tg",
+                "gateway g { rule r { header X-Why = \"{scope}\" remediation \"fix {who}\" => policy } }"
+            )]
+        ),
+        vec!["TG2008", "TG2008"]
+    );
+    assert!(codes(
+        reg(),
+        &[(
+            "p.tg",
+            "gateway g { rule r { body \"{ {tool} {profile} {\" remediation \"widen {profile} for {tool}\" => policy } }"
+        )]
+    )
+    .is_empty());
+}
+
+#[test]
+fn tg3008_rule_never_matches() {
+    case(
+        "TG3008",
+        reg(),
+        "gateway g {\n  rule any-403 {\n    http-status 403\n    => not-in-profile\n  }\n  rule scope-403 {\n    http-status 403\n    header WWW-Authenticate = \"*insufficient_scope*\"\n    => not-in-profile\n  }\n}\n",
+        "scope-403",
+        "rule `scope-403` of gateway `g` can never match",
+    );
+    let why = |policy: &str| -> Vec<String> {
+        let project = Project::from_texts(reg(), &[("policy.tg", policy)]);
+        project
+            .check()
+            .problems
+            .iter()
+            .map(|p| p.diagnostic())
+            .filter(|d| d.code == "TG3008")
+            .map(|d| d.label)
+            .collect()
+    };
+    assert_eq!(why("gateway g { rule r { => policy } }"), vec!["it has no matcher"]);
+    assert_eq!(
+        why("gateway g { rule r { error-code 1 result-text \"x\" => policy } }"),
+        vec!["it needs both a JSON-RPC error and an `isError` result"]
+    );
+    assert_eq!(
+        why("gateway g { rule r { http-status 1000 => policy } }"),
+        vec!["no HTTP status is outside 100 to 599"]
+    );
+    assert_eq!(
+        why("gateway g { rule r { header \"X Why\" = \"*\" => policy } }"),
+        vec!["`X Why` is not an HTTP header name"]
+    );
+    // Header names compare without case; a narrower rule first is fine; another gateway is not compared.
+    assert_eq!(
+        why("gateway g { rule a { header x-why = \"no\" => policy } rule b { header X-Why = \"no\" body \"\" => policy } }"),
+        vec!["rule `a` above matches every answer this one does"]
+    );
+    assert!(why("gateway g { rule b { http-status 403 body \"\" => policy } rule a { http-status 403 => policy } }").is_empty());
+    assert!(why("gateway g { rule a { http-status 403 => policy } } gateway h { rule b { http-status 403 body \"\" => policy } }").is_empty());
+    // A transport-only rule is fine on its own.
+    assert!(why("gateway g { rule a { http-status 403 => not-in-profile } }").is_empty());
+}
