@@ -1,10 +1,19 @@
 //! The globs of classification rules, with captures. `*` stands for any run
-//! of characters (also none); `{tool}` and `{profile}` stand for a run too,
-//! and the text they stand for is captured; every other character stands for
-//! itself (a `{` that does not open one of those two names is a character).
+//! of characters (also none); `{tool}` and `{profile}` stand for a name, and
+//! capture it; every other character stands for itself (a `{` that does not
+//! open one of those two names is a character).
+//!
+//! A name is the longest run of characters other than white space, quotes
+//! and `` `,;()<>[]{} `` at that point, less any `.`, `:`, `!` or `?` that
+//! ends it (sentence punctuation, not part of a tool name). A capture never
+//! backtracks, so it stops at the first delimiter whatever follows in the
+//! pattern: `Access denied to: {tool}*` captures `refund.issue` from
+//! `Access denied to: refund.issue (policy p)`.
+//!
 //! Written here rather than taken from a crate: the whole matcher is the
 //! classic last-star backtracking loop (linear space, O(text x pattern) time
-//! at worst), and no glob crate captures named runs.
+//! at worst; a possessive capture keeps that bound, since where it ends only
+//! moves forward with where it starts), and no glob crate captures names.
 
 /// What a pattern may capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,8 +66,8 @@ impl Captured {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok {
     Char(char),
-    /// `*` (None) or a capture.
-    Run(Option<Capture>),
+    Star,
+    Name(Capture),
 }
 
 /// A `{name}` at the start of `s`: the name and the length of the whole placeholder.
@@ -90,17 +99,19 @@ pub fn placeholders(pattern: &str) -> Vec<(usize, &str)> {
     out
 }
 
+fn known(s: &str) -> Option<(Capture, usize)> {
+    placeholder(s).and_then(|(n, len)| Capture::from_name(n).map(|c| (c, len)))
+}
+
 fn tokens(pattern: &str) -> Vec<Tok> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(c) = pattern[i..].chars().next() {
         if c == '*' {
-            out.push(Tok::Run(None));
+            out.push(Tok::Star);
             i += 1;
-        } else if let Some((cap, len)) = placeholder(&pattern[i..])
-            .and_then(|(n, len)| Capture::from_name(n).map(|c| (c, len)))
-        {
-            out.push(Tok::Run(Some(cap)));
+        } else if let Some((cap, len)) = known(&pattern[i..]) {
+            out.push(Tok::Name(cap));
             i += len;
         } else {
             out.push(Tok::Char(c));
@@ -110,33 +121,43 @@ fn tokens(pattern: &str) -> Vec<Tok> {
     out
 }
 
-/// Match `text` against `pattern`; `None` when it does not match. Each run
-/// takes the shortest text that lets the rest match, except the last, which
-/// takes what is left: `Access denied to: {tool}` captures everything after
-/// the colon, `policy denied tool {tool} on server *` the word before ` on`.
+/// The byte length of the name at the start of `s` (see the module text).
+fn name_len(s: &str) -> usize {
+    let run = s
+        .find(|c: char| c.is_whitespace() || "\"'`,;()<>[]{}".contains(c))
+        .unwrap_or(s.len());
+    s[..run].trim_end_matches(['.', ':', '!', '?']).len()
+}
+
+/// Match `text` against `pattern`; `None` when it does not match.
 pub fn capture(pattern: &str, text: &str) -> Option<Captured> {
     let p = tokens(pattern);
-    // (start, end) byte offsets of the text each run stands for.
-    let mut spans = vec![(0usize, 0usize); p.len()];
+    // (start, end) byte offsets of the name each capture took.
+    let mut names = vec![(0usize, 0usize); p.len()];
     let (mut pi, mut ti) = (0usize, 0usize);
-    let mut star: Option<usize> = None;
-    let next_len = |at: usize| text[at..].chars().next().map_or(1, char::len_utf8);
+    // The last star: its token, and where the text after it starts.
+    let mut star: Option<(usize, usize)> = None;
     while ti < text.len() {
         match p.get(pi) {
             Some(Tok::Char(c)) if text[ti..].starts_with(*c) => {
                 pi += 1;
                 ti += c.len_utf8();
             }
-            Some(Tok::Run(_)) => {
-                star = Some(pi);
-                spans[pi] = (ti, ti);
+            Some(Tok::Star) => {
+                star = Some((pi, ti));
                 pi += 1;
             }
+            Some(Tok::Name(_)) => {
+                let end = ti + name_len(&text[ti..]);
+                names[pi] = (ti, end);
+                pi += 1;
+                ti = end;
+            }
             _ => {
-                // Give the last run one more character and retry from there.
-                let s = star?;
-                let grown = spans[s].1 + next_len(spans[s].1);
-                spans[s].1 = grown;
+                // Give the last star one more character and retry from there.
+                let (s, mark) = star?;
+                let grown = mark + text[mark..].chars().next().map_or(1, char::len_utf8);
+                star = Some((s, grown));
                 pi = s + 1;
                 ti = grown;
             }
@@ -144,13 +165,14 @@ pub fn capture(pattern: &str, text: &str) -> Option<Captured> {
     }
     for (k, t) in p.iter().enumerate().skip(pi) {
         match t {
-            Tok::Run(_) => spans[k] = (text.len(), text.len()),
             Tok::Char(_) => return None,
+            Tok::Star => {}
+            Tok::Name(_) => names[k] = (text.len(), text.len()),
         }
     }
     let mut got = Captured::default();
-    for (t, (a, b)) in p.iter().zip(spans) {
-        if let Tok::Run(Some(c)) = t {
+    for (t, (a, b)) in p.iter().zip(names) {
+        if let Tok::Name(c) = t {
             let slot = got.slot(*c);
             if slot.is_none() && b > a {
                 *slot = Some(text[a..b].to_string());
@@ -172,7 +194,7 @@ pub fn fill(template: &str, tool: Option<&str>, profile: Option<&str>) -> String
     let mut out = String::with_capacity(template.len());
     let mut i = 0;
     while let Some(c) = template[i..].chars().next() {
-        match placeholder(&template[i..]).and_then(|(n, len)| Capture::from_name(n).map(|c| (c, len))) {
+        match known(&template[i..]) {
             Some((cap, len)) => {
                 let (known, fallback) = match cap {
                     Capture::Tool => (tool, "the tool"),
@@ -219,23 +241,38 @@ mod tests {
     }
 
     #[test]
-    fn captures_take_the_shortest_run_but_the_last() {
-        let c = capture("Access denied to: {tool}", "Access denied to: refund.issue").unwrap();
-        assert_eq!(c.tool.as_deref(), Some("refund.issue"));
-        let c = capture(
-            "policy denied tool {tool} on server *",
-            "policy denied tool refund.issue on server payments: on server x",
-        )
-        .unwrap();
-        assert_eq!(c.tool.as_deref(), Some("refund.issue"));
-        let c = capture("scope=\"{profile}\"*", "scope=\"crm:read\" error=\"x\"").unwrap();
+    fn captures_take_a_name() {
+        let tool = |p: &str, t: &str| capture(p, t).map(|c| c.tool);
+        assert_eq!(
+            tool("Access denied to: {tool}", "Access denied to: refund.issue"),
+            Some(Some("refund.issue".into()))
+        );
+        assert_eq!(
+            tool("Access denied to: {tool}*", "Access denied to: refund.issue (policy p)."),
+            Some(Some("refund.issue".into()))
+        );
+        // A capture stops at a delimiter whatever the pattern says next.
+        assert_eq!(tool("Access denied to: {tool}", "Access denied to: refund issue"), None);
+        assert_eq!(
+            tool("policy denied tool {tool}*", "policy denied tool refund.issue: not allowed"),
+            Some(Some("refund.issue".into()))
+        );
+        assert_eq!(
+            tool("*'{tool}': *", "Authorization failed for tool 'a.b': no"),
+            Some(Some("a.b".into()))
+        );
+        // The star before a capture still backtracks.
+        assert_eq!(
+            tool("*Tool {tool} is*", "Tool a, Tool b is out"),
+            Some(Some("b".into()))
+        );
+        let c = capture("*plan {profile}*", "Tool x is not in plan gold-tier.").unwrap();
+        assert_eq!(c.profile.as_deref(), Some("gold-tier"));
+        let c = capture("{profile}", "crm:read").unwrap();
         assert_eq!(c.profile.as_deref(), Some("crm:read"));
-        let c = capture("*'{tool}': *", "Authorization failed for tool 'a.b': no").unwrap();
-        assert_eq!(c.tool.as_deref(), Some("a.b"));
-        // An empty run captures nothing.
-        let c = capture("Access denied to: {tool}", "Access denied to: ").unwrap();
-        assert_eq!(c, Captured::default());
-        assert!(capture("Access denied to: {tool}", "Access denied").is_none());
+        // An empty name captures nothing, and still matches.
+        assert_eq!(tool("Access denied to: {tool}", "Access denied to: "), Some(None));
+        assert_eq!(tool("Access denied to: {tool}", "Access denied"), None);
     }
 
     #[test]
