@@ -204,6 +204,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
             let answer = compat::Answer {
                 body: &body,
                 http_status: a["httpStatus"].as_u64().map(|s| s as u16),
+                headers: &[],
                 origin: opt_str(&a["origin"]),
                 tool: opt_str(&a["tool"]),
             };

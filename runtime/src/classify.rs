@@ -402,7 +402,12 @@ fn refusal(
         },
         origin: a.origin.map(str::to_string),
         rule: rule.map(|r| r.name.clone()),
-        detail: detail(a, s),
+        // A denial that says why only in a header: the first header the rule looked at.
+        detail: detail(a, s).or_else(|| {
+            let (name, _) = rule?.headers.first()?;
+            let (n, v) = a.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))?;
+            Some(format!("{n}: {v}"))
+        }),
         remediation,
         ..Facts::default()
     };
