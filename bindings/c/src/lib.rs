@@ -1100,9 +1100,9 @@ mod tests {
         // Without it, the same empty 403 is the generic policy refusal.
         let v = classify(br#"{"httpStatus":403,"bodyText":""}"#);
         assert_eq!(v["refusal"]["kind"], "policy");
-        // A plain-text body is kept as received.
-        let v = classify(br#"{"httpStatus":403,"bodyText":"Forbidden"}"#);
-        assert_eq!(v["refusal"]["detail"], "Forbidden");
+        // A body given as text is the body: here a JSON-RPC success.
+        let v = classify(br#"{"httpStatus":200,"bodyText":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#);
+        assert_eq!(v["outcome"], "success");
         let mut b = EMPTY_BUF;
         assert_eq!(
             unsafe {
