@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod io;
 
-use commands::{check, classify, fmt, query, registry, review, run, serve, show, stats};
+use commands::{check, classify, drift, fmt, query, registry, review, run, serve, show, stats};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
 /// Tool-access policies as code: check, compile and query the policies that
@@ -43,6 +43,8 @@ enum Command {
     Offered(query::SimulateArgs),
     /// Classify a gateway's answer to a tool call: success, tool failure, or a typed refusal (JSON).
     Classify(classify::ClassifyArgs),
+    /// Profile drift: a consumer's access profile against its gateway's tools/list answer and the decision log.
+    Drift(drift::DriftArgs),
     /// Readouts: a tool (group, class, the configurations excluding it) or a configuration.
     #[command(subcommand)]
     Show(show::ShowCommand),
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => query::simulate(a),
         Command::Offered(a) => query::offered(a),
         Command::Classify(a) => classify::classify(a),
+        Command::Drift(a) => drift::drift(a),
         Command::Show(c) => show::run(c),
         Command::Run(c) => run::run(c),
         Command::Stats(a) => stats::stats(a),

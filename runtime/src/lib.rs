@@ -15,6 +15,7 @@
 pub mod bits;
 pub mod classify;
 pub mod decide;
+pub mod drift;
 mod export;
 pub mod format;
 pub mod json;

@@ -15,6 +15,7 @@ use crate::io::{read_file, write_err, Failure};
 
 pub mod check;
 pub mod classify;
+pub mod drift;
 pub mod fmt;
 pub mod query;
 pub mod registry;
