@@ -997,7 +997,10 @@ fn fail_closed(c: &mut Corpus) {
     // A table of the next format version, and of the one before (format 1
     // had no transport matchers): both refused, never read as this one.
     use toolgate_runtime::format::FORMAT_VERSION;
-    for (name, version) in [("version-next", FORMAT_VERSION + 1), ("version-previous", FORMAT_VERSION - 1)] {
+    for (name, version) in [
+        ("version-next", FORMAT_VERSION + 1),
+        ("version-previous", FORMAT_VERSION - 1),
+    ] {
         let mut v = good.clone();
         v[8..12].copy_from_slice(&version.to_le_bytes());
         cases.push((name.into(), v));

@@ -198,8 +198,18 @@ fn transport_denials_are_recognised_by_status_header_and_body() {
     // Plain text (Envoy RBAC): `http-status` and `body`.
     let r = refused("T-envoy-rbac-plain-text.json");
     assert_eq!(
-        (r.kind, r.rule.as_deref(), r.detail.as_deref(), r.tool.as_deref()),
-        (not_in_profile, Some("rbac-denied"), Some("RBAC: access denied"), None)
+        (
+            r.kind,
+            r.rule.as_deref(),
+            r.detail.as_deref(),
+            r.tool.as_deref()
+        ),
+        (
+            not_in_profile,
+            Some("rbac-denied"),
+            Some("RBAC: access denied"),
+            None
+        )
     );
     assert_eq!(
         r.model_text,
@@ -207,12 +217,24 @@ fn transport_denials_are_recognised_by_status_header_and_body() {
     );
     // HTML (nginx): `http-status` alone.
     let r = refused("T-nginx-html-403.json");
-    assert_eq!((r.kind, r.rule.as_deref()), (not_in_profile, Some("forbidden")));
-    assert!(r.detail.as_deref().unwrap().starts_with("<html>"), "{:?}", r.detail);
+    assert_eq!(
+        (r.kind, r.rule.as_deref()),
+        (not_in_profile, Some("forbidden"))
+    );
+    assert!(
+        r.detail.as_deref().unwrap().starts_with("<html>"),
+        "{:?}",
+        r.detail
+    );
     // Empty body, tool and profile in vendor headers (names in any case).
     let r = refused("T-corp-api-empty-vendor-headers.json");
     assert_eq!(
-        (r.rule.as_deref(), r.tool.as_deref(), r.profile.as_deref(), r.detail.as_deref()),
+        (
+            r.rule.as_deref(),
+            r.tool.as_deref(),
+            r.profile.as_deref(),
+            r.detail.as_deref()
+        ),
         (
             Some("denied-in-headers"),
             Some("refund.issue"),
@@ -231,7 +253,12 @@ fn transport_denials_are_recognised_by_status_header_and_body() {
     // A JSON problem document: `body` over its text, captures, its `detail`.
     let r = refused("T-corp-api-problem-json.json");
     assert_eq!(
-        (r.rule.as_deref(), r.tool.as_deref(), r.profile.as_deref(), r.detail.as_deref()),
+        (
+            r.rule.as_deref(),
+            r.tool.as_deref(),
+            r.profile.as_deref(),
+            r.detail.as_deref()
+        ),
         (
             Some("tool-not-in-plan"),
             Some("refund.issue"),
@@ -241,9 +268,21 @@ fn transport_denials_are_recognised_by_status_header_and_body() {
     );
     // MCP authorization (built in): 403 with an insufficient_scope Bearer challenge.
     let r = refused("H-mcp-insufficient-scope.json");
-    assert_eq!((r.kind, r.rule.as_deref()), (not_in_profile, Some("mcp-insufficient-scope")));
-    assert!(r.detail.as_deref().unwrap().starts_with("WWW-Authenticate: Bearer error=\"insufficient_scope\""));
-    assert!(r.remediation.starts_with("the consumer's token lacks the scope that the tool needs"), "{}", r.remediation);
+    assert_eq!(
+        (r.kind, r.rule.as_deref()),
+        (not_in_profile, Some("mcp-insufficient-scope"))
+    );
+    assert!(r
+        .detail
+        .as_deref()
+        .unwrap()
+        .starts_with("WWW-Authenticate: Bearer error=\"insufficient_scope\""));
+    assert!(
+        r.remediation
+            .starts_with("the consumer's token lacks the scope that the tool needs"),
+        "{}",
+        r.remediation
+    );
 }
 
 #[test]
@@ -251,9 +290,14 @@ fn a_transport_denial_no_rule_knows_is_a_policy_refusal_and_a_header_alone_decid
     // Without the project's rules, the plain-text 403 is unreadable JSON: policy refusal.
     let e = envelope("T-envoy-rbac-plain-text.json");
     let c = classify_raw(&e.answer(None, None, None));
-    let Classified::Refusal { refusal } = c else { panic!() };
+    let Classified::Refusal { refusal } = c else {
+        panic!()
+    };
     assert_eq!(refusal.kind, RefusalKind::Policy);
-    assert!(refusal.detail.unwrap().starts_with("the answer is not one JSON value"));
+    assert!(refusal
+        .detail
+        .unwrap()
+        .starts_with("the answer is not one JSON value"));
     // The insufficient_scope challenge needs the 403: on a 200 success it is not a refusal.
     let headers = vec![(
         "www-authenticate".to_string(),
@@ -268,10 +312,19 @@ fn a_transport_denial_no_rule_knows_is_a_policy_refusal_and_a_header_alone_decid
         tool: None,
     };
     assert_eq!(classify_raw(&a), Classified::Success);
-    let a = toolgate_runtime::RawAnswer { http_status: Some(403), ..a };
-    assert_eq!(refusal_kind(&classify_raw(&a)).0, RefusalKind::Gate(Reason::NotInProfile));
+    let a = toolgate_runtime::RawAnswer {
+        http_status: Some(403),
+        ..a
+    };
+    assert_eq!(
+        refusal_kind(&classify_raw(&a)).0,
+        RefusalKind::Gate(Reason::NotInProfile)
+    );
     // A body over the glob limit never matches a `body` rule.
-    let big = format!("RBAC: access denied{}", " ".repeat(toolgate_runtime::classify::BODY_GLOB_LIMIT));
+    let big = format!(
+        "RBAC: access denied{}",
+        " ".repeat(toolgate_runtime::classify::BODY_GLOB_LIMIT)
+    );
     let t = mcp_profiles();
     let a = toolgate_runtime::RawAnswer {
         body: big.as_bytes(),
@@ -288,7 +341,11 @@ fn newer_mulesoft_shape_and_captured_tools_from_the_built_in_rules() {
     let r = refused("G-mulesoft-omni-gateway-32008.json");
     assert_eq!(
         (r.kind, r.tool.as_deref(), r.rule.as_deref()),
-        (RefusalKind::Gate(Reason::NotInProfile), Some("refund.issue"), Some("mulesoft-access-denied"))
+        (
+            RefusalKind::Gate(Reason::NotInProfile),
+            Some("refund.issue"),
+            Some("mulesoft-access-denied")
+        )
     );
     // Built-in: the Mule remediation, with and without a profile.
     assert_eq!(
@@ -312,7 +369,8 @@ fn newer_mulesoft_shape_and_captured_tools_from_the_built_in_rules() {
     }
     // What the caller says it called wins over what the gateway shows (a mapped name).
     let e = envelope("G-mulesoft-flex-403.json");
-    let Classified::Refusal { refusal } = classify_raw(&e.answer(None, None, Some("refunds_v2"))) else {
+    let Classified::Refusal { refusal } = classify_raw(&e.answer(None, None, Some("refunds_v2")))
+    else {
         panic!()
     };
     assert_eq!(refusal.tool.as_deref(), Some("refunds_v2"));
@@ -333,9 +391,15 @@ gateway kong { rule acl { error-code -32003 data scope = "{profile}" message "Ac
         origin: Some("kong"),
         tool: None,
     };
-    let Classified::Refusal { refusal } = t.classify_raw(&a) else { panic!() };
+    let Classified::Refusal { refusal } = t.classify_raw(&a) else {
+        panic!()
+    };
     assert_eq!(
-        (refusal.tool.as_deref(), refusal.profile.as_deref(), refusal.rule.as_deref()),
+        (
+            refusal.tool.as_deref(),
+            refusal.profile.as_deref(),
+            refusal.rule.as_deref()
+        ),
         (Some("crm.delete"), Some("crm:read"), Some("acl"))
     );
     assert_eq!(
@@ -370,15 +434,39 @@ fn every_refusal_text_reads_with_and_without_tool_and_profile() {
                         "class its class",
                         "ceiling of the zone of",
                     ] {
-                        assert!(!text.contains(bad), "{kind:?} {tool:?} {profile:?}: {bad:?} in {text:?}");
+                        assert!(
+                            !text.contains(bad),
+                            "{kind:?} {tool:?} {profile:?}: {bad:?} in {text:?}"
+                        );
                     }
-                    assert_eq!(text.contains("refund.issue"), tool.is_some(), "{kind:?}: {text}");
+                    assert_eq!(
+                        text.contains("refund.issue"),
+                        tool.is_some(),
+                        "{kind:?}: {text}"
+                    );
                 }
-                assert!(r.model_text.starts_with("The tool `") || r.model_text.starts_with("This tool ") || r.model_text.starts_with("The call "), "{}", r.model_text);
+                assert!(
+                    r.model_text.starts_with("The tool `")
+                        || r.model_text.starts_with("This tool ")
+                        || r.model_text.starts_with("The call "),
+                    "{}",
+                    r.model_text
+                );
                 assert!(r.model_text.ends_with('.'), "{}", r.model_text);
-                let names_profile = kind == RefusalKind::Gate(Reason::NotInProfile) && profile.is_some();
-                assert_eq!(r.model_text.contains("support-readonly"), names_profile, "{}", r.model_text);
-                assert_eq!(r.remediation.contains("support-readonly"), names_profile, "{}", r.remediation);
+                let names_profile =
+                    kind == RefusalKind::Gate(Reason::NotInProfile) && profile.is_some();
+                assert_eq!(
+                    r.model_text.contains("support-readonly"),
+                    names_profile,
+                    "{}",
+                    r.model_text
+                );
+                assert_eq!(
+                    r.remediation.contains("support-readonly"),
+                    names_profile,
+                    "{}",
+                    r.remediation
+                );
             }
         }
     }
@@ -386,7 +474,10 @@ fn every_refusal_text_reads_with_and_without_tool_and_profile() {
     let text = |kind, tool: Option<&str>| {
         toolgate_runtime::Refusal::new(
             kind,
-            Facts { tool: tool.map(str::to_string), ..Facts::default() },
+            Facts {
+                tool: tool.map(str::to_string),
+                ..Facts::default()
+            },
         )
     };
     assert_eq!(

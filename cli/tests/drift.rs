@@ -11,8 +11,15 @@ const LOG: &str = "tests/fixtures/drift/support-bot.decisions.jsonl";
 #[test]
 fn drift_reports_both_directions_and_the_log_and_exits_1() {
     let o = run(&[
-        "drift", "-p", PROJECT, "--consumer", "support-bot", "--tools-list", LIST,
-        "--decision-log", LOG,
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--decision-log",
+        LOG,
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -32,7 +39,14 @@ drift: the profile and the gateway disagree
 "
     );
     let o = run(&[
-        "drift", "-p", PROJECT, "--consumer", "support-bot", "--tools-list", LIST, "--format",
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--format",
         "json",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -54,7 +68,12 @@ drift: the profile and the gateway disagree
 fn drift_is_quiet_and_exits_0_when_the_gateway_lists_exactly_the_profile() {
     // billing-agent allows the whole billing server; its list is the server's.
     let o = run(&[
-        "drift", "-p", PROJECT, "--consumer", "billing-bot", "--tools-list",
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "billing-bot",
+        "--tools-list",
         "billing=policies/mcp-profiles/mcp/billing.tools-list.json",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -72,7 +91,12 @@ no drift
 #[test]
 fn drift_refuses_what_is_not_a_tools_list_with_exit_2() {
     let o = run(&[
-        "drift", "-p", PROJECT, "--consumer", "support-bot", "--tools-list",
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
         "crm=tests/fixtures/gateway/B-contextforge-rbac.json",
     ]);
     assert_eq!(o.status.code(), Some(2));
@@ -81,8 +105,15 @@ fn drift_refuses_what_is_not_a_tools_list_with_exit_2() {
         "error: tests/fixtures/gateway/B-contextforge-rbac.json: not an MCP tools/list result (`tools`, each with a `name`)\n"
     );
     let o = run(&[
-        "drift", "-p", PROJECT, "--consumer", "support-bot", "--tools-list", LIST,
-        "--decision-log", "tests/fixtures/drift/support-bot.crm.tools-list.json",
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--decision-log",
+        "tests/fixtures/drift/support-bot.crm.tools-list.json",
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -96,7 +127,15 @@ fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
     let page = page.to_str().unwrap();
     // The nginx rule of the project: `http-status 403` alone.
     let o = run(&[
-        "classify", page, "--raw", "--http-status", "403", "--origin", "nginx", "-p", PROJECT,
+        "classify",
+        page,
+        "--raw",
+        "--http-status",
+        "403",
+        "--origin",
+        "nginx",
+        "-p",
+        PROJECT,
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
@@ -105,7 +144,12 @@ fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
     );
     // Built in: a 403 with an insufficient_scope challenge, whatever the body.
     let o = run(&[
-        "classify", page, "--raw", "--http-status", "403", "--header",
+        "classify",
+        page,
+        "--raw",
+        "--http-status",
+        "403",
+        "--header",
         "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"crm:write\"",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -116,11 +160,17 @@ fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
     );
     // Headers from the command line are added to an envelope's.
     let o = run(&[
-        "classify", "tests/fixtures/gateway/T-corp-api-empty-vendor-headers.json", "-p", PROJECT,
+        "classify",
+        "tests/fixtures/gateway/T-corp-api-empty-vendor-headers.json",
+        "-p",
+        PROJECT,
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
-        (v["refusal"]["tool"].as_str(), v["refusal"]["profile"].as_str()),
+        (
+            v["refusal"]["tool"].as_str(),
+            v["refusal"]["profile"].as_str()
+        ),
         (Some("refund.issue"), Some("support-readonly"))
     );
     let o = run(&["classify", page, "--raw", "--header", "no colon"]);

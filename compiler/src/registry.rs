@@ -533,14 +533,14 @@ pub fn remote_tool_name(server: &str, name: &str) -> String {
 /// The tool names of an MCP `tools/list` answer (bare, or inside a JSON-RPC
 /// response), as listed; the error keeps only schema words.
 pub fn tools_list_names(text: &str) -> Result<Vec<String>, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON (line {}, column {})", e.line(), e.column()))?;
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format!("not JSON (line {}, column {})", e.line(), e.column()))?;
     if value.get("error").is_some() {
         return Err("a JSON-RPC error response, not a tools/list result".into());
     }
     let list = value.get("result").cloned().unwrap_or(value);
-    let list: ToolsList =
-        serde_json::from_value(list).map_err(|_| "not an MCP tools/list result (`tools`, each with a `name`)".to_string())?;
+    let list: ToolsList = serde_json::from_value(list)
+        .map_err(|_| "not an MCP tools/list result (`tools`, each with a `name`)".to_string())?;
     Ok(list.tools.into_iter().map(|t| t.name).collect())
 }
 

@@ -731,7 +731,10 @@ fn tg3008_rule_never_matches() {
             .map(|d| d.label)
             .collect()
     };
-    assert_eq!(why("gateway g { rule r { => policy } }"), vec!["it has no matcher"]);
+    assert_eq!(
+        why("gateway g { rule r { => policy } }"),
+        vec!["it has no matcher"]
+    );
     assert_eq!(
         why("gateway g { rule r { error-code 1 result-text \"x\" => policy } }"),
         vec!["it needs both a JSON-RPC error and an `isError` result"]

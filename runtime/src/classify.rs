@@ -405,7 +405,10 @@ fn refusal(
         // A denial that says why only in a header: the first header the rule looked at.
         detail: detail(a, s).or_else(|| {
             let (name, _) = rule?.headers.first()?;
-            let (n, v) = a.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))?;
+            let (n, v) = a
+                .headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))?;
             Some(format!("{n}: {v}"))
         }),
         remediation,

@@ -114,8 +114,13 @@ impl Table {
             .collect();
         let mut refused_seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut allowed_seen: BTreeMap<&str, usize> = BTreeMap::new();
-        for r in log.iter().filter(|r| r.consumer.as_deref() == Some(consumer)) {
-            let known = self.tool_id(&r.tool).is_some_and(|id| compared.contains(&id));
+        for r in log
+            .iter()
+            .filter(|r| r.consumer.as_deref() == Some(consumer))
+        {
+            let known = self
+                .tool_id(&r.tool)
+                .is_some_and(|id| compared.contains(&id));
             if r.allowed && known && !is_listed(&r.tool) {
                 *allowed_seen.entry(&r.tool).or_default() += 1;
             } else if !r.allowed

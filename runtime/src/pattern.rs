@@ -225,7 +225,10 @@ mod tests {
 
     #[test]
     fn stars_match_runs() {
-        assert!(glob("Access denied to: *", "Access denied to: refund.issue"));
+        assert!(glob(
+            "Access denied to: *",
+            "Access denied to: refund.issue"
+        ));
         assert!(glob("*", ""));
         assert!(glob("a*b*c", "axxbyyc"));
         assert!(!glob("a*b*c", "axxbyy"));
@@ -248,13 +251,22 @@ mod tests {
             Some(Some("refund.issue".into()))
         );
         assert_eq!(
-            tool("Access denied to: {tool}*", "Access denied to: refund.issue (policy p)."),
+            tool(
+                "Access denied to: {tool}*",
+                "Access denied to: refund.issue (policy p)."
+            ),
             Some(Some("refund.issue".into()))
         );
         // A capture stops at a delimiter whatever the pattern says next.
-        assert_eq!(tool("Access denied to: {tool}", "Access denied to: refund issue"), None);
         assert_eq!(
-            tool("policy denied tool {tool}*", "policy denied tool refund.issue: not allowed"),
+            tool("Access denied to: {tool}", "Access denied to: refund issue"),
+            None
+        );
+        assert_eq!(
+            tool(
+                "policy denied tool {tool}*",
+                "policy denied tool refund.issue: not allowed"
+            ),
             Some(Some("refund.issue".into()))
         );
         assert_eq!(
@@ -271,7 +283,10 @@ mod tests {
         let c = capture("{profile}", "crm:read").unwrap();
         assert_eq!(c.profile.as_deref(), Some("crm:read"));
         // An empty name captures nothing, and still matches.
-        assert_eq!(tool("Access denied to: {tool}", "Access denied to: "), Some(None));
+        assert_eq!(
+            tool("Access denied to: {tool}", "Access denied to: "),
+            Some(None)
+        );
         assert_eq!(tool("Access denied to: {tool}", "Access denied"), None);
     }
 

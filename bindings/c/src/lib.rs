@@ -1101,7 +1101,9 @@ mod tests {
         let v = classify(br#"{"httpStatus":403,"bodyText":""}"#);
         assert_eq!(v["refusal"]["kind"], "policy");
         // A body given as text is the body: here a JSON-RPC success.
-        let v = classify(br#"{"httpStatus":200,"bodyText":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#);
+        let v = classify(
+            br#"{"httpStatus":200,"bodyText":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#,
+        );
         assert_eq!(v["outcome"], "success");
         let mut b = EMPTY_BUF;
         assert_eq!(

@@ -412,7 +412,15 @@ impl PyTable {
         headers: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassification> {
         let headers = headers_of(py, headers)?;
-        classify_impl(py, Some(&self.table), answer, origin, http_status, tool, &headers)
+        classify_impl(
+            py,
+            Some(&self.table),
+            answer,
+            origin,
+            http_status,
+            tool,
+            &headers,
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -1075,7 +1083,8 @@ fn headers_of(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(Str
     let bad = || {
         argument_error(
             py,
-            "headers: expected a mapping of str to str (or list of str), or (name, value) pairs".into(),
+            "headers: expected a mapping of str to str (or list of str), or (name, value) pairs"
+                .into(),
         )
     };
     let mut out = Vec::new();

@@ -67,4 +67,3 @@ pub fn classify(a: ClassifyArgs) -> Res {
     write_out(&format!("{}\n", serde_json::to_string_pretty(&outcome)?));
     Ok(0)
 }
-

@@ -74,16 +74,28 @@ pub fn drift(a: DriftArgs) -> Res {
                 d.consumer,
                 d.profile
                     .as_ref()
-                    .map_or("bound to no profile".to_string(), |p| format!("profile `{p}`"))
+                    .map_or("bound to no profile".to_string(), |p| format!(
+                        "profile `{p}`"
+                    ))
             );
             let names = |out: &mut String, title: &str, v: &[String]| {
-                let _ = writeln!(out, "{title} ({}){}", v.len(), if v.is_empty() { "" } else { ":" });
+                let _ = writeln!(
+                    out,
+                    "{title} ({}){}",
+                    v.len(),
+                    if v.is_empty() { "" } else { ":" }
+                );
                 for n in v {
                     let _ = writeln!(out, "  {}", toolgate_runtime::names::escape(n));
                 }
             };
             let seen = |out: &mut String, title: &str, v: &[Seen]| {
-                let _ = writeln!(out, "{title} ({}){}", v.len(), if v.is_empty() { "" } else { ":" });
+                let _ = writeln!(
+                    out,
+                    "{title} ({}){}",
+                    v.len(),
+                    if v.is_empty() { "" } else { ":" }
+                );
                 for s in v {
                     let _ = writeln!(
                         out,
@@ -94,14 +106,38 @@ pub fn drift(a: DriftArgs) -> Res {
                     );
                 }
             };
-            names(&mut out, "listed by the gateway, refused by the profile", &d.listed_but_refused);
-            names(&mut out, "allowed by the profile, not listed by the gateway", &d.allowed_but_not_listed);
-            names(&mut out, "listed by the gateway, not in the registry", &d.listed_unregistered);
+            names(
+                &mut out,
+                "listed by the gateway, refused by the profile",
+                &d.listed_but_refused,
+            );
+            names(
+                &mut out,
+                "allowed by the profile, not listed by the gateway",
+                &d.allowed_but_not_listed,
+            );
+            names(
+                &mut out,
+                "listed by the gateway, not in the registry",
+                &d.listed_unregistered,
+            );
             if a.decision_log.is_some() {
-                seen(&mut out, "refused notInProfile in the log, yet listed", &d.refused_in_log_but_listed);
-                seen(&mut out, "allowed in the log, yet not listed", &d.allowed_in_log_but_not_listed);
+                seen(
+                    &mut out,
+                    "refused notInProfile in the log, yet listed",
+                    &d.refused_in_log_but_listed,
+                );
+                seen(
+                    &mut out,
+                    "allowed in the log, yet not listed",
+                    &d.allowed_in_log_but_not_listed,
+                );
             }
-            out.push_str(if d.is_empty() { "no drift\n" } else { "drift: the profile and the gateway disagree\n" });
+            out.push_str(if d.is_empty() {
+                "no drift\n"
+            } else {
+                "drift: the profile and the gateway disagree\n"
+            });
             write_out(&out);
         }
     }

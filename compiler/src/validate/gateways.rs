@@ -135,14 +135,15 @@ impl<'a> Validator<'a> {
         rule: &model::GatewayRule,
         earlier: &[(model::GatewayRule, Span)],
     ) {
-        let problem = |why: &str, help: &str, shadowed_by: Option<Span>| Problem::RuleNeverMatches {
-            rule: r.name.text.clone(),
-            gateway: gateway.to_string(),
-            span: r.name.span,
-            why: why.to_string(),
-            help: help.to_string(),
-            shadowed_by,
-        };
+        let problem =
+            |why: &str, help: &str, shadowed_by: Option<Span>| Problem::RuleNeverMatches {
+                rule: r.name.text.clone(),
+                gateway: gateway.to_string(),
+                span: r.name.span,
+                why: why.to_string(),
+                help: help.to_string(),
+                shadowed_by,
+            };
         let found = if !classify::looks_at_something(rule) {
             Some(problem(
                 "it has no matcher",
