@@ -1083,8 +1083,7 @@ fn headers_of(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(Str
     let bad = || {
         argument_error(
             py,
-            "headers: expected a mapping of str to str (or list of str), or (name, value) pairs"
-                .into(),
+            "headers: expected a mapping of str to str (or list of str), or (name, value) pairs",
         )
     };
     let mut out = Vec::new();
