@@ -18,5 +18,6 @@ pub mod report;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;
+pub mod suppress;
 pub mod testing;
 pub mod validate;
