@@ -204,6 +204,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
             let answer = compat::Answer {
                 body: &body,
                 http_status: a["httpStatus"].as_u64().map(|s| s as u16),
+                headers: &[],
                 origin: opt_str(&a["origin"]),
                 tool: opt_str(&a["tool"]),
             };
@@ -993,9 +994,17 @@ fn fail_closed(c: &mut Corpus) {
     cases.push(("intact".into(), good.clone()));
     cases.push(("empty".into(), Vec::new()));
     cases.push(("not-a-table".into(), b"PK\x03\x04 not a table".to_vec()));
-    let mut v = good.clone();
-    v[8..12].copy_from_slice(&2u32.to_le_bytes());
-    cases.push(("version-2".into(), v));
+    // A table of the next format version, and of the one before (format 1
+    // had no transport matchers): both refused, never read as this one.
+    use toolgate_runtime::format::FORMAT_VERSION;
+    for (name, version) in [
+        ("version-next", FORMAT_VERSION + 1),
+        ("version-previous", FORMAT_VERSION - 1),
+    ] {
+        let mut v = good.clone();
+        v[8..12].copy_from_slice(&version.to_le_bytes());
+        cases.push((name.into(), v));
+    }
     let mut long = good.clone();
     long.push(0);
     cases.push(("trailing-byte".into(), long));

@@ -22,6 +22,7 @@ fn raw(body: &str, status: Option<u16>) -> Classified {
     classify_raw(&RawAnswer {
         body: body.as_bytes(),
         http_status: status,
+        headers: &[],
         origin: None,
         tool: Some("refund.issue"),
     })
@@ -91,6 +92,7 @@ fn ambiguous_answers_are_policy_refusals_never_success() {
     let c = classify_raw(&RawAnswer {
         body: b"{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}}",
         http_status: None,
+        headers: &[],
         origin: None,
         tool: None,
     });

@@ -156,13 +156,346 @@ fn an_unknown_shape_is_the_generic_policy_refusal_never_success() {
 
 #[test]
 fn the_same_denial_classifies_the_same_whatever_server_is_behind() {
+    // The two answers differ as the stacks do: a Mule app's correlation id
+    // header and error data, a string id; a framework server's session and
+    // server headers, compact JSON received as text, no error data.
+    let mule = envelope("G-mulesoft-flex-403.json");
+    let framework = envelope("G-mulesoft-flex-403-framework-server.json");
+    assert_ne!(mule.body, framework.body);
+    assert_ne!(mule.headers, framework.headers);
     let t = mcp_profiles();
     for table in [None, Some(&t)] {
-        let a = serde_json::to_value(run("G-mulesoft-flex-403.json", table)).unwrap();
-        let b =
-            serde_json::to_value(run("G-mulesoft-flex-403-framework-server.json", table)).unwrap();
-        assert_eq!(a, b);
+        for tool in [Some("refund.issue"), None] {
+            let classify = |e: &Envelope| {
+                let a = e.answer(None, None, tool);
+                let c = match table {
+                    Some(t) => t.classify_raw(&a),
+                    None => classify_raw(&a),
+                };
+                serde_json::to_value(c).unwrap()
+            };
+            let (a, b) = (classify(&mule), classify(&framework));
+            assert_eq!(a, b);
+            assert_eq!(a["refusal"]["kind"], "notInProfile");
+            // The tool is named whether the caller said it or not: captured from the message.
+            assert_eq!(a["refusal"]["tool"], "refund.issue");
+        }
     }
+}
+
+/// Classify a fixture with the mcp-profiles table, without telling it the tool.
+fn refused(name: &str) -> toolgate_runtime::Refusal {
+    let e = envelope(name);
+    match mcp_profiles().classify_raw(&e.answer(None, None, None)) {
+        Classified::Refusal { refusal } => *refusal,
+        other => panic!("{name}: not a refusal: {other:?}"),
+    }
+}
+
+#[test]
+fn transport_denials_are_recognised_by_status_header_and_body() {
+    let not_in_profile = RefusalKind::Gate(Reason::NotInProfile);
+    // Plain text (Envoy RBAC): `http-status` and `body`.
+    let r = refused("T-envoy-rbac-plain-text.json");
+    assert_eq!(
+        (
+            r.kind,
+            r.rule.as_deref(),
+            r.detail.as_deref(),
+            r.tool.as_deref()
+        ),
+        (
+            not_in_profile,
+            Some("rbac-denied"),
+            Some("RBAC: access denied"),
+            None
+        )
+    );
+    assert_eq!(
+        r.model_text,
+        "This tool cannot be used here: not in this consumer's access profile. Retrying will not help; tell the user that a person must change the configuration."
+    );
+    // HTML (nginx): `http-status` alone.
+    let r = refused("T-nginx-html-403.json");
+    assert_eq!(
+        (r.kind, r.rule.as_deref()),
+        (not_in_profile, Some("forbidden"))
+    );
+    assert!(
+        r.detail.as_deref().unwrap().starts_with("<html>"),
+        "{:?}",
+        r.detail
+    );
+    // Empty body, tool and profile in vendor headers (names in any case).
+    let r = refused("T-corp-api-empty-vendor-headers.json");
+    assert_eq!(
+        (
+            r.rule.as_deref(),
+            r.tool.as_deref(),
+            r.profile.as_deref(),
+            r.detail.as_deref()
+        ),
+        (
+            Some("denied-in-headers"),
+            Some("refund.issue"),
+            Some("support-readonly"),
+            Some("X-Denied-Tool: refund.issue")
+        )
+    );
+    assert_eq!(
+        r.remediation,
+        "add `refund.issue` to plan `support-readonly` in the corporate API portal"
+    );
+    assert_eq!(
+        r.model_text,
+        "The tool `refund.issue` cannot be used here: not in this consumer's access profile `support-readonly`. Retrying will not help; tell the user that a person must change the configuration."
+    );
+    // A JSON problem document: `body` over its text, captures, its `detail`.
+    let r = refused("T-corp-api-problem-json.json");
+    assert_eq!(
+        (
+            r.rule.as_deref(),
+            r.tool.as_deref(),
+            r.profile.as_deref(),
+            r.detail.as_deref()
+        ),
+        (
+            Some("tool-not-in-plan"),
+            Some("refund.issue"),
+            Some("support-basic"),
+            Some("Tool refund.issue is not in plan support-basic.")
+        )
+    );
+    // MCP authorization (built in): 403 with an insufficient_scope Bearer challenge.
+    let r = refused("H-mcp-insufficient-scope.json");
+    assert_eq!(
+        (r.kind, r.rule.as_deref()),
+        (not_in_profile, Some("mcp-insufficient-scope"))
+    );
+    assert!(r
+        .detail
+        .as_deref()
+        .unwrap()
+        .starts_with("WWW-Authenticate: Bearer error=\"insufficient_scope\""));
+    assert!(
+        r.remediation
+            .starts_with("the consumer's token lacks the scope that the tool needs"),
+        "{}",
+        r.remediation
+    );
+}
+
+#[test]
+fn a_transport_denial_no_rule_knows_is_a_policy_refusal_and_a_header_alone_decides_nothing() {
+    // Without the project's rules, the plain-text 403 is unreadable JSON: policy refusal.
+    let e = envelope("T-envoy-rbac-plain-text.json");
+    let c = classify_raw(&e.answer(None, None, None));
+    let Classified::Refusal { refusal } = c else {
+        panic!()
+    };
+    assert_eq!(refusal.kind, RefusalKind::Policy);
+    assert!(refusal
+        .detail
+        .unwrap()
+        .starts_with("the answer is not one JSON value"));
+    // The insufficient_scope challenge needs the 403: on a 200 success it is not a refusal.
+    let headers = vec![(
+        "www-authenticate".to_string(),
+        "Bearer error=\"insufficient_scope\"".to_string(),
+    )];
+    let ok = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+    let a = toolgate_runtime::RawAnswer {
+        body: ok,
+        http_status: Some(200),
+        headers: &headers,
+        origin: None,
+        tool: None,
+    };
+    assert_eq!(classify_raw(&a), Classified::Success);
+    let a = toolgate_runtime::RawAnswer {
+        http_status: Some(403),
+        ..a
+    };
+    assert_eq!(
+        refusal_kind(&classify_raw(&a)).0,
+        RefusalKind::Gate(Reason::NotInProfile)
+    );
+    // A body over the glob limit never matches a `body` rule.
+    let big = format!(
+        "RBAC: access denied{}",
+        " ".repeat(toolgate_runtime::classify::BODY_GLOB_LIMIT)
+    );
+    let t = mcp_profiles();
+    let a = toolgate_runtime::RawAnswer {
+        body: big.as_bytes(),
+        http_status: Some(403),
+        headers: &[],
+        origin: Some("envoy"),
+        tool: None,
+    };
+    assert_eq!(refusal_kind(&t.classify_raw(&a)).0, RefusalKind::Policy);
+}
+
+#[test]
+fn newer_mulesoft_shape_and_captured_tools_from_the_built_in_rules() {
+    let r = refused("G-mulesoft-omni-gateway-32008.json");
+    assert_eq!(
+        (r.kind, r.tool.as_deref(), r.rule.as_deref()),
+        (
+            RefusalKind::Gate(Reason::NotInProfile),
+            Some("refund.issue"),
+            Some("mulesoft-access-denied")
+        )
+    );
+    // Built-in: the Mule remediation, with and without a profile.
+    assert_eq!(
+        r.remediation,
+        "allow `refund.issue` for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen the access profile there"
+    );
+    // The declared mulesoft rule's own remediation wins over the built-in one.
+    let r = refused("G-mulesoft-flex-403.json");
+    assert_eq!(
+        (r.rule.as_deref(), r.remediation.as_str()),
+        (
+            Some("tool-blocked"),
+            "widen the consumer's tool mapping in API Manager (MCP Attribute-Based Access Control) so that it allows `refund.issue`"
+        )
+    );
+    for (name, tool) in [
+        ("A-agentgateway-unknown-tool.json", "echo"),
+        ("F-docker-policy-denied.json", "refund.issue"),
+    ] {
+        assert_eq!(refused(name).tool.as_deref(), Some(tool), "{name}");
+    }
+    // What the caller says it called wins over what the gateway shows (a mapped name).
+    let e = envelope("G-mulesoft-flex-403.json");
+    let Classified::Refusal { refusal } = classify_raw(&e.answer(None, None, Some("refunds_v2")))
+    else {
+        panic!()
+    };
+    assert_eq!(refusal.tool.as_deref(), Some("refunds_v2"));
+}
+
+#[test]
+fn a_data_field_captures_the_profile() {
+    let t = toolgate_tests::table(
+        "[[tool]]\nname = \"a\"\ngroup = \"g\"\n",
+        &[r#"provider p { zone local } configuration c { provider p }
+gateway kong { rule acl { error-code -32003 data scope = "{profile}" message "Access denied to: {tool}" => not-in-profile } }"#],
+    );
+    let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Access denied to: crm.delete","data":{"scope":"crm:read"}}}"#;
+    let a = toolgate_runtime::RawAnswer {
+        body,
+        http_status: None,
+        headers: &[],
+        origin: Some("kong"),
+        tool: None,
+    };
+    let Classified::Refusal { refusal } = t.classify_raw(&a) else {
+        panic!()
+    };
+    assert_eq!(
+        (
+            refusal.tool.as_deref(),
+            refusal.profile.as_deref(),
+            refusal.rule.as_deref()
+        ),
+        (Some("crm.delete"), Some("crm:read"), Some("acl"))
+    );
+    assert_eq!(
+        refusal.remediation,
+        "widen access profile `crm:read` to allow `crm.delete`, or bind the consumer to a profile that does"
+    );
+}
+
+#[test]
+fn every_refusal_text_reads_with_and_without_tool_and_profile() {
+    use toolgate_runtime::refusal::Facts;
+    let names = [None, Some("refund.issue")];
+    let profiles = [None, Some("support-readonly")];
+    for kind in RefusalKind::all() {
+        for tool in names {
+            for profile in profiles {
+                let facts = Facts {
+                    tool: tool.map(str::to_string),
+                    profile: profile.map(str::to_string),
+                    ..Facts::default()
+                };
+                let r = toolgate_runtime::Refusal::new(kind, facts);
+                for text in [&r.model_text, &r.remediation] {
+                    for bad in [
+                        "the tool the tool",
+                        "None",
+                        "``",
+                        "  ",
+                        " .",
+                        "configuration the",
+                        "policy of the",
+                        "class its class",
+                        "ceiling of the zone of",
+                    ] {
+                        assert!(
+                            !text.contains(bad),
+                            "{kind:?} {tool:?} {profile:?}: {bad:?} in {text:?}"
+                        );
+                    }
+                    assert_eq!(
+                        text.contains("refund.issue"),
+                        tool.is_some(),
+                        "{kind:?}: {text}"
+                    );
+                }
+                assert!(
+                    r.model_text.starts_with("The tool `")
+                        || r.model_text.starts_with("This tool ")
+                        || r.model_text.starts_with("The call "),
+                    "{}",
+                    r.model_text
+                );
+                assert!(r.model_text.ends_with('.'), "{}", r.model_text);
+                let names_profile =
+                    kind == RefusalKind::Gate(Reason::NotInProfile) && profile.is_some();
+                assert_eq!(
+                    r.model_text.contains("support-readonly"),
+                    names_profile,
+                    "{}",
+                    r.model_text
+                );
+                assert_eq!(
+                    r.remediation.contains("support-readonly"),
+                    names_profile,
+                    "{}",
+                    r.remediation
+                );
+            }
+        }
+    }
+    // Exactly, for the kinds a gateway answers with.
+    let text = |kind, tool: Option<&str>| {
+        toolgate_runtime::Refusal::new(
+            kind,
+            Facts {
+                tool: tool.map(str::to_string),
+                ..Facts::default()
+            },
+        )
+    };
+    assert_eq!(
+        text(RefusalKind::ContentPolicy, None).model_text,
+        "The call was refused by a content policy. You may rephrase or redact the request and try again, or ask the user to involve a person."
+    );
+    assert_eq!(
+        text(RefusalKind::ContentPolicy, None).remediation,
+        "rephrase or redact the request to the tool so that it passes the gateway's content policy; escalate to a person if it must go through as is"
+    );
+    assert_eq!(
+        text(RefusalKind::Policy, Some("x")).model_text,
+        "The call to `x` was refused by a policy. Do not retry it unchanged; tell the user a person needs to look at it."
+    );
+    assert_eq!(
+        text(RefusalKind::Gate(Reason::TrustZone), None).remediation,
+        "the tool has a data class above the ceiling of the provider's trust zone: use a configuration whose provider may receive that class, or reclassify the tool"
+    );
 }
 
 #[test]
@@ -183,6 +516,9 @@ fn declared_rules_are_tried_before_the_built_in_ones() {
         message: None,
         data: vec![],
         result_text: None,
+        headers: vec![],
+        body: None,
+        remediation: None,
         outcome: toolgate_runtime::spec::RuleOutcome::ToolFailure,
     }];
     let (body, status, origin) = fixture("D-agentgateway-guardrail.json");

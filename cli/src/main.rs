@@ -8,7 +8,7 @@ mod commands;
 mod io;
 
 use commands::{
-    check, classify, fmt, init, lsp, query, registry, review, run, serve, shell, show, stats,
+    check, classify, drift, fmt, init, lsp, query, registry, review, run, serve, shell, show, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -60,6 +60,8 @@ enum Command {
     Offered(query::SimulateArgs),
     /// Classify a gateway's answer to a tool call: success, tool failure, or a typed refusal (JSON).
     Classify(classify::ClassifyArgs),
+    /// Profile drift: a consumer's access profile against its gateway's tools/list answer and the decision log.
+    Drift(drift::DriftArgs),
     /// Readouts: a tool (group, class, the configurations excluding it) or a configuration.
     #[command(subcommand)]
     Show(show::ShowCommand),
@@ -122,6 +124,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => query::simulate(a),
         Command::Offered(a) => query::offered(a),
         Command::Classify(a) => classify::classify(a),
+        Command::Drift(a) => drift::drift(a),
         Command::Show(c) => show::run(c),
         Command::Run(c) => run::run(c),
         Command::Stats(a) => stats::stats(a),

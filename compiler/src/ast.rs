@@ -181,6 +181,12 @@ pub enum Matcher {
     Message(String),
     Data(Name, String),
     ResultText(String),
+    /// `header NAME = "GLOB"`.
+    Header(Name, String),
+    /// `body "GLOB"`: the raw body text.
+    Body(String),
+    /// `remediation "TEXT"`: not a matcher, the rule's fix text.
+    Remediation(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

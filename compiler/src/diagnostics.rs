@@ -617,6 +617,20 @@ problems! {
         )),
     );
 
+    /// `{name}` in a gateway rule's glob or remediation that is not a capture.
+    "TG2008" "unknown-capture" Error "A `{name}` in a gateway rule that names nothing a rule can capture."
+    UnknownCapture {
+        name: String,
+        span: Span,
+    }
+    => (
+        *span,
+        format!("`{{{}}}` is not a capture", esc(name)),
+        "unknown capture",
+        vec![],
+        Some("a rule captures `{tool}` and `{profile}` only; write `*` to match any text here".into()),
+    );
+
     /// a `mcp_<server>_*` prefix that also admits another server's tools.
     "TG3007" "prefix-crosses-servers" Warning "A `mcp_<server>_*` prefix also admits the tools of another server."
     PrefixCrossesServers {
@@ -634,6 +648,29 @@ problems! {
         Some(format!(
             "`{example}` belongs to server `{other_server}`; write `server {server}` to admit exactly the tools of `{server}`"
         )),
+    );
+
+    /// a gateway rule that no answer can ever reach or satisfy.
+    "TG3008" "rule-never-matches" Warning "A gateway rule that can never match an answer."
+    RuleNeverMatches {
+        rule: String,
+        gateway: String,
+        span: Span,
+        /// Why, as a label under the rule's name.
+        why: String,
+        help: String,
+        /// The earlier rule that matches everything this one does.
+        shadowed_by: Option<Span>,
+    }
+    => (
+        *span,
+        format!("rule `{}` of gateway `{}` can never match", esc(rule), esc(gateway)),
+        why.as_str(),
+        shadowed_by
+            .iter()
+            .map(|s| Label { span: *s, message: "this rule matches first".into() })
+            .collect(),
+        Some(help.clone()),
     );
 
     /// two registry tools whose names read alike.

@@ -448,6 +448,9 @@ impl Printer<'_> {
                 Matcher::Message(s) => format!("message \"{s}\""),
                 Matcher::Data(f, s) => format!("data {} = \"{s}\"", name(f)),
                 Matcher::ResultText(s) => format!("result-text \"{s}\""),
+                Matcher::Header(f, s) => format!("header {} = \"{s}\"", name(f)),
+                Matcher::Body(s) => format!("body \"{s}\""),
+                Matcher::Remediation(s) => format!("remediation \"{s}\""),
             };
             self.line(depth + 1, &t, sp.end as usize);
         }

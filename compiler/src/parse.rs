@@ -113,8 +113,10 @@ fn dotted_name_hint(text: &str, start: usize, token: &str) -> Option<String> {
         return None;
     }
     let head_start = text[..start]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let head = &text[head_start..start];
     if head.is_empty() {
         return None;
@@ -225,6 +227,9 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::message_match | Rule::kw_message => "`message`",
         Rule::data_match | Rule::kw_data => "`data`",
         Rule::result_text_match | Rule::kw_result_text => "`result-text`",
+        Rule::header_match | Rule::kw_header => "`header`",
+        Rule::body_match | Rule::kw_body => "`body`",
+        Rule::remediation_prop | Rule::kw_remediation => "`remediation`",
         Rule::outcome_prop => "`=>`",
         Rule::outcome => {
             "`not-in-profile`|`not-registered`|`content-policy`|`policy`|`tool-failure`"
@@ -507,28 +512,38 @@ impl Builder {
                         span,
                     ));
                 }
-                Rule::message_match | Rule::result_text_match => {
-                    let is_message = p.as_rule() == Rule::message_match;
+                Rule::message_match
+                | Rule::result_text_match
+                | Rule::body_match
+                | Rule::remediation_prop => {
+                    let which = p.as_rule();
                     let s = self
                         .parts(p)
                         .next()
                         .map(|s| self.string(s))
                         .unwrap_or_default();
-                    matchers.push((
-                        if is_message {
-                            Matcher::Message(s)
-                        } else {
-                            Matcher::ResultText(s)
-                        },
-                        span,
-                    ));
+                    let m = match which {
+                        Rule::message_match => Matcher::Message(s),
+                        Rule::result_text_match => Matcher::ResultText(s),
+                        Rule::body_match => Matcher::Body(s),
+                        _ => Matcher::Remediation(s),
+                    };
+                    matchers.push((m, span));
                 }
-                Rule::data_match => {
+                Rule::data_match | Rule::header_match => {
+                    let is_data = p.as_rule() == Rule::data_match;
                     let mut it = self.parts(p);
                     let field = it.next().map(|n| self.name(n));
                     let value = it.next().map(|s| self.string(s)).unwrap_or_default();
                     if let Some(field) = field {
-                        matchers.push((Matcher::Data(field, value), span));
+                        matchers.push((
+                            if is_data {
+                                Matcher::Data(field, value)
+                            } else {
+                                Matcher::Header(field, value)
+                            },
+                            span,
+                        ));
                     }
                 }
                 Rule::outcome_prop => {
@@ -615,6 +630,9 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_message
             | Rule::kw_data
             | Rule::kw_result_text
+            | Rule::kw_header
+            | Rule::kw_body
+            | Rule::kw_remediation
             | Rule::kw_not_in_profile
             | Rule::kw_not_registered
             | Rule::kw_content_policy

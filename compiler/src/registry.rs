@@ -525,6 +525,25 @@ struct McpTool {
     annotations: Option<JsonText>,
 }
 
+/// The registry name of remote tool `name` of server `server`.
+pub fn remote_tool_name(server: &str, name: &str) -> String {
+    format!("mcp_{server}_{name}")
+}
+
+/// The tool names of an MCP `tools/list` answer (bare, or inside a JSON-RPC
+/// response), as listed; the error keeps only schema words.
+pub fn tools_list_names(text: &str) -> Result<Vec<String>, String> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format!("not JSON (line {}, column {})", e.line(), e.column()))?;
+    if value.get("error").is_some() {
+        return Err("a JSON-RPC error response, not a tools/list result".into());
+    }
+    let list = value.get("result").cloned().unwrap_or(value);
+    let list: ToolsList = serde_json::from_value(list)
+        .map_err(|_| "not an MCP tools/list result (`tools`, each with a `name`)".to_string())?;
+    Ok(list.tools.into_iter().map(|t| t.name).collect())
+}
+
 /// Turn an MCP `tools/list` answer from `server` into registry entries. A
 /// remote name that breaks the naming rule is a problem, never a silent drop.
 pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Problem>) {
@@ -579,7 +598,7 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
     let mut cursor = 0;
     for t in list.tools {
         let span = locate(file, text, &t.name, &mut cursor);
-        let name = format!("mcp_{server}_{}", t.name);
+        let name = remote_tool_name(server, &t.name);
         if let Some(reason) = remote_name_problem(&t.name).or_else(|| remote_name_problem(&name)) {
             problems.push(Problem::RemoteNameInvalid { name, span, reason });
             continue;

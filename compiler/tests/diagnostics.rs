@@ -490,6 +490,13 @@ fn tg0001_syntax_errors_name_the_fix() {
     assert_eq!(under, "excludes");
     assert_eq!(d.help.as_deref(), Some("did you mean `exclude`?"));
 
+    // A name after a multi-byte character (a byte-order mark here) is cut
+    // on a character boundary (a proptest found this panic).
+    let (_, d, _) = first("\u{feff}.");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("see grammar/README.md for the statements and properties the language has")
+    );
     let (_, d, under) = first("configuration chat { exclude [refund.issue] }");
     assert_eq!(under, ".issue");
     assert_eq!(
@@ -919,4 +926,81 @@ fn a_project_loads_over_an_overlay_and_reuses_an_unchanged_registry() {
     let big = Project::load_with(&dir, &huge).unwrap();
     assert_eq!(codes(&big), ["TG0002"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tg2008_unknown_capture() {
+    case(
+        "TG2008",
+        reg(),
+        "gateway g {\n  rule r {\n    message \"denied: {tol}\"\n    => not-in-profile\n  }\n}\n",
+        "{tol}",
+        "`{tol}` is not a capture",
+    );
+    // In a header glob and a remediation too; the two captures and a `{` that opens no name are fine.
+    assert_eq!(
+        codes(
+            reg(),
+            &[(
+                "p.tg",
+                "gateway g { rule r { header X-Why = \"{scope}\" remediation \"fix {who}\" => policy } }"
+            )]
+        ),
+        vec!["TG2008", "TG2008"]
+    );
+    assert!(codes(
+        reg(),
+        &[(
+            "p.tg",
+            "gateway g { rule r { body \"{ {tool} {profile} {\" remediation \"widen {profile} for {tool}\" => policy } }"
+        )]
+    )
+    .is_empty());
+}
+
+#[test]
+fn tg3008_rule_never_matches() {
+    case(
+        "TG3008",
+        reg(),
+        "gateway g {\n  rule any-403 {\n    http-status 403\n    => not-in-profile\n  }\n  rule scope-403 {\n    http-status 403\n    header WWW-Authenticate = \"*insufficient_scope*\"\n    => not-in-profile\n  }\n}\n",
+        "scope-403",
+        "rule `scope-403` of gateway `g` can never match",
+    );
+    let why = |policy: &str| -> Vec<String> {
+        let project = Project::from_texts(reg(), &[("policy.tg", policy)]);
+        project
+            .check()
+            .problems
+            .iter()
+            .map(|p| p.diagnostic())
+            .filter(|d| d.code == "TG3008")
+            .map(|d| d.label)
+            .collect()
+    };
+    assert_eq!(
+        why("gateway g { rule r { => policy } }"),
+        vec!["it has no matcher"]
+    );
+    assert_eq!(
+        why("gateway g { rule r { error-code 1 result-text \"x\" => policy } }"),
+        vec!["it needs both a JSON-RPC error and an `isError` result"]
+    );
+    assert_eq!(
+        why("gateway g { rule r { http-status 1000 => policy } }"),
+        vec!["no HTTP status is outside 100 to 599"]
+    );
+    assert_eq!(
+        why("gateway g { rule r { header \"X Why\" = \"*\" => policy } }"),
+        vec!["`X Why` is not an HTTP header name"]
+    );
+    // Header names compare without case; a narrower rule first is fine; another gateway is not compared.
+    assert_eq!(
+        why("gateway g { rule a { header x-why = \"no\" => policy } rule b { header X-Why = \"no\" body \"\" => policy } }"),
+        vec!["rule `a` above matches every answer this one does"]
+    );
+    assert!(why("gateway g { rule b { http-status 403 body \"\" => policy } rule a { http-status 403 => policy } }").is_empty());
+    assert!(why("gateway g { rule a { http-status 403 => policy } } gateway h { rule b { http-status 403 body \"\" => policy } }").is_empty());
+    // A transport-only rule is fine on its own.
+    assert!(why("gateway g { rule a { http-status 403 => not-in-profile } }").is_empty());
 }

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::pattern::{self, Captured};
 use crate::refusal::{Facts, Refusal, RefusalKind};
 use crate::spec::{RuleOutcome, RuleSpec};
 use crate::table::Table;
@@ -29,7 +30,10 @@ pub enum Classified {
     },
 }
 
-/// One answer to classify.
+/// One answer to classify, its body already parsed (JSON-RPC or a gateway's
+/// own JSON error body). It has no headers and no raw text, so `header` and
+/// `body` matchers never hold for it: answers from outside go through
+/// [`RawAnswer`].
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
     /// The JSON body (a JSON-RPC response, or a gateway's own error body).
@@ -41,34 +45,73 @@ pub struct Answer<'a> {
     pub tool: Option<&'a str>,
 }
 
+/// What the rules see of one answer: the transport (status, headers, raw
+/// text) and, when the body is one JSON value, that value.
+struct Input<'a> {
+    json: Option<&'a Value>,
+    /// The body as text, when it is UTF-8.
+    text: Option<&'a str>,
+    headers: &'a [(String, String)],
+    http_status: Option<u16>,
+    origin: Option<&'a str>,
+    tool: Option<&'a str>,
+}
+
+impl<'a> Input<'a> {
+    fn of(a: &Answer<'a>) -> Input<'a> {
+        Input {
+            json: Some(a.body),
+            text: None,
+            headers: &[],
+            http_status: a.http_status,
+            origin: a.origin,
+            tool: a.tool,
+        }
+    }
+}
+
+/// A body longer than this never matches a `body` glob: denials are short,
+/// and the glob's worst case grows with the text (docs/refusals.md).
+pub const BODY_GLOB_LIMIT: usize = 64 * 1024;
+
+#[allow(clippy::too_many_arguments)]
 fn rule(
     name: &str,
     status: Option<i64>,
     code: Option<i64>,
     message: Option<&str>,
     data: &[(&str, &str)],
+    headers: &[(&str, &str)],
+    remediation: Option<&str>,
     outcome: RuleOutcome,
 ) -> RuleSpec {
+    let pairs = |xs: &[(&str, &str)]| {
+        xs.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
     RuleSpec {
         name: name.to_string(),
         http_status: status,
         error_code: code,
         message: message.map(str::to_string),
-        data: data
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
+        data: pairs(data),
         result_text: None,
+        headers: pairs(headers),
+        body: None,
+        remediation: remediation.map(str::to_string),
         outcome,
     }
 }
 
 /// The built-in rule sets, in the order they are tried, for the shapes of
-/// /docs/refusals.md (A to G). A denial inside an `isError` result (shape E)
+/// /docs/refusals.md (A to H). A denial inside an `isError` result (shape E)
 /// has no built-in rule: it is a tool failure unless the policy declares a
 /// rule for that gateway.
 pub fn builtin_rules() -> &'static [RuleSpec] {
+    use RuleOutcome::*;
     static RULES: OnceLock<Vec<RuleSpec>> = OnceLock::new();
+    const MULE_FIX: &str = "allow {tool} for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen {profile} there";
     RULES.get_or_init(|| {
         vec![
             // C: ContextForge plugin (content) violation, HTTP 422 only: an
@@ -79,16 +122,31 @@ pub fn builtin_rules() -> &'static [RuleSpec] {
                 None,
                 None,
                 &[("plugin_error_code", "*")],
-                RuleOutcome::ContentPolicy,
+                &[],
+                None,
+                ContentPolicy,
             ),
             // G: MuleSoft Flex Gateway MCP access control (before B: more specific).
             rule(
                 "mulesoft-access-denied",
                 Some(403),
                 None,
-                Some("Access denied to: *"),
+                Some("Access denied to: {tool}*"),
                 &[],
-                RuleOutcome::NotInProfile,
+                &[],
+                Some(MULE_FIX),
+                NotInProfile,
+            ),
+            // G': the same policies from Omni Gateway 1.13 on: HTTP 200, code -32008.
+            rule(
+                "mulesoft-access-denied",
+                None,
+                Some(-32008),
+                Some("Access denied to: {tool}*"),
+                &[],
+                &[],
+                Some(MULE_FIX),
+                NotInProfile,
             ),
             // B: ContextForge RBAC.
             rule(
@@ -97,16 +155,20 @@ pub fn builtin_rules() -> &'static [RuleSpec] {
                 Some(-32003),
                 Some("Access denied*"),
                 &[],
-                RuleOutcome::NotInProfile,
+                &[],
+                None,
+                NotInProfile,
             ),
             // F: Docker mcp-gateway governance (its tools allow-list per server).
             rule(
                 "docker-policy-denied",
                 None,
                 Some(0),
-                Some("policy denied tool *"),
+                Some("policy denied tool {tool}*"),
                 &[],
-                RuleOutcome::NotInProfile,
+                &[],
+                None,
+                NotInProfile,
             ),
             // D: agentgateway external guardrail PERMISSION_DENIED.
             rule(
@@ -115,45 +177,48 @@ pub fn builtin_rules() -> &'static [RuleSpec] {
                 Some(-32001),
                 None,
                 &[],
-                RuleOutcome::Policy,
+                &[],
+                None,
+                Policy,
             ),
             // A: agentgateway hides a denied tool as unknown (as MCP reports an unknown tool).
             rule(
                 "unknown-tool",
                 None,
                 Some(-32602),
+                Some("Unknown tool: {tool}*"),
+                &[],
+                &[],
+                None,
+                NotRegistered,
+            ),
+            rule(
+                "unknown-tool",
+                None,
+                Some(-32602),
                 Some("Unknown tool*"),
                 &[],
-                RuleOutcome::NotRegistered,
+                &[],
+                None,
+                NotRegistered,
+            ),
+            // H: MCP authorization at the transport: 403 with a Bearer
+            // challenge for a scope the token lacks (whatever the body).
+            rule(
+                "mcp-insufficient-scope",
+                Some(403),
+                None,
+                None,
+                &[],
+                &[("WWW-Authenticate", "*error=\"insufficient_scope\"*")],
+                Some("the consumer's token lacks the scope that {tool} needs (the server names it in `WWW-Authenticate`): grant that scope to the consumer at the authorization server; the agent cannot fix this at run time"),
+                NotInProfile,
             ),
         ]
     })
 }
 
-/// `*` matches any run of characters; everything else matches itself.
-pub fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while ti < t.len() {
-        if pi < p.len() && p[pi] != '*' && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
+pub use crate::pattern::glob;
 
 fn scalar_text(v: &Value) -> Option<String> {
     match v {
@@ -165,6 +230,7 @@ fn scalar_text(v: &Value) -> Option<String> {
 }
 
 /// The parts of an answer the rules look at.
+#[derive(Default)]
 struct Shape<'a> {
     error: Option<&'a Value>,
     code: Option<i64>,
@@ -173,7 +239,10 @@ struct Shape<'a> {
     error_result: Option<String>,
 }
 
-fn shape(body: &Value) -> Shape<'_> {
+fn shape(body: Option<&Value>) -> Shape<'_> {
+    let Some(body) = body else {
+        return Shape::default();
+    };
     let error = body.get("error").filter(|e| e.is_object());
     let error_result = body
         .get("result")
@@ -197,62 +266,152 @@ fn shape(body: &Value) -> Shape<'_> {
     }
 }
 
-fn matches(r: &RuleSpec, a: &Answer<'_>, s: &Shape<'_>) -> bool {
-    let status_ok = r
-        .http_status
-        .is_none_or(|want| a.http_status.map(i64::from) == Some(want));
-    let code_ok = r.error_code.is_none_or(|want| s.code == Some(want));
-    let message_ok = r
-        .message
-        .as_deref()
-        .is_none_or(|g| s.message.is_some_and(|m| glob(g, m)));
-    let data_ok = r.data.iter().all(|(field, g)| {
-        s.error
-            .and_then(|e| e.get("data"))
-            .and_then(|d| d.get(field))
-            .and_then(scalar_text)
-            .is_some_and(|v| glob(g, &v))
-    });
-    let result_ok = r
-        .result_text
-        .as_deref()
-        .is_none_or(|g| s.error_result.as_deref().is_some_and(|t| glob(g, t)));
-    // A rule must look at something: one with no matcher never matches.
-    let looks = r.http_status.is_some()
-        || r.error_code.is_some()
-        || r.message.is_some()
-        || !r.data.is_empty()
-        || r.result_text.is_some();
-    // Error-shaped matchers need an error; a result-text matcher needs an isError result.
-    let kind_ok = if r.result_text.is_some() {
-        s.error_result.is_some()
-    } else {
-        s.error.is_some()
-    };
-    looks && kind_ok && status_ok && code_ok && message_ok && data_ok && result_ok
+/// Which parts of an answer a rule needs: a JSON-RPC error (error-code,
+/// message, data), an `isError` result (result-text), or neither (status,
+/// headers, body: the transport).
+pub fn needs_error(r: &RuleSpec) -> bool {
+    r.error_code.is_some() || r.message.is_some() || !r.data.is_empty()
 }
 
-fn refusal(kind: RefusalKind, a: &Answer<'_>, s: &Shape<'_>, rule: Option<&str>) -> Classified {
+/// Whether a rule looks at anything at all (one with no matcher never matches).
+pub fn looks_at_something(r: &RuleSpec) -> bool {
+    r.http_status.is_some()
+        || needs_error(r)
+        || r.result_text.is_some()
+        || !r.headers.is_empty()
+        || r.body.is_some()
+}
+
+/// `Some(captures)` when every matcher of the rule holds. Captures are taken
+/// in the order message, data, result text, headers, body; the first wins.
+fn matches(r: &RuleSpec, a: &Input<'_>, s: &Shape<'_>) -> Option<Captured> {
+    if !looks_at_something(r)
+        || (needs_error(r) && s.error.is_none())
+        || (r.result_text.is_some() && s.error_result.is_none())
+    {
+        return None;
+    }
+    if r.http_status
+        .is_some_and(|want| a.http_status.map(i64::from) != Some(want))
+        || r.error_code.is_some_and(|want| s.code != Some(want))
+    {
+        return None;
+    }
+    let mut got = Captured::default();
+    let mut check = |glob: &str, text: Option<&str>| -> bool {
+        match text.and_then(|t| pattern::capture(glob, t)) {
+            Some(c) => {
+                got.fill(c);
+                true
+            }
+            None => false,
+        }
+    };
+    if let Some(g) = &r.message {
+        if !check(g, s.message) {
+            return None;
+        }
+    }
+    for (field, g) in &r.data {
+        let v = s
+            .error
+            .and_then(|e| e.get("data"))
+            .and_then(|d| d.get(field))
+            .and_then(scalar_text);
+        if !check(g, v.as_deref()) {
+            return None;
+        }
+    }
+    if let Some(g) = &r.result_text {
+        if !check(g, s.error_result.as_deref()) {
+            return None;
+        }
+    }
+    for (name, g) in &r.headers {
+        let hit = a
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .any(|(_, v)| check(g, Some(v)));
+        if !hit {
+            return None;
+        }
+    }
+    if let Some(g) = &r.body {
+        let text = a.text.filter(|t| t.len() <= BODY_GLOB_LIMIT);
+        if !check(g, text) {
+            return None;
+        }
+    }
+    Some(got)
+}
+
+/// Longest detail kept from a body that is not a JSON-RPC answer.
+const DETAIL_CHARS: usize = 240;
+
+/// What the gateway said, as received: the JSON-RPC message, the text of an
+/// `isError` result, a problem document's `detail` or `title` (RFC 9457),
+/// or the start of a plain body.
+fn detail(a: &Input<'_>, s: &Shape<'_>) -> Option<String> {
+    if let Some(m) = s.message {
+        return Some(m.to_string());
+    }
+    if let Some(t) = &s.error_result {
+        return Some(t.clone());
+    }
+    if let Some(j) = a.json {
+        return ["detail", "title"]
+            .iter()
+            .find_map(|k| j.get(*k).and_then(Value::as_str))
+            .map(str::to_string);
+    }
+    let t = a.text?.trim();
+    (!t.is_empty()).then(|| match t.char_indices().nth(DETAIL_CHARS) {
+        Some((i, _)) => format!("{}…", &t[..i]),
+        None => t.to_string(),
+    })
+}
+
+fn refusal(
+    kind: RefusalKind,
+    a: &Input<'_>,
+    s: &Shape<'_>,
+    rule: Option<&RuleSpec>,
+    got: Captured,
+) -> Classified {
     let data = s.error.and_then(|e| e.get("data"));
     let field = |k: &str| {
         data.and_then(|d| d.get(k))
             .and_then(Value::as_str)
             .map(str::to_string)
     };
+    // The caller knows what it called (a gateway may show a mapped name);
+    // what the answer says fills what the caller did not say.
+    let tool = a.tool.map(str::to_string).or(got.tool);
+    let profile = got.profile.or_else(|| field("profile"));
+    let remediation = rule
+        .and_then(|r| r.remediation.as_deref())
+        .map(|t| pattern::fill(t, tool.as_deref(), profile.as_deref()));
     let facts = Facts {
-        tool: a.tool.map(str::to_string),
-        profile: field("profile"),
+        tool,
+        profile,
         policy: if kind == RefusalKind::ContentPolicy {
             field("plugin_name")
         } else {
             None
         },
         origin: a.origin.map(str::to_string),
-        rule: rule.map(str::to_string),
-        detail: s
-            .message
-            .map(str::to_string)
-            .or_else(|| s.error_result.clone()),
+        rule: rule.map(|r| r.name.clone()),
+        // A denial that says why only in a header: the first header the rule looked at.
+        detail: detail(a, s).or_else(|| {
+            let (name, _) = rule?.headers.first()?;
+            let (n, v) = a
+                .headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))?;
+            Some(format!("{n}: {v}"))
+        }),
+        remediation,
         ..Facts::default()
     };
     Classified::Refusal {
@@ -260,14 +419,15 @@ fn refusal(kind: RefusalKind, a: &Answer<'_>, s: &Shape<'_>, rule: Option<&str>)
     }
 }
 
-fn outcome(o: RuleOutcome, a: &Answer<'_>, s: &Shape<'_>, rule: &str) -> Classified {
-    match RefusalKind::from_outcome(o) {
-        Some(kind) => refusal(kind, a, s, Some(rule)),
+fn outcome(r: &RuleSpec, a: &Input<'_>, s: &Shape<'_>, got: Captured) -> Classified {
+    match RefusalKind::from_outcome(r.outcome) {
+        Some(kind) => refusal(kind, a, s, Some(r), got),
         None => Classified::ToolFailure {
             text: s
                 .error_result
                 .clone()
                 .or_else(|| s.message.map(str::to_string))
+                .or_else(|| detail(a, s))
                 .unwrap_or_default(),
         },
     }
@@ -310,7 +470,7 @@ fn ambiguity(body: &Value) -> Option<&'static str> {
 /// `data.toolgate` is a typed refusal. The kind and the facts are read from
 /// it; class, retryability, action and texts are recomputed from the kind, so
 /// an answer cannot claim that a configuration refusal is worth retrying.
-fn own_refusal(a: &Answer<'_>, s: &Shape<'_>) -> Option<Classified> {
+fn own_refusal(a: &Input<'_>, s: &Shape<'_>) -> Option<Classified> {
     let t = s.error?.get("data")?.get("toolgate")?;
     let kind = RefusalKind::from_code(t.get("kind")?.as_str()?)?;
     let text = |k: &str| t.get(k).and_then(Value::as_str).map(str::to_string);
@@ -332,7 +492,7 @@ fn own_refusal(a: &Answer<'_>, s: &Shape<'_>) -> Option<Classified> {
 }
 
 /// A generic policy refusal for an answer that cannot be read unambiguously.
-fn unreadable(a: &Answer<'_>, why: String) -> Classified {
+fn unreadable(a: &Input<'_>, why: String) -> Classified {
     let facts = Facts {
         tool: a.tool.map(str::to_string),
         origin: a.origin.map(str::to_string),
@@ -350,62 +510,78 @@ fn unreadable(a: &Answer<'_>, why: String) -> Classified {
 /// `error` nested in `result`) is a `policy` refusal before any rule is
 /// tried: success must be unambiguous.
 pub fn classify_with(declared: &[RuleSpec], a: &Answer<'_>) -> Classified {
-    if let Some(why) = ambiguity(a.body) {
+    classify_input(declared, &Input::of(a), None)
+}
+
+/// The one classification: `unparsed` is why the body is not one JSON value
+/// (then only transport matchers can hold, and an answer no rule matches is
+/// refused with that reason).
+fn classify_input(declared: &[RuleSpec], a: &Input<'_>, unparsed: Option<String>) -> Classified {
+    if let Some(why) = a.json.and_then(ambiguity) {
         return unreadable(a, why.to_string());
     }
-    let s = shape(a.body);
+    let s = shape(a.json);
     for r in declared {
-        if matches(r, a, &s) {
-            return outcome(r.outcome, a, &s, &r.name);
+        if let Some(got) = matches(r, a, &s) {
+            return outcome(r, a, &s, got);
         }
     }
     if let Some(own) = own_refusal(a, &s) {
         return own;
     }
     for r in builtin_rules() {
-        if matches(r, a, &s) {
-            return outcome(r.outcome, a, &s, &r.name);
+        if let Some(got) = matches(r, a, &s) {
+            return outcome(r, a, &s, got);
         }
     }
+    let Some(body) = a.json else {
+        return unreadable(a, unparsed.unwrap_or_default());
+    };
     // Any error that is present and not null rules success out, even one of an odd shape.
-    let error_field = a.body.get("error").is_some_and(|e| !e.is_null());
+    let error_field = body.get("error").is_some_and(|e| !e.is_null());
     if !error_field {
         if let Some(text) = &s.error_result {
             return Classified::ToolFailure { text: text.clone() };
         }
-        if a.body.get("result").is_some_and(Value::is_object) {
+        if body.get("result").is_some_and(Value::is_object) {
             // A result is a success whatever the HTTP status said, unless a rule said otherwise.
             return Classified::Success;
         }
     }
-    refusal(RefusalKind::Policy, a, &s, None)
+    refusal(RefusalKind::Policy, a, &s, None, Captured::default())
 }
 
 /// An answer as received: the raw body bytes and what the transport said.
 /// This is the one entry point for answers from outside (the CLI, policy
 /// tests, the bindings): the body is parsed strictly, so a key named twice
-/// anywhere, or bytes that are not UTF-8 JSON, make a `policy` refusal.
+/// anywhere, or bytes that are not UTF-8 JSON, leave only the transport
+/// matchers (`http-status`, `header`, `body`) to recognise it, and an answer
+/// none of them recognises is a `policy` refusal.
 #[derive(Debug, Clone, Copy)]
 pub struct RawAnswer<'a> {
     pub body: &'a [u8],
     pub http_status: Option<u16>,
+    /// HTTP header fields as received (name, value); a name may repeat.
+    pub headers: &'a [(String, String)],
     pub origin: Option<&'a str>,
     pub tool: Option<&'a str>,
 }
 
 fn classify_raw_with(declared: &[RuleSpec], a: &RawAnswer<'_>) -> Classified {
     let parsed = crate::json::parse_strict(a.body);
-    let null = Value::Null;
-    let answer = Answer {
-        body: parsed.as_ref().unwrap_or(&null),
+    let input = Input {
+        json: parsed.as_ref().ok(),
+        text: std::str::from_utf8(a.body).ok(),
+        headers: a.headers,
         http_status: a.http_status,
         origin: a.origin,
         tool: a.tool,
     };
-    match &parsed {
-        Ok(_) => classify_with(declared, &answer),
-        Err(e) => unreadable(&answer, format!("the answer is not one JSON value: {e}")),
-    }
+    let why = parsed
+        .as_ref()
+        .err()
+        .map(|e| format!("the answer is not one JSON value: {e}"));
+    classify_input(declared, &input, why)
 }
 
 /// Classify raw bytes with the built-in rules only.
@@ -414,15 +590,19 @@ pub fn classify_raw(a: &RawAnswer<'_>) -> Classified {
 }
 
 /// A gateway answer file, as `toolgate classify`, policy tests and the
-/// bindings read it: either a bare body, or an envelope
-/// `{"httpStatus": 403, "origin": "mulesoft", "body": {...}}` holding
-/// exactly those keys (`body` required, the others optional). One rule for
-/// every reader. The body's bytes are kept as written, so its duplicate keys
-/// are still seen by [`classify_raw`].
+/// bindings read it: either a bare body, or an envelope holding exactly the
+/// keys `httpStatus`, `origin`, `headers` (optional) and one of `body` (a
+/// JSON body, kept as written) or `bodyText` (the body as text: plain text,
+/// HTML, empty). `headers` is an object of header name to a string or a
+/// list of strings (a field received several times); a name given twice,
+/// in any case, makes the file a bare body. One rule for every reader. The
+/// body's bytes are kept as written, so its duplicate keys are still seen
+/// by [`classify_raw`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Envelope {
     pub http_status: Option<u16>,
     pub origin: Option<String>,
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
 
@@ -432,24 +612,65 @@ struct EnvelopeFile<'a> {
     http_status: Option<u16>,
     origin: Option<String>,
     #[serde(borrow)]
-    body: &'a serde_json::value::RawValue,
+    headers: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    body: Option<&'a serde_json::value::RawValue>,
+    body_text: Option<String>,
+}
+
+/// The `headers` of an envelope, strictly: an object (no name twice, in any
+/// ASCII case) of strings or lists of strings.
+pub fn headers_of(raw: &[u8]) -> Option<Vec<(String, String)>> {
+    let v = crate::json::parse_strict(raw).ok()?;
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (name, value) in v.as_object()? {
+        if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            return None;
+        }
+        match value {
+            Value::String(s) => out.push((name.clone(), s.clone())),
+            Value::Array(xs) => {
+                for x in xs {
+                    out.push((name.clone(), x.as_str()?.to_string()));
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 impl Envelope {
     /// Read a file's bytes. Anything that is not exactly an envelope is a
-    /// bare body (and a body that is not JSON classifies as a refusal).
+    /// bare body (and a body that is not JSON classifies as a refusal unless
+    /// a transport rule recognises it).
     pub fn read(bytes: &[u8]) -> Envelope {
-        match serde_json::from_slice::<EnvelopeFile<'_>>(bytes) {
-            Ok(e) => Envelope {
-                http_status: e.http_status,
-                origin: e.origin,
-                body: e.body.get().as_bytes().to_vec(),
+        let bare = || Envelope {
+            http_status: None,
+            origin: None,
+            headers: Vec::new(),
+            body: bytes.to_vec(),
+        };
+        let Ok(e) = serde_json::from_slice::<EnvelopeFile<'_>>(bytes) else {
+            return bare();
+        };
+        let headers = match e.headers {
+            None => Vec::new(),
+            Some(h) => match headers_of(h.get().as_bytes()) {
+                Some(h) => h,
+                None => return bare(),
             },
-            Err(_) => Envelope {
-                http_status: None,
-                origin: None,
-                body: bytes.to_vec(),
-            },
+        };
+        let body = match (e.body, e.body_text) {
+            (Some(b), None) => b.get().as_bytes().to_vec(),
+            (None, Some(t)) => t.into_bytes(),
+            _ => return bare(),
+        };
+        Envelope {
+            http_status: e.http_status,
+            origin: e.origin,
+            headers,
+            body,
         }
     }
 
@@ -463,6 +684,7 @@ impl Envelope {
         RawAnswer {
             body: &self.body,
             http_status: http_status.or(self.http_status),
+            headers: &self.headers,
             origin: origin.or(self.origin.as_deref()),
             tool,
         }
@@ -490,23 +712,5 @@ impl Table {
     pub fn classify_raw(&self, a: &RawAnswer<'_>) -> Classified {
         let declared = a.origin.map(|o| self.gateway_rules(o)).unwrap_or(&[]);
         classify_raw_with(declared, a)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn glob_matches_runs() {
-        assert!(glob(
-            "Access denied to: *",
-            "Access denied to: refund.issue"
-        ));
-        assert!(glob("*", ""));
-        assert!(glob("a*b*c", "axxbyyc"));
-        assert!(!glob("a*b*c", "axxbyy"));
-        assert!(!glob("Access denied", "Access denied to: x"));
-        assert!(glob("Access denied*", "Access denied"));
     }
 }

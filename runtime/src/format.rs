@@ -7,7 +7,7 @@ use sha2::{Digest as _, Sha256};
 use crate::spec::*;
 
 pub const MAGIC: &[u8; 8] = b"TGTABLE\0";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// magic, version, payload length, digest, crc.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32 + 4;
 
@@ -134,6 +134,9 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
             w.opt_str(r.message.as_deref());
             w.strs2(&r.data);
             w.opt_str(r.result_text.as_deref());
+            w.strs2(&r.headers);
+            w.opt_str(r.body.as_deref());
+            w.opt_str(r.remediation.as_deref());
             w.u8(r.outcome as u8);
         });
     });
@@ -464,7 +467,7 @@ impl<'a> Reader<'a> {
         let gateways = self.list(8, |r| {
             Ok(GatewaySpec {
                 name: r.str()?,
-                rules: r.list(10, |r| {
+                rules: r.list(19, |r| {
                     Ok(RuleSpec {
                         name: r.str()?,
                         http_status: r.opt_i64()?,
@@ -472,6 +475,9 @@ impl<'a> Reader<'a> {
                         message: r.opt_str()?,
                         data: r.strs2()?,
                         result_text: r.opt_str()?,
+                        headers: r.strs2()?,
+                        body: r.opt_str()?,
+                        remediation: r.opt_str()?,
                         outcome: match r.u8()? {
                             0 => RuleOutcome::NotInProfile,
                             1 => RuleOutcome::ContentPolicy,

@@ -15,11 +15,13 @@
 pub mod bits;
 pub mod classify;
 pub mod decide;
+pub mod drift;
 mod export;
 pub mod format;
 pub mod json;
 pub mod log;
 pub mod names;
+pub mod pattern;
 pub mod reason;
 pub mod refusal;
 pub mod reload;

@@ -226,14 +226,7 @@ impl LogStats {
     pub fn read(text: &str) -> Result<LogStats, LogLineError> {
         let mut stats = LogStats::default();
         let mut by_reason: std::collections::BTreeMap<(usize, String), usize> = Default::default();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let rec = Counted::read(line).map_err(|message| LogLineError {
-                line: n + 1,
-                message,
-            })?;
+        for rec in read_records(text)? {
             stats.decisions += 1;
             stats.observed_only += usize::from(rec.observed_only);
             if rec.allowed {
@@ -256,12 +249,29 @@ impl LogStats {
     }
 }
 
-/// What `stats` needs of one line, in either format.
-struct Counted {
-    configuration: String,
-    allowed: bool,
-    reason: Option<String>,
-    observed_only: bool,
+/// What `stats` and `drift` need of one line, in either format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counted {
+    pub configuration: String,
+    pub consumer: Option<String>,
+    pub tool: String,
+    pub allowed: bool,
+    pub reason: Option<String>,
+    pub observed_only: bool,
+}
+
+/// Every record of a log (JSON lines, blank lines skipped), in either format.
+pub fn read_records(text: &str) -> Result<Vec<Counted>, LogLineError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, line)| {
+            Counted::read(line).map_err(|message| LogLineError {
+                line: n + 1,
+                message,
+            })
+        })
+        .collect()
 }
 
 impl Counted {
@@ -272,6 +282,8 @@ impl Counted {
             Ok(r) => {
                 return Ok(Counted {
                     configuration: r.configuration,
+                    consumer: r.consumer,
+                    tool: r.tool,
                     allowed: r.allowed,
                     reason: r.reason,
                     observed_only: r.observed_only,
@@ -282,6 +294,8 @@ impl Counted {
         match serde_json::from_str::<ServiceRecord>(line) {
             Ok(r) => Ok(Counted {
                 configuration: r.input.context.configuration,
+                consumer: r.input.subject.properties.consumer,
+                tool: r.input.resource.id,
                 allowed: r.result.decision,
                 reason: r.result.context.reason,
                 observed_only: r.result.context.observed_only,

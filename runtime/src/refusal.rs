@@ -164,11 +164,23 @@ pub struct Facts {
     /// For `trustZone`: the tool's class and the ceiling.
     pub class: Option<String>,
     pub ceiling: Option<String>,
+    /// The remediation a gateway rule gives (filled in), instead of the kind's own.
+    pub remediation: Option<String>,
 }
 
+/// `` `name` `` when known, else the fallback words ("the tool").
 fn q(x: &Option<String>, fallback: &str) -> String {
     match x {
         Some(v) => format!("`{v}`"),
+        None => fallback.to_string(),
+    }
+}
+
+/// `` word `name` `` when known ("configuration `c`"), else the fallback
+/// words ("the configuration"): every text reads with and without the name.
+fn named(word: &str, x: &Option<String>, fallback: &str) -> String {
+    match x {
+        Some(v) => format!("{word} `{v}`"),
         None => fallback.to_string(),
     }
 }
@@ -177,61 +189,90 @@ fn in_file(f: &Option<String>) -> String {
     f.as_ref().map(|f| format!(" (in {f})")).unwrap_or_default()
 }
 
+/// The kind's own remediation text.
+fn remediation(kind: RefusalKind, facts: &Facts) -> String {
+    let tool = q(&facts.tool, "the tool");
+    let file = in_file(&facts.file);
+    let config = named("configuration", &facts.configuration, "the configuration");
+    match kind {
+        RefusalKind::Gate(Reason::NotRegistered) => format!(
+            "{tool} does not exist for this caller: check the name against the offered tools; if a gateway hides tools outside the caller's access, widen the access profile to include it"
+        ),
+        RefusalKind::Gate(Reason::ToolDisabled) => {
+            format!("an administrator must enable {tool} (and its group, if the group is switched off) in the policy")
+        }
+        RefusalKind::Gate(Reason::RequiresAdmin) => format!(
+            "{tool} is admin-only: an administrator must make this call, or the policy must mark it `not admin-only`"
+        ),
+        RefusalKind::Gate(Reason::NotInProfile) => match (&facts.profile, &facts.consumer) {
+            (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
+            (None, Some(c)) => format!("give consumer `{c}` an access profile that allows {tool}{file}"),
+            (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
+        },
+        RefusalKind::Gate(Reason::ConfigurationGroup) => match &facts.group {
+            Some(g) => format!(
+                "add group `{g}` to the groups of {config}{file}, or, if a skill restricts the run, attach a skill that allows {tool} and start a new run"
+            ),
+            None => format!("allow {tool} in {config}{file}"),
+        },
+        RefusalKind::Gate(Reason::ConfigurationExcluded) => {
+            format!("remove {tool} from the exclusions of {config}{file}; a run already started keeps its exclusions until a new run starts")
+        }
+        RefusalKind::Gate(Reason::TrustZone) => format!(
+            "{tool} has {} above {} of the provider's trust zone: use a configuration whose provider may receive that class, or reclassify the tool",
+            named("class", &facts.class, "a data class"),
+            named("the ceiling", &facts.ceiling, "the ceiling")
+        ),
+        RefusalKind::ContentPolicy => format!(
+            "rephrase or redact the request to {tool} so that it passes {}; escalate to a person if it must go through as is",
+            named("content policy", &facts.policy, "the gateway's content policy")
+        ),
+        RefusalKind::Policy => format!(
+            "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
+            facts.origin.as_ref().map(|o| format!(" (gateway `{o}`)")).unwrap_or_default()
+        ),
+    }
+}
+
+/// The text for the model: one sentence that reads with and without the
+/// tool's name (and, for `notInProfile`, the profile's).
+fn model_text(kind: RefusalKind, facts: &Facts) -> String {
+    let subject = match &facts.tool {
+        Some(t) => format!("The tool `{t}`"),
+        None => "This tool".to_string(),
+    };
+    let call = match &facts.tool {
+        Some(t) => format!("The call to `{t}`"),
+        None => "The call".to_string(),
+    };
+    match kind.action() {
+        Action::Stop => {
+            let why = match (kind, &facts.profile) {
+                (RefusalKind::Gate(Reason::NotInProfile), Some(p)) => {
+                    format!("not in this consumer's access profile `{p}`")
+                }
+                _ => message(kind).to_string(),
+            };
+            format!(
+                "{subject} cannot be used here: {why}. Retrying will not help; tell the user that a person must change the configuration."
+            )
+        }
+        Action::Rephrase => format!(
+            "{call} was refused by a content policy. You may rephrase or redact the request and try again, or ask the user to involve a person."
+        ),
+        Action::Escalate => format!(
+            "{call} was refused by a policy. Do not retry it unchanged; tell the user a person needs to look at it."
+        ),
+    }
+}
+
 impl Refusal {
     pub fn new(kind: RefusalKind, facts: Facts) -> Refusal {
-        let tool = q(&facts.tool, "the tool");
-        let file = in_file(&facts.file);
-        let config = q(&facts.configuration, "the configuration");
-        let remediation = match kind {
-            RefusalKind::Gate(Reason::NotRegistered) => format!(
-                "{tool} does not exist for this caller: check the name against the offered tools; if a gateway hides tools outside the caller's access, widen the access profile to include it"
-            ),
-            RefusalKind::Gate(Reason::ToolDisabled) => {
-                format!("an administrator must enable {tool} (and its group, if the group is switched off) in the policy")
-            }
-            RefusalKind::Gate(Reason::RequiresAdmin) => format!(
-                "{tool} is admin-only: an administrator must make this call, or the policy must mark it `not admin-only`"
-            ),
-            RefusalKind::Gate(Reason::NotInProfile) => match (&facts.profile, &facts.consumer) {
-                (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
-                (None, Some(c)) => format!("give consumer `{c}` an access profile that allows {tool}{file}"),
-                (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
-            },
-            RefusalKind::Gate(Reason::ConfigurationGroup) => match &facts.group {
-                Some(g) => format!(
-                    "add group `{g}` to the groups of configuration {config}{file}, or, if a skill restricts the run, attach a skill that allows {tool} and start a new run"
-                ),
-                None => format!("allow {tool} in configuration {config}{file}"),
-            },
-            RefusalKind::Gate(Reason::ConfigurationExcluded) => {
-                format!("remove {tool} from the exclusions of configuration {config}{file}; a run already started keeps its exclusions until a new run starts")
-            }
-            RefusalKind::Gate(Reason::TrustZone) => format!(
-                "{tool} has class {} above the ceiling {} of the provider's trust zone: use a configuration whose provider may receive that class, or reclassify the tool",
-                q(&facts.class, "its class"),
-                q(&facts.ceiling, "of the zone")
-            ),
-            RefusalKind::ContentPolicy => format!(
-                "rephrase or redact the request to {tool} so that it passes content policy {}; escalate to a person if it must go through as is",
-                q(&facts.policy, "of the gateway")
-            ),
-            RefusalKind::Policy => format!(
-                "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
-                facts.origin.as_ref().map(|o| format!(" (gateway `{o}`)")).unwrap_or_default()
-            ),
-        };
-        let model_text = match kind.action() {
-            Action::Stop => format!(
-                "The tool {tool} cannot be used here: {}. Retrying will not help; tell the user that a person must change the configuration.",
-                message(kind)
-            ),
-            Action::Rephrase => format!(
-                "The call to {tool} was refused by a content policy. You may rephrase or redact the request and try again, or ask the user to involve a person."
-            ),
-            Action::Escalate => format!(
-                "The call to {tool} was refused by a policy. Do not retry it unchanged; tell the user a person needs to look at it."
-            ),
-        };
+        let remediation = facts
+            .remediation
+            .clone()
+            .unwrap_or_else(|| remediation(kind, &facts));
+        let model_text = model_text(kind, &facts);
         Refusal {
             kind,
             class: kind.class(),

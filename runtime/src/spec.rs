@@ -124,12 +124,21 @@ pub struct RuleSpec {
     pub name: String,
     pub http_status: Option<i64>,
     pub error_code: Option<i64>,
-    /// Glob (`*` any run of characters) over the error message.
+    /// Glob (`*` any run of characters, `{tool}`/`{profile}` captures,
+    /// `runtime::pattern`) over the error message.
     pub message: Option<String>,
     /// (field of `error.data`, glob over its string value).
     pub data: Vec<(String, String)>,
     /// Glob over the text of an `isError` result.
     pub result_text: Option<String>,
+    /// (HTTP header name, glob over its value); the name is compared
+    /// without regard to ASCII case, and any one value of it may match.
+    pub headers: Vec<(String, String)>,
+    /// Glob over the raw body text (plain text, HTML, empty, any JSON).
+    pub body: Option<String>,
+    /// The remediation of the refusals this rule recognises (`{tool}` and
+    /// `{profile}` filled in); `None`: the built-in text of the kind.
+    pub remediation: Option<String>,
     pub outcome: RuleOutcome,
 }
 

@@ -429,6 +429,21 @@ int32_t toolgate_classify_json(const toolgate_table *table,
                                size_t tool_len,
                                toolgate_buf *out);
 
+/*
+ Classify a gateway answer given as an answer file's bytes, as `toolgate
+ classify` reads it: an envelope `{"httpStatus", "origin", "headers",
+ "body" | "bodyText"}` (headers and a body that is not JSON, such as plain
+ text, HTML or nothing, reach the rules' `header` and `body` matchers), or
+ a bare body. The tool NULL when unknown; `table` as in
+ [`toolgate_classify_json`]. Same JSON answer.
+ */
+int32_t toolgate_classify_envelope(const toolgate_table *table,
+                                   const char *data,
+                                   size_t data_len,
+                                   const char *tool,
+                                   size_t tool_len,
+                                   toolgate_buf *out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -8,11 +8,13 @@ use toolgate_runtime::classify::{self, Classified, RawAnswer};
 use toolgate_runtime::Table;
 
 /// One gateway answer as a host has it: the body as received (bytes; not
-/// necessarily JSON), the HTTP status, the gateway and the tool, when known.
+/// necessarily JSON), the HTTP status and headers, the gateway and the tool,
+/// when known.
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
     pub body: &'a [u8],
     pub http_status: Option<u16>,
+    pub headers: &'a [(String, String)],
     pub origin: Option<&'a str>,
     pub tool: Option<&'a str>,
 }
@@ -23,6 +25,7 @@ pub fn classify_raw(table: Option<&Table>, a: &Answer<'_>) -> Classified {
     let raw = RawAnswer {
         body: a.body,
         http_status: a.http_status,
+        headers: a.headers,
         origin: a.origin,
         tool: a.tool,
     };

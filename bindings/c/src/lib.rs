@@ -1015,8 +1015,42 @@ pub unsafe extern "C" fn toolgate_classify_json(
         let answer = compat::Answer {
             body,
             http_status,
+            headers: &[],
             origin,
             tool,
+        };
+        json(&compat::classify_raw(t, &answer))
+    })
+}
+
+/// Classify a gateway answer given as an answer file's bytes, as `toolgate
+/// classify` reads it: an envelope `{"httpStatus", "origin", "headers",
+/// "body" | "bodyText"}` (headers and a body that is not JSON, such as plain
+/// text, HTML or nothing, reach the rules' `header` and `body` matchers), or
+/// a bare body. The tool NULL when unknown; `table` as in
+/// [`toolgate_classify_json`]. Same JSON answer.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_classify_envelope(
+    table: *const toolgate_table,
+    data: *const c_char,
+    data_len: usize,
+    tool: *const c_char,
+    tool_len: usize,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        // SAFETY: NULL or a live table handle.
+        let t = unsafe { table.as_ref() }.map(|t| &*t.table);
+        let data = unsafe { bytes_arg(data, data_len, "data")? };
+        let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
+        let envelope = toolgate_runtime::Envelope::read(data);
+        let raw = envelope.answer(None, None, tool);
+        let answer = compat::Answer {
+            body: raw.body,
+            http_status: raw.http_status,
+            headers: raw.headers,
+            origin: raw.origin,
+            tool: raw.tool,
         };
         json(&compat::classify_raw(t, &answer))
     })
@@ -1036,6 +1070,55 @@ mod tests {
         let text = unsafe { std::slice::from_raw_parts(b.ptr, b.len) };
         assert_eq!(text, b"internal error (panic): boom");
         unsafe { toolgate_buf_free(b) };
+    }
+
+    #[test]
+    fn an_envelope_carries_headers_and_a_raw_body_to_the_rules() {
+        let classify = |data: &[u8]| -> serde_json::Value {
+            let mut b = EMPTY_BUF;
+            let code = unsafe {
+                toolgate_classify_envelope(
+                    std::ptr::null(),
+                    data.as_ptr().cast(),
+                    data.len(),
+                    std::ptr::null(),
+                    0,
+                    &mut b,
+                )
+            };
+            assert_eq!(code, TOOLGATE_OK);
+            let text = unsafe { std::slice::from_raw_parts(b.ptr, b.len) }.to_vec();
+            unsafe { toolgate_buf_free(b) };
+            serde_json::from_slice(&text).expect("JSON")
+        };
+        // The built-in insufficient_scope rule needs the header: it is seen.
+        let v = classify(
+            br#"{"httpStatus":403,"headers":{"www-authenticate":"Bearer error=\"insufficient_scope\""},"bodyText":""}"#,
+        );
+        assert_eq!(v["refusal"]["kind"], "notInProfile");
+        assert_eq!(v["refusal"]["rule"], "mcp-insufficient-scope");
+        // Without it, the same empty 403 is the generic policy refusal.
+        let v = classify(br#"{"httpStatus":403,"bodyText":""}"#);
+        assert_eq!(v["refusal"]["kind"], "policy");
+        // A body given as text is the body: here a JSON-RPC success.
+        let v = classify(
+            br#"{"httpStatus":200,"bodyText":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#,
+        );
+        assert_eq!(v["outcome"], "success");
+        let mut b = EMPTY_BUF;
+        assert_eq!(
+            unsafe {
+                toolgate_classify_envelope(
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    1,
+                    std::ptr::null(),
+                    0,
+                    &mut b,
+                )
+            },
+            TOOLGATE_ERR_NULL
+        );
     }
 
     #[test]

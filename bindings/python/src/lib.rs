@@ -401,7 +401,7 @@ impl PyTable {
     }
 
     /// Classify a gateway answer with this table's rules for its origin.
-    #[pyo3(signature = (answer, *, origin=None, http_status=None, tool=None))]
+    #[pyo3(signature = (answer, *, origin=None, http_status=None, tool=None, headers=None))]
     fn classify(
         &self,
         py: Python<'_>,
@@ -409,8 +409,18 @@ impl PyTable {
         origin: Option<&str>,
         http_status: Option<u16>,
         tool: Option<&str>,
+        headers: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassification> {
-        classify_impl(py, Some(&self.table), answer, origin, http_status, tool)
+        let headers = headers_of(py, headers)?;
+        classify_impl(
+            py,
+            Some(&self.table),
+            answer,
+            origin,
+            http_status,
+            tool,
+            &headers,
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -1064,6 +1074,36 @@ impl PyClassification {
     }
 }
 
+/// HTTP headers from Python: a mapping of name to a str or a list of str (a
+/// field received several times), or an iterable of (name, value) pairs.
+fn headers_of(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, String)>> {
+    let Some(v) = v else {
+        return Ok(Vec::new());
+    };
+    let bad = || {
+        argument_error(
+            py,
+            "headers: expected a mapping of str to str (or list of str), or (name, value) pairs",
+        )
+    };
+    let mut out = Vec::new();
+    if let Ok(d) = v.cast::<PyDict>() {
+        for (k, val) in d.iter() {
+            let name: String = k.extract().map_err(|_| bad())?;
+            match val.extract::<String>() {
+                Ok(s) => out.push((name, s)),
+                Err(_) => {
+                    let values: Vec<String> = val.extract().map_err(|_| bad())?;
+                    out.extend(values.into_iter().map(|s| (name.clone(), s)));
+                }
+            }
+        }
+        return Ok(out);
+    }
+    v.extract::<Vec<(String, String)>>().map_err(|_| bad())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn classify_impl(
     py: Python<'_>,
     table: Option<&rt::Table>,
@@ -1071,11 +1111,13 @@ fn classify_impl(
     origin: Option<&str>,
     http_status: Option<u16>,
     tool: Option<&str>,
+    headers: &[(String, String)],
 ) -> PyResult<PyClassification> {
     let body = bytes_of(py, answer, "answer")?;
     let raw = rt::RawAnswer {
         body: &body,
         http_status,
+        headers,
         origin,
         tool,
     };
@@ -1102,10 +1144,11 @@ fn classification(py: Python<'_>, classified: rt::Classified) -> PyResult<PyClas
     })
 }
 
-/// Classify a gateway answer's raw body (bytes or str), parsed strictly:
-/// anything unreadable or ambiguous is a refusal, never success.
+/// Classify a gateway answer's raw body (bytes or str: JSON, plain text,
+/// HTML, empty), parsed strictly, with its HTTP headers: anything unreadable
+/// or ambiguous that no rule recognises is a refusal, never success.
 #[pyfunction]
-#[pyo3(signature = (answer, *, origin=None, http_status=None, tool=None, table=None))]
+#[pyo3(signature = (answer, *, origin=None, http_status=None, tool=None, table=None, headers=None))]
 fn classify(
     py: Python<'_>,
     answer: &Bound<'_, PyAny>,
@@ -1113,7 +1156,9 @@ fn classify(
     http_status: Option<u16>,
     tool: Option<&str>,
     table: Option<&PyTable>,
+    headers: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyClassification> {
+    let headers = headers_of(py, headers)?;
     classify_impl(
         py,
         table.map(|t| &*t.table),
@@ -1121,14 +1166,17 @@ fn classify(
         origin,
         http_status,
         tool,
+        &headers,
     )
 }
 
 /// Classify an answer file's bytes as `toolgate classify` reads them: an
-/// envelope `{"httpStatus", "origin", "body"}` or a bare body. Given
-/// `origin` / `http_status` win over the envelope's.
+/// envelope `{"httpStatus", "origin", "headers", "body" | "bodyText"}` or a
+/// bare body. Given `origin` / `http_status` win over the envelope's; given
+/// `headers` are added to its.
 #[pyfunction]
-#[pyo3(signature = (data, *, origin=None, http_status=None, tool=None, table=None))]
+#[pyo3(signature = (data, *, origin=None, http_status=None, tool=None, table=None, headers=None))]
+#[allow(clippy::too_many_arguments)]
 fn classify_envelope(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
@@ -1136,9 +1184,11 @@ fn classify_envelope(
     http_status: Option<u16>,
     tool: Option<&str>,
     table: Option<&PyTable>,
+    headers: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyClassification> {
     let bytes = bytes_of(py, data, "answer")?;
-    let envelope = rt::Envelope::read(&bytes);
+    let mut envelope = rt::Envelope::read(&bytes);
+    envelope.headers.extend(headers_of(py, headers)?);
     let raw = envelope.answer(http_status, origin, tool);
     let classified = match table {
         Some(t) => t.table.classify_raw(&raw),
@@ -1149,7 +1199,8 @@ fn classify_envelope(
 
 /// [`classify_envelope`] of a file (a regular file, capped while read).
 #[pyfunction]
-#[pyo3(signature = (path, *, origin=None, http_status=None, tool=None, table=None))]
+#[pyo3(signature = (path, *, origin=None, http_status=None, tool=None, table=None, headers=None))]
+#[allow(clippy::too_many_arguments)]
 fn classify_file(
     py: Python<'_>,
     path: PathBuf,
@@ -1157,10 +1208,11 @@ fn classify_file(
     http_status: Option<u16>,
     tool: Option<&str>,
     table: Option<&PyTable>,
+    headers: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyClassification> {
     let bytes = read_capped(py, &path, "answer")?;
     let data = PyBytes::new(py, &bytes);
-    classify_envelope(py, data.as_any(), origin, http_status, tool, table)
+    classify_envelope(py, data.as_any(), origin, http_status, tool, table, headers)
 }
 
 // ---------------------------------------------------------------- RunState

@@ -246,6 +246,39 @@ def test_classify_envelopes_and_files(tmp_path: Path) -> None:
         toolgate.classify_file(tmp_path)
 
 
+def test_classify_transport_denials_with_headers_and_raw_bodies() -> None:
+    # Built in: HTTP 403 with an insufficient_scope challenge, whatever the body (here empty).
+    challenge = 'Bearer error="insufficient_scope", scope="crm:write"'
+    c = toolgate.classify(b"", http_status=403, headers={"WWW-Authenticate": challenge})
+    assert c.refusal is not None and (c.refusal.kind, c.refusal.rule) == ("notInProfile", "mcp-insufficient-scope")
+    assert c.refusal.detail == "WWW-Authenticate: " + challenge
+    # The same as pairs; without the header it is the generic policy refusal.
+    pairs = toolgate.classify(b"", http_status=403, headers=[("www-authenticate", challenge)])
+    assert pairs.refusal is not None and pairs.refusal.rule == "mcp-insufficient-scope"
+    assert toolgate.classify(b"", http_status=403).refusal.kind == "policy"  # type: ignore[union-attr]
+    # A project's transport rules: plain text (body), HTML (status alone), tool and profile from headers.
+    t = toolgate.Table.load(PROFILES)
+    envoy = t.classify("RBAC: access denied", origin="envoy", http_status=403)
+    assert envoy.refusal is not None and envoy.refusal.rule == "rbac-denied"
+    vendor = t.classify(
+        b"", origin="corp-api", http_status=403,
+        headers={"x-denied-tool": "refund.issue", "X-Access-Profile": ["support-readonly"]},
+    )
+    assert vendor.refusal is not None
+    assert (vendor.refusal.tool, vendor.refusal.profile) == ("refund.issue", "support-readonly")
+    assert vendor.refusal.remediation == "add `refund.issue` to plan `support-readonly` in the corporate API portal"
+    # An envelope file carries headers and a body that is not JSON.
+    fixture = Path(__file__).parents[3] / "tests/fixtures/gateway/T-corp-api-empty-vendor-headers.json"
+    f = toolgate.classify_file(fixture, table=t)
+    assert f.refusal is not None
+    assert (f.refusal.rule, f.refusal.tool, f.refusal.profile, f.refusal.remediation) == (
+        "denied-in-headers", "refund.issue", "support-readonly", vendor.refusal.remediation
+    )
+    assert f.refusal.detail == "X-Denied-Tool: refund.issue"
+    with pytest.raises(toolgate.ArgumentError):
+        toolgate.classify(b"", headers=42)
+
+
 def test_table_handle_swaps_and_keeps_a_good_table() -> None:
     demo = toolgate.Table.load(DEMO)
     h = toolgate.TableHandle(demo)

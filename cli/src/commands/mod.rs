@@ -14,6 +14,7 @@ use crate::io::{read_file, Failure};
 
 pub mod check;
 pub mod classify;
+pub mod drift;
 pub mod fmt;
 pub mod init;
 pub mod lsp;

@@ -1,7 +1,7 @@
 """Type stubs of the native module (PyO3 over toolgate-runtime)."""
 
 import os
-from typing import Literal, Optional, Sequence, Union, final
+from typing import Iterable, Literal, Mapping, Optional, Sequence, Union, final
 
 Role = Literal["admin", "user", "none"]
 ReasonCode = Literal[
@@ -27,6 +27,8 @@ RefusalKind = Literal[
 Bytes = Union[bytes, bytearray, memoryview]
 TableSource = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
 StoredRun = Union["RunState", str, bytes]
+# HTTP headers of an answer: name to value (or values), or (name, value) pairs.
+Headers = Union[Mapping[str, Union[str, Sequence[str]]], Iterable[tuple[str, str]]]
 
 MAX_FILE_BYTES: int
 
@@ -68,6 +70,7 @@ class Table:
         origin: Optional[str] = None,
         http_status: Optional[int] = None,
         tool: Optional[str] = None,
+        headers: Optional[Headers] = None,
     ) -> Classification: ...
 
 @final
@@ -240,6 +243,7 @@ def classify(
     http_status: Optional[int] = None,
     tool: Optional[str] = None,
     table: Optional[Table] = None,
+    headers: Optional[Headers] = None,
 ) -> Classification: ...
 def classify_envelope(
     data: Union[Bytes, str],
@@ -248,6 +252,7 @@ def classify_envelope(
     http_status: Optional[int] = None,
     tool: Optional[str] = None,
     table: Optional[Table] = None,
+    headers: Optional[Headers] = None,
 ) -> Classification: ...
 def classify_file(
     path: Union[str, "os.PathLike[str]"],
@@ -256,6 +261,7 @@ def classify_file(
     http_status: Optional[int] = None,
     tool: Optional[str] = None,
     table: Optional[Table] = None,
+    headers: Optional[Headers] = None,
 ) -> Classification: ...
 def gate_order() -> list[ReasonCode]: ...
 def reason_message(code: str) -> str: ...

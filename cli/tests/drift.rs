@@ -1,0 +1,182 @@
+//! `toolgate drift` and `toolgate classify` of transport-level answers, end
+//! to end on the mcp-profiles example and the fixtures of issue 19.
+
+mod common;
+use common::*;
+
+const PROJECT: &str = "policies/mcp-profiles";
+const LIST: &str = "crm=tests/fixtures/drift/support-bot.crm.tools-list.json";
+const LOG: &str = "tests/fixtures/drift/support-bot.decisions.jsonl";
+
+#[test]
+fn drift_reports_both_directions_and_the_log_and_exits_1() {
+    let o = run(&[
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--decision-log",
+        LOG,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "consumer `support-bot`, profile `support-readonly`
+listed by the gateway, refused by the profile (1):
+  mcp_crm_case_create
+allowed by the profile, not listed by the gateway (1):
+  mcp_crm_customer-360_contacts
+listed by the gateway, not in the registry (1):
+  mcp_crm_case_escalate
+refused notInProfile in the log, yet listed (1):
+  mcp_crm_case_create  3 decisions
+allowed in the log, yet not listed (1):
+  mcp_crm_customer-360_contacts  1 decision
+drift: the profile and the gateway disagree
+"
+    );
+    let o = run(&[
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "consumer": "support-bot",
+            "profile": "support-readonly",
+            "listedButRefused": ["mcp_crm_case_create"],
+            "allowedButNotListed": ["mcp_crm_customer-360_contacts"],
+            "listedUnregistered": ["mcp_crm_case_escalate"],
+            "refusedInLogButListed": [],
+            "allowedInLogButNotListed": []
+        })
+    );
+}
+
+#[test]
+fn drift_is_quiet_and_exits_0_when_the_gateway_lists_exactly_the_profile() {
+    // billing-agent allows the whole billing server; its list is the server's.
+    let o = run(&[
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "billing-bot",
+        "--tools-list",
+        "billing=policies/mcp-profiles/mcp/billing.tools-list.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o),
+        "consumer `billing-bot`, profile `billing-agent`
+listed by the gateway, refused by the profile (0)
+allowed by the profile, not listed by the gateway (0)
+listed by the gateway, not in the registry (0)
+no drift
+"
+    );
+}
+
+#[test]
+fn drift_refuses_what_is_not_a_tools_list_with_exit_2() {
+    let o = run(&[
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        "crm=tests/fixtures/gateway/B-contextforge-rbac.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: tests/fixtures/gateway/B-contextforge-rbac.json: not an MCP tools/list result (`tools`, each with a `name`)\n"
+    );
+    let o = run(&[
+        "drift",
+        "-p",
+        PROJECT,
+        "--consumer",
+        "support-bot",
+        "--tools-list",
+        LIST,
+        "--decision-log",
+        "tests/fixtures/drift/support-bot.crm.tools-list.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("toolgate-drift-{}-raw", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("page.html");
+    std::fs::write(&page, "<html><body><h1>403 Forbidden</h1></body></html>").unwrap();
+    let page = page.to_str().unwrap();
+    // The nginx rule of the project: `http-status 403` alone.
+    let o = run(&[
+        "classify",
+        page,
+        "--raw",
+        "--http-status",
+        "403",
+        "--origin",
+        "nginx",
+        "-p",
+        PROJECT,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["refusal"]["kind"].as_str(), v["refusal"]["rule"].as_str()),
+        (Some("notInProfile"), Some("forbidden"))
+    );
+    // Built in: a 403 with an insufficient_scope challenge, whatever the body.
+    let o = run(&[
+        "classify",
+        page,
+        "--raw",
+        "--http-status",
+        "403",
+        "--header",
+        "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"crm:write\"",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["refusal"]["rule"], "mcp-insufficient-scope");
+    assert_eq!(
+        v["refusal"]["detail"],
+        "<html><body><h1>403 Forbidden</h1></body></html>"
+    );
+    // Headers from the command line are added to an envelope's.
+    let o = run(&[
+        "classify",
+        "tests/fixtures/gateway/T-corp-api-empty-vendor-headers.json",
+        "-p",
+        PROJECT,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v["refusal"]["tool"].as_str(),
+            v["refusal"]["profile"].as_str()
+        ),
+        (Some("refund.issue"), Some("support-readonly"))
+    );
+    let o = run(&["classify", page, "--raw", "--header", "no colon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: --header `no colon` is not `NAME: VALUE`\n"
+    );
+}
