@@ -18,7 +18,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn of(d: &Decision<'_>) -> Verdict {
+    pub fn of(d: &Decision<'_>) -> Verdict {
         Verdict {
             allowed: d.allowed,
             reason: d.reason,
