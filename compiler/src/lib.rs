@@ -4,6 +4,7 @@
 //! Data flow: [`parse`] (text -> [`ast`]) -> [`validate`] (ast + [`registry`]
 //! -> [`model`]) -> [`lower`] (model -> `toolgate_runtime::TableSpec`).
 
+pub mod allow;
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;

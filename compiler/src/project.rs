@@ -518,6 +518,8 @@ impl Project {
             }
         }
         problems.append(&mut v);
+        // A warning kept on purpose (`# toolgate: allow TGxxxx`) is dropped.
+        problems.retain(|p| !crate::allow::allowed(p, &self.sources));
         let has_errors = problems
             .iter()
             .any(|p| p.severity() == crate::diagnostics::Severity::Error);
