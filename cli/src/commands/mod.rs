@@ -18,6 +18,7 @@ pub mod classify;
 pub mod fmt;
 pub mod query;
 pub mod registry;
+pub mod replay;
 pub mod review;
 pub mod run;
 pub mod serve;
