@@ -478,3 +478,54 @@ fn kind_label(k: ChangeKind) -> &'static str {
 fn md_code(name: &str) -> String {
     crate::diff::md_code(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::ChangeKind;
+    use crate::lower;
+    use crate::project::Project;
+    use toolgate_runtime::log::DecisionLog;
+
+    const REG: &str = "[[tool]]\nname = \"read\"\ngroup = \"content\"\nclass = \"publicContent\"\n\n[[tool]]\nname = \"dump\"\ngroup = \"system\"\nclass = \"secretAdjacent\"\n";
+
+    fn table(policy: &str) -> Table {
+        let m = Project::from_texts(("registry.toml", REG), &[("p.tg", policy)])
+            .check()
+            .model
+            .expect("compiles");
+        Table::load(&lower::compile(&m)).expect("loads")
+    }
+
+    #[test]
+    fn runtime_records_replay_with_the_mode_that_reproduces_them() {
+        let old = table("provider p { zone externalGlobal }\nconfiguration a { provider p }\nconfiguration b { provider p }\n");
+        let new = table("provider p { zone local }\nconfiguration a { provider p }\n");
+        let mut log = DecisionLog::new(Vec::new());
+        // The policy enforces; the host observed: `dump` offered, observed only.
+        let observed = old.context("a").unwrap().role(Role::User).enforcement(Some("observe"));
+        log.record(&observed, &observed.decide("dump")).unwrap();
+        let enforced = old.context("a").unwrap().role(Role::User);
+        log.record(&enforced, &enforced.decide("dump")).unwrap();
+        log.record(&enforced, &enforced.decide("read")).unwrap();
+        let gone = old.context("b").unwrap().role(Role::Admin);
+        log.record(&gone, &gone.decide("read")).unwrap();
+        let mut text = String::from_utf8(log.into_inner()).unwrap();
+        // A record OLD cannot reproduce (written with a stored run the log does not hold).
+        let forged = text.lines().nth(2).unwrap().replace("\"allowed\":true", "\"allowed\":false").replace("\"reason\":null", "\"reason\":\"configurationExcluded\"");
+        text.push_str(&forged);
+        text.push('\n');
+        let r = replay(&old, &new, &text).unwrap();
+        assert_eq!((r.records, r.compared, r.not_reproduced), (5, 4, 1));
+        assert_eq!(r.configurations_removed, BTreeMap::from([("b".to_string(), 1)]));
+        // Under NEW (zone local) `dump` is below the ceiling: observed only becomes
+        // a plain offer (reason changed), the enforced refusal is widened.
+        let kinds: Vec<(usize, ChangeKind)> = r.records_changed.iter().map(|c| (c.line, c.kind)).collect();
+        assert_eq!(kinds, vec![(1, ChangeKind::ReasonChanged), (2, ChangeKind::Widened)]);
+        assert_eq!(r.records_changed[0].old.observed_only, true);
+        assert_eq!(
+            replay(&old, &new, "{\"table\": 1}\n").unwrap_err().line,
+            1
+        );
+    }
+}
