@@ -12,7 +12,7 @@ use serde::Serialize;
 use toolgate_runtime::log::{LogLineError, LogRecord, ServiceRecord};
 use toolgate_runtime::{Context, Reason, Role, RunState, Table};
 
-use crate::diff::{ChangeKind, Verdict};
+use crate::diff::{md_code, ChangeKind, Verdict};
 
 /// How many tools and consumers the summary names.
 pub const TOP: usize = 10;
@@ -261,13 +261,8 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
         };
         r.compared += 1;
         let ov = l.recorded;
-        if nv == ov {
+        let Some(kind) = ChangeKind::between(&ov, &nv) else {
             continue;
-        }
-        let kind = match (ov.allowed, nv.allowed) {
-            (false, true) => ChangeKind::Widened,
-            (true, false) => ChangeKind::Narrowed,
-            _ => ChangeKind::ReasonChanged,
         };
         r.changed.add(kind);
         r.by_configuration
@@ -376,7 +371,7 @@ impl Replay {
             let _ = writeln!(
                 out,
                 "{:<14} {} -> {}: {}",
-                kind_label(rc.kind),
+                rc.kind.label(),
                 reason_text(rc.from),
                 reason_text(rc.to),
                 rc.count
@@ -447,7 +442,7 @@ impl Replay {
             let _ = writeln!(
                 out,
                 "| {} | `{}` | `{}` | {} |",
-                kind_label(rc.kind),
+                rc.kind.label(),
                 reason_text(rc.from),
                 reason_text(rc.to),
                 rc.count
@@ -467,17 +462,6 @@ impl Replay {
     }
 }
 
-fn kind_label(k: ChangeKind) -> &'static str {
-    match k {
-        ChangeKind::Widened => "WIDENED",
-        ChangeKind::Narrowed => "narrowed",
-        ChangeKind::ReasonChanged => "reason changed",
-    }
-}
-
-fn md_code(name: &str) -> String {
-    crate::diff::md_code(name)
-}
 
 #[cfg(test)]
 mod tests {
