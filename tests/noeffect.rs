@@ -194,14 +194,18 @@ group = "system"
 name = "read_page"
 group = "content"
 "#;
-    let pol = "group system { disabled }\nconfiguration chat { exclude [flush_cache, read_page] }\n";
+    let pol =
+        "group system { disabled }\nconfiguration chat { exclude [flush_cache, read_page] }\n";
     let (m, problems) = check(reg, pol);
     assert!(m.is_some());
     let found: Vec<(String, String)> = problems
         .iter()
         .map(|p| {
             let d = p.diagnostic();
-            (d.code.to_string(), format!("{} | {}", d.message, d.help.unwrap_or_default()))
+            (
+                d.code.to_string(),
+                format!("{} | {}", d.message, d.help.unwrap_or_default()),
+            )
         })
         .collect();
     assert_eq!(

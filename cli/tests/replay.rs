@@ -88,7 +88,12 @@ fn replay_reports_the_recorded_decisions_the_change_would_alter() {
     let dir = tempfile::tempdir().unwrap();
     let demo = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/demo"));
     let old = dir.path().join("old.tgt");
-    let out = toolgate(&["compile", demo.to_str().unwrap(), "-o", old.to_str().unwrap()]);
+    let out = toolgate(&[
+        "compile",
+        demo.to_str().unwrap(),
+        "-o",
+        old.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let log = dir.path().join("decisions.jsonl");
     assert_eq!(record(&old, &log).lines().count(), 5);
@@ -117,7 +122,12 @@ fn replay_reports_the_recorded_decisions_the_change_would_alter() {
     let digest = r["oldTable"].as_str().unwrap().to_string();
     assert_eq!(digest.len(), 64);
     assert_eq!(
-        (&r["records"], &r["compared"], &r["notReproduced"], &r["otherTables"]),
+        (
+            &r["records"],
+            &r["compared"],
+            &r["notReproduced"],
+            &r["otherTables"]
+        ),
         (
             &serde_json::json!(5),
             &serde_json::json!(5),
@@ -178,9 +188,18 @@ fn replay_reports_the_recorded_decisions_the_change_would_alter() {
     );
 
     // Widening seen in real traffic fails the review when asked to.
-    let fail = toolgate(&["diff", old_s, new_s, "--replay", log_s, "--fail-on-replay-widen"]);
+    let fail = toolgate(&[
+        "diff",
+        old_s,
+        new_s,
+        "--replay",
+        log_s,
+        "--fail-on-replay-widen",
+    ]);
     assert_eq!(fail.status.code(), Some(1), "{fail:?}");
-    let md = toolgate(&["diff", old_s, new_s, "--replay", log_s, "--format", "markdown"]);
+    let md = toolgate(&[
+        "diff", old_s, new_s, "--replay", log_s, "--format", "markdown",
+    ]);
     let md = String::from_utf8(md.stdout).unwrap();
     let section = md
         .split("## toolgate: this change replayed against recorded decisions\n\n")

@@ -50,7 +50,10 @@ mod tests {
 
     #[test]
     fn a_comment_names_the_codes_it_allows() {
-        assert!(allows("group system { class x } # toolgate: allow TG3008", "TG3008"));
+        assert!(allows(
+            "group system { class x } # toolgate: allow TG3008",
+            "TG3008"
+        ));
         assert!(allows("# toolgate: allow TG1009, TG3008", "TG3008"));
         assert!(!allows("# toolgate: allow TG1009", "TG3008"));
         assert!(!allows("# toolgate allow TG3008", "TG3008"));

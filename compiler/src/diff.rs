@@ -371,7 +371,6 @@ fn where_text(c: &Change) -> String {
     )
 }
 
-
 impl Diff {
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()

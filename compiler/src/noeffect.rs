@@ -218,7 +218,8 @@ impl Space {
                     if without > k {
                         let (lo, hi) = (t.tools_above(k as u32), t.tools_above(without as u32));
                         if let (Some(lo), Some(hi)) = (lo, hi) {
-                            let band = (0..words).any(|w| reach[w] & word(lo, w) & !word(hi, w) != 0);
+                            let band =
+                                (0..words).any(|w| reach[w] & word(lo, w) & !word(hi, w) != 0);
                             if band {
                                 sp.fallbacks.insert((p, f));
                             }
@@ -266,9 +267,10 @@ impl Space {
         if a == b {
             return false;
         }
-        self.reach_zone.iter().enumerate().any(|(k, s)| {
-            (a > k) != (b > k) && s.as_ref().is_some_and(|s| has(s, id as usize))
-        })
+        self.reach_zone
+            .iter()
+            .enumerate()
+            .any(|(k, s)| (a > k) != (b > k) && s.as_ref().is_some_and(|s| has(s, id as usize)))
     }
 }
 
@@ -328,7 +330,10 @@ fn first_of<P, K: PartialEq>(props: &[Prop<P>], kind: impl Fn(&P) -> K) -> Vec<&
 /// The first occurrence of each name in a list (a repeat is TG2004's).
 fn unique(names: &[Name]) -> Vec<&Name> {
     let mut seen = HashSet::new();
-    names.iter().filter(|n| seen.insert(n.text.as_str())).collect()
+    names
+        .iter()
+        .filter(|n| seen.insert(n.text.as_str()))
+        .collect()
 }
 
 impl<'a> Lint<'a> {
@@ -360,7 +365,10 @@ impl<'a> Lint<'a> {
                         if *s {
                             continue; // TG3002
                         }
-                        format!("its group `{}` is disabled, so the tool is off either way", esc(&g.name))
+                        format!(
+                            "its group `{}` is disabled, so the tool is off either way",
+                            esc(&g.name)
+                        )
                     } else if *s == t.default_enabled {
                         format!(
                             "the registry already has it {}",
@@ -372,7 +380,11 @@ impl<'a> Lint<'a> {
                     self.push(p.span, what.into(), owner.clone(), why);
                 }
                 ast::ToolProp::AdminOnly(a) => {
-                    let what = if *a { "`admin-only`" } else { "`not admin-only`" };
+                    let what = if *a {
+                        "`admin-only`"
+                    } else {
+                        "`not admin-only`"
+                    };
                     let why = if *a == reg.admin_only {
                         format!(
                             "the registry already has it {}",
@@ -397,7 +409,12 @@ impl<'a> Lint<'a> {
                         continue;
                     }
                     let why = self.class_why(&[i], cur, without);
-                    self.push(p.span, format!("`class {}`", esc(&c.text)), owner.clone(), why);
+                    self.push(
+                        p.span,
+                        format!("`class {}`", esc(&c.text)),
+                        owner.clone(),
+                        why,
+                    );
                 }
             }
         }
@@ -489,7 +506,12 @@ impl<'a> Lint<'a> {
                     } else {
                         self.class_why(&inherit, cur, top)
                     };
-                    self.push(p.span, format!("`class {}`", esc(&c.text)), owner.clone(), why);
+                    self.push(
+                        p.span,
+                        format!("`class {}`", esc(&c.text)),
+                        owner.clone(),
+                        why,
+                    );
                 }
             }
         }
@@ -542,10 +564,7 @@ impl<'a> Lint<'a> {
                     esc(&n.text)
                 )
             } else if !sp.allowed_somewhere.contains(&id) {
-                format!(
-                    "no configuration allows the group of `{}`",
-                    esc(&n.text)
-                )
+                format!("no configuration allows the group of `{}`", esc(&n.text))
             } else if !self.table.enabled_tools().contains(id as usize) {
                 disabled_why(m, id as usize)
             } else {
@@ -668,8 +687,12 @@ impl<'a> Lint<'a> {
                 "without it, every configuration using the provider keeps a ceiling that refuses the same tools"
                     .to_string()
             };
-            self.push(n.span, format!("fallback `{}`", esc(&n.text)), owner.clone(), why);
+            self.push(
+                n.span,
+                format!("fallback `{}`", esc(&n.text)),
+                owner.clone(),
+                why,
+            );
         }
     }
 }
-

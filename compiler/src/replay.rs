@@ -158,9 +158,9 @@ impl Line {
 fn verdict(allowed: bool, reason: Option<&str>, observed_only: bool) -> Result<Verdict, String> {
     let reason = match reason {
         None => None,
-        Some(code) => Some(
-            Reason::from_code(code).ok_or_else(|| format!("unknown reason code `{code}`"))?,
-        ),
+        Some(code) => {
+            Some(Reason::from_code(code).ok_or_else(|| format!("unknown reason code `{code}`"))?)
+        }
     };
     Ok(Verdict {
         allowed,
@@ -216,8 +216,15 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
         let mut found = None;
         for &mode in modes {
             let pair = if let Some(run) = &l.run {
-                make(old, new, &l.configuration, role, l.consumer.as_deref(), mode)
-                    .map(|(a, b)| (a.run(run), b.run(run)))
+                make(
+                    old,
+                    new,
+                    &l.configuration,
+                    role,
+                    l.consumer.as_deref(),
+                    mode,
+                )
+                .map(|(a, b)| (a.run(run), b.run(run)))
             } else {
                 let key = (
                     l.configuration.clone(),
@@ -228,7 +235,14 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
                 contexts
                     .entry(key)
                     .or_insert_with(|| {
-                        make(old, new, &l.configuration, role, l.consumer.as_deref(), mode)
+                        make(
+                            old,
+                            new,
+                            &l.configuration,
+                            role,
+                            l.consumer.as_deref(),
+                            mode,
+                        )
                     })
                     .clone()
             };
@@ -252,9 +266,7 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
             }
             Some(None) => {
                 r.compared += 1;
-                *r.configurations_removed
-                    .entry(l.configuration)
-                    .or_default() += 1;
+                *r.configurations_removed.entry(l.configuration).or_default() += 1;
                 continue;
             }
             Some(Some(v)) => v,
@@ -395,7 +407,8 @@ impl Replay {
     pub fn markdown(&self) -> String {
         use std::fmt::Write as _;
         let c = &self.changed;
-        let mut out = String::from("## toolgate: this change replayed against recorded decisions\n\n");
+        let mut out =
+            String::from("## toolgate: this change replayed against recorded decisions\n\n");
         let _ = writeln!(
             out,
             "| records | compared | widened | narrowed | reason changed |\n| ---: | ---: | ---: | ---: | ---: |\n| {} | {} | **{}** | {} | {} |\n",
@@ -420,7 +433,11 @@ impl Replay {
             );
         }
         for (cfg, n) in &self.configurations_removed {
-            let _ = writeln!(out, "{n} records of configuration {}, which this change removes.\n", md_code(cfg));
+            let _ = writeln!(
+                out,
+                "{n} records of configuration {}, which this change removes.\n",
+                md_code(cfg)
+            );
         }
         if c.total() == 0 {
             out.push_str("No recorded decision changes.\n");
@@ -462,7 +479,6 @@ impl Replay {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -487,7 +503,11 @@ mod tests {
         let new = table("provider p { zone local }\nconfiguration a { provider p }\n");
         let mut log = DecisionLog::new(Vec::new());
         // The policy enforces; the host observed: `dump` offered, observed only.
-        let observed = old.context("a").unwrap().role(Role::User).enforcement(Some("observe"));
+        let observed = old
+            .context("a")
+            .unwrap()
+            .role(Role::User)
+            .enforcement(Some("observe"));
         log.record(&observed, &observed.decide("dump")).unwrap();
         let enforced = old.context("a").unwrap().role(Role::User);
         log.record(&enforced, &enforced.decide("dump")).unwrap();
@@ -496,20 +516,29 @@ mod tests {
         log.record(&gone, &gone.decide("read")).unwrap();
         let mut text = String::from_utf8(log.into_inner()).unwrap();
         // A record OLD cannot reproduce (written with a stored run the log does not hold).
-        let forged = text.lines().nth(2).unwrap().replace("\"allowed\":true", "\"allowed\":false").replace("\"reason\":null", "\"reason\":\"configurationExcluded\"");
+        let forged = text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .replace("\"allowed\":true", "\"allowed\":false")
+            .replace("\"reason\":null", "\"reason\":\"configurationExcluded\"");
         text.push_str(&forged);
         text.push('\n');
         let r = replay(&old, &new, &text).unwrap();
         assert_eq!((r.records, r.compared, r.not_reproduced), (5, 4, 1));
-        assert_eq!(r.configurations_removed, BTreeMap::from([("b".to_string(), 1)]));
+        assert_eq!(
+            r.configurations_removed,
+            BTreeMap::from([("b".to_string(), 1)])
+        );
         // Under NEW (zone local) `dump` is below the ceiling: observed only becomes
         // a plain offer (reason changed), the enforced refusal is widened.
-        let kinds: Vec<(usize, ChangeKind)> = r.records_changed.iter().map(|c| (c.line, c.kind)).collect();
-        assert_eq!(kinds, vec![(1, ChangeKind::ReasonChanged), (2, ChangeKind::Widened)]);
-        assert_eq!(r.records_changed[0].old.observed_only, true);
+        let kinds: Vec<(usize, ChangeKind)> =
+            r.records_changed.iter().map(|c| (c.line, c.kind)).collect();
         assert_eq!(
-            replay(&old, &new, "{\"table\": 1}\n").unwrap_err().line,
-            1
+            kinds,
+            vec![(1, ChangeKind::ReasonChanged), (2, ChangeKind::Widened)]
         );
+        assert_eq!(r.records_changed[0].old.observed_only, true);
+        assert_eq!(replay(&old, &new, "{\"table\": 1}\n").unwrap_err().line, 1);
     }
 }

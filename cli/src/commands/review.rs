@@ -142,14 +142,13 @@ pub fn diff(a: DiffArgs) -> Res {
     let mut replay_widened = 0;
     match (&a.replay, a.format) {
         (Some(log), f) => {
-            replay_widened =
-                super::replay::replay_and_print(&old, &new, &d, log, f)?.changed.widened;
+            replay_widened = super::replay::replay_and_print(&old, &new, &d, log, f)?
+                .changed
+                .widened;
         }
         (None, DiffFormat::Text) => write_out(&d.text()),
         (None, DiffFormat::Markdown) => write_out(&d.markdown()),
-        (None, DiffFormat::Json) => {
-            write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?))
-        }
+        (None, DiffFormat::Json) => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
     }
     Ok(u8::from(
         (a.fail_on_widen && d.summary.widened > 0)
