@@ -39,7 +39,7 @@ fn allows(line: &str, code: &str) -> bool {
         return false;
     };
     list.split([',', ' '])
-        .map(str::trim)
+        .filter(|c| !c.is_empty())
         .take_while(|c| c.starts_with("TG"))
         .any(|c| c == code)
 }
