@@ -110,11 +110,11 @@ struct Space {
     used_providers: HashSet<usize>,
     /// Per skill-declared tool: some configuration admits it through any
     /// skill (none it attaches declares it) ...
-    any_skill: HashSet<u32>,
+    any_skill: BitSet,
     /// ... or only through this one skill it attaches: (tool, skill).
-    sole_skill: HashSet<(u32, usize)>,
+    sole_skill: HashMap<u32, Vec<usize>>,
     /// Skill-declared tools whose group some configuration allows.
-    allowed_somewhere: HashSet<u32>,
+    allowed_somewhere: BitSet,
 }
 
 fn word(s: &BitSet, w: usize) -> u64 {
@@ -155,9 +155,9 @@ impl Space {
             exclusions: HashMap::new(),
             fallbacks: HashSet::new(),
             used_providers: HashSet::new(),
-            any_skill: HashSet::new(),
-            sole_skill: HashSet::new(),
-            allowed_somewhere: HashSet::new(),
+            any_skill: BitSet::new(n),
+            sole_skill: HashMap::new(),
+            allowed_somewhere: BitSet::new(n),
         };
         let mut reach = vec![0u64; words];
         for (ci, cfg) in m.configurations.iter().enumerate() {
@@ -242,16 +242,25 @@ impl Space {
                 if Some(id) == loader || !cs.allowed.contains(i) {
                     continue;
                 }
-                sp.allowed_somewhere.insert(id);
+                sp.allowed_somewhere.insert(i);
                 if !en.contains(i) {
                     continue;
                 }
-                match count.get(&id) {
+                // Most configurations attach no skill: no lookup then.
+                let declared = if count.is_empty() {
+                    None
+                } else {
+                    count.get(&id)
+                };
+                match declared {
                     None => {
-                        sp.any_skill.insert(id);
+                        sp.any_skill.insert(i);
                     }
                     Some(&(1, s)) => {
-                        sp.sole_skill.insert((id, s));
+                        let sole = sp.sole_skill.entry(id).or_default();
+                        if !sole.contains(&s) {
+                            sole.push(s);
+                        }
                     }
                     Some(_) => {}
                 }
@@ -555,7 +564,9 @@ impl<'a> Lint<'a> {
                 continue;
             };
             let sp = self.space;
-            if sp.any_skill.contains(&id) || sp.sole_skill.contains(&(id, si)) {
+            if sp.any_skill.contains(id as usize)
+                || sp.sole_skill.get(&id).is_some_and(|v| v.contains(&si))
+            {
                 continue;
             }
             let why = if Some(id) == loader {
@@ -563,7 +574,7 @@ impl<'a> Lint<'a> {
                     "`{}` is the skill loader, which no allow-list holds back",
                     esc(&n.text)
                 )
-            } else if !sp.allowed_somewhere.contains(&id) {
+            } else if !sp.allowed_somewhere.contains(id as usize) {
                 format!("no configuration allows the group of `{}`", esc(&n.text))
             } else if !self.table.enabled_tools().contains(id as usize) {
                 disabled_why(m, id as usize)
