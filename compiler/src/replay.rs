@@ -538,7 +538,7 @@ mod tests {
             kinds,
             vec![(1, ChangeKind::ReasonChanged), (2, ChangeKind::Widened)]
         );
-        assert_eq!(r.records_changed[0].old.observed_only, true);
+        assert!(r.records_changed[0].old.observed_only);
         assert_eq!(replay(&old, &new, "{\"table\": 1}\n").unwrap_err().line, 1);
     }
 }
