@@ -218,6 +218,6 @@ group = "content"
     let span = problems[0].span();
     assert_eq!(&pol[span.range()], "flush_cache");
     // Kept on purpose: the comment on the line above silences it.
-    let kept = format!("group system {{ disabled }}\n# toolgate: allow TG3008 (kept until the cache is retired)\n{}", &pol[26..]);
+    let kept = format!("group system {{ disabled }}\n# toolgate: allow TG3008 -- kept until the cache is retired\n{}", &pol[26..]);
     assert_eq!(check(reg, &kept).1, vec![]);
 }

@@ -4,7 +4,6 @@
 //! Data flow: [`parse`] (text -> [`ast`]) -> [`validate`] (ast + [`registry`]
 //! -> [`model`]) -> [`lower`] (model -> `toolgate_runtime::TableSpec`).
 
-pub mod allow;
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;
@@ -21,5 +20,6 @@ pub mod report;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;
+pub mod suppress;
 pub mod testing;
 pub mod validate;

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use toolgate_compiler::diagnostics::Diagnostic;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::Table;
@@ -42,8 +41,9 @@ pub struct CompileArgs {
     output: PathBuf,
 }
 
-/// At most this many diagnostics are rendered per project (the counts and the
-/// exit code still reflect all of them).
+/// At most this many diagnostics are rendered per project by the formats for
+/// people and GitHub (the counts, the exit code, `json` and `sarif` have
+/// every one).
 const MAX_SHOWN: usize = 1000;
 
 pub fn check(a: CheckArgs) -> Res {
@@ -59,24 +59,25 @@ pub fn check(a: CheckArgs) -> Res {
     for path in &paths {
         let project = Project::load(path)?;
         let checked = project.check();
-        let all: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
+        let all = checked.diagnostics();
         let s = report::summary(&all);
         all_errors += s.errors;
         all_warnings += s.warnings;
-        // A diagnostic storm is shown up to a limit; the counts stay exact.
-        let diags = &all[..all.len().min(MAX_SHOWN)];
-        if all.len() > MAX_SHOWN {
-            write_err(&format!(
-                "{}: {} diagnostics; showing the first {MAX_SHOWN}\n",
-                path.display(),
-                all.len()
-            ));
-        }
+        let diags = &all;
         let sources = &project.sources;
         match a.format {
-            CheckFormat::Human => write_out(&report::human(sources, diags, color_stdout())),
-            CheckFormat::Plain => write_out(&report::plain(sources, diags)),
-            CheckFormat::Json => json_runs.push((path.clone(), report::json_value(sources, diags))),
+            CheckFormat::Human => write_out(&report::human_at_most(
+                sources,
+                diags,
+                color_stdout(),
+                MAX_SHOWN,
+            )),
+            CheckFormat::Plain => write_out(&report::plain_at_most(sources, diags, MAX_SHOWN)),
+            CheckFormat::Json => {
+                let mut v = report::json_value(sources, diags);
+                v["suppressed"] = report::suppressed_json(sources, &checked.suppressed);
+                json_runs.push((path.clone(), v));
+            }
             CheckFormat::Sarif => {
                 if paths.len() > 1 {
                     return Err(Failure::Usage(
@@ -86,8 +87,12 @@ pub fn check(a: CheckArgs) -> Res {
                 write_out(&report::sarif(sources, diags));
             }
             CheckFormat::Github => {
-                write_out(&report::github(sources, diags));
-                summary_md.push_str(&report::github_summary(sources, diags));
+                // GitHub shows a handful of annotations per step anyway.
+                write_out(&report::github(
+                    sources,
+                    &diags[..diags.len().min(MAX_SHOWN)],
+                ));
+                summary_md.push_str(&report::github_summary_at_most(sources, diags, MAX_SHOWN));
             }
         }
     }

@@ -238,6 +238,7 @@ pub fn test(a: TestArgs) -> Res {
         report.passed += r.passed;
         report.failed += r.failed;
         report.cases.extend(r.cases);
+        report.errors.extend(r.errors);
         if want_coverage {
             let prefix = if paths.len() > 1 {
                 format!("{}: ", p.display())
@@ -253,7 +254,7 @@ pub fn test(a: TestArgs) -> Res {
     match a.format {
         TestFormat::Text => write_out(&report.text()),
         TestFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&report)?)),
-        TestFormat::Junit => write_out(&report.junit()),
+        TestFormat::Junit => write_out(&report.junit(a.threshold)),
     }
     let under = a.threshold.is_some_and(|t| cov.percent < t);
     if under && a.format == TestFormat::Text {
@@ -262,6 +263,10 @@ pub fn test(a: TestArgs) -> Res {
             cov.percent,
             a.threshold.unwrap_or(0.0)
         ));
+    }
+    // A test file that cannot be run is an input error, not a failing test.
+    if !report.errors.is_empty() {
+        return Ok(2);
     }
     Ok(u8::from(report.failed > 0 || under))
 }
