@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod io;
 
-use commands::{check, classify, fmt, query, registry, review, run, serve, shell, show, stats};
+use commands::{
+    check, classify, fmt, init, query, registry, review, run, serve, shell, show, stats,
+};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
 /// `--version`: the release and the table format it reads and writes (a
@@ -39,6 +41,8 @@ enum Command {
     /// Exit code 0 when clean, 1 on errors (or warnings under --deny-warnings),
     /// 2 on a usage or I/O error.
     Check(check::CheckArgs),
+    /// Make a new project (manifest, registry, policy, policy test) that passes check and test.
+    Init(init::InitArgs),
     /// Compile a project into a decision table file.
     Compile(check::CompileArgs),
     /// Registry tools: import an MCP server's tools/list answer.
@@ -104,6 +108,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::check(a),
         Command::Compile(a) => check::compile(a),
+        Command::Init(a) => init::init(a),
         Command::Registry(c) => registry::run(c),
         Command::Decide(a) => query::decide(a),
         Command::Explain(a) => query::explain(a),

@@ -190,3 +190,58 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     assert!(decide.contains("toolgate decide"), "{decide}");
     assert!(dir.join("toolgate-check.1").is_file());
 }
+
+#[test]
+fn init_makes_a_project_that_passes_check_test_and_fmt() {
+    let dir = temp("init").join("new");
+    let d = dir.to_str().unwrap();
+    let o = run(&["init", d]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in [
+        "toolgate.toml",
+        "registry.toml",
+        "policy.tg",
+        "policy.test.toml",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let o = run(&["check", "--format", "plain", "--deny-warnings", d]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "0 errors, 0 warnings\n")
+    );
+    let o = run(&["test", d]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "2 passed, 0 failed\n")
+    );
+    assert_eq!(run(&["fmt", "--check", d]).status.code(), Some(0));
+    // Never over an existing project.
+    let o = run(&["init", d]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {d}/toolgate.toml: already exists; `toolgate init` writes only into a directory without a project\n")
+    );
+}
+
+#[test]
+fn snapshot_refuses_past_its_size_limit_and_table_wants_a_file() {
+    // The demo's snapshot is 138 lines (plus its two header lines).
+    let text = std::fs::read_to_string(root().join("policies/demo/effective-access.txt")).unwrap();
+    assert_eq!(text.lines().count(), 140);
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "137"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: the snapshot would hold 138 lines (configurations x roles x consumers x tools), over the limit of 137; give --max-lines 138 to write it anyway, or review changes with `toolgate diff`\n"
+    );
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "138"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["decide", "--table", "policies", "-c", "x", "y"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: policies: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p\n"
+    );
+}

@@ -114,10 +114,15 @@ fn a_reformatted_project_diffs_as_no_change() {
         .collect();
     assert_ne!(messy, text);
     std::fs::write(&f, messy).unwrap();
-    assert_eq!(
-        toolgate(&d, &["fmt", "--check", "."]).status.code(),
-        Some(1)
+    let o = toolgate(&d, &["fmt", "--check", "."]);
+    assert_eq!(o.status.code(), Some(1));
+    // The unified diff on stdout, the count and the fix on stderr.
+    assert!(
+        stdout(&o).starts_with("--- policy.tg\n+++ policy.tg (formatted)\n@@ "),
+        "{}",
+        stdout(&o)
     );
+    assert_eq!(stderr(&o), "1 file not formatted: run `toolgate fmt -w`\n");
     let o = run(&[
         "diff",
         "policies/trust-zones",
@@ -131,6 +136,14 @@ fn a_reformatted_project_diffs_as_no_change() {
     // fmt -w restores the canonical file byte for byte.
     assert_eq!(toolgate(&d, &["fmt", "-w", "."]).status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
+    // Windows line endings are accepted and kept.
+    std::fs::write(&f, text.replace('\n', "\r\n")).unwrap();
+    let o = toolgate(&d, &["fmt", "--check", "."]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), ""));
+    assert_eq!(
+        toolgate(&d, &["check", "--format", "plain"]).status.code(),
+        Some(0)
+    );
 }
 
 #[test]

@@ -111,14 +111,16 @@ fn json_lists_what_was_suppressed_and_by_what() {
                 "message": "`old_export` is no longer registered",
                 "file": "configurations.tg", "line": 14, "column": 27,
                 "by": "comment",
-                "at": {"file": "configurations.tg", "line": 14, "column": 53}
+                "at": {"file": "configurations.tg", "line": 14, "column": 53},
+                "project": "."
             },
             {
                 "code": "TG1010",
                 "message": "excluded tool `delete_recrd` is not registered; did you mean `delete_record`?",
                 "file": "configurations.tg", "line": 14, "column": 39,
                 "by": "manifest",
-                "at": {"file": "toolgate.toml", "line": 9, "column": 1}
+                "at": {"file": "toolgate.toml", "line": 9, "column": 1},
+                "project": "."
             }
         ])
     );

@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;
+pub mod discover;
 pub mod formatter;
 pub mod lower;
 pub mod model;

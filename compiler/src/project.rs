@@ -595,14 +595,17 @@ pub fn redact_problem(p: Problem) -> Problem {
             span,
             expected,
             found,
+            ..
         } => Problem::Syntax {
-            // Not even the token's length.
+            // Not even the token's length; no hint (it may quote the text).
             span: Span {
                 end: span.start,
                 ..span
             },
             expected,
             found: found.map(|_| "…".to_string()),
+            hint: None,
+            unclosed: None,
         },
         Problem::RegistryInvalid { span, message } => Problem::RegistryInvalid {
             span,

@@ -360,21 +360,12 @@ fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
 }
 
 pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
-    let rules: Vec<Value> = CATALOGUE
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.code,
-                "name": c.name,
-                "shortDescription": {"text": c.summary},
-                "fullDescription": {"text": c.summary},
-                "helpUri": code_url(c.code),
-                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
-                "defaultConfiguration": {"level": c.severity.as_str()},
-            })
-        })
-        .collect();
-    let results: Vec<Value> = diags
+    sarif_document(sarif_results(sources, diags))
+}
+
+/// The SARIF results of one project's diagnostics (see [`sarif_document`]).
+pub fn sarif_results(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<Value> {
+    diags
         .iter()
         .map(|d| {
             let (file, line, column, end_line, end_column) = location(sources, d);
@@ -384,7 +375,24 @@ pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                 text.push_str("\nhelp: ");
                 text.push_str(h);
             }
-            json!({
+            let related: Vec<Value> = d
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let f = sources.get(l.span.file);
+                    let (line, column) = f.line_col(l.span.start as usize);
+                    json!({
+                        "id": i + 1,
+                        "message": {"text": l.message},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.name},
+                            "region": {"startLine": line, "startColumn": column},
+                        },
+                    })
+                })
+                .collect();
+            let mut r = json!({
                 "ruleId": d.code,
                 "ruleIndex": rule_index,
                 "level": d.severity.as_str(),
@@ -396,6 +404,29 @@ pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                     }
                 }],
                 "partialFingerprints": {"toolgateDiagnostic/v1": fingerprint(sources, d)},
+            });
+            if !related.is_empty() {
+                r["relatedLocations"] = Value::Array(related);
+            }
+            r
+        })
+        .collect()
+}
+
+/// One SARIF 2.1.0 log with one run holding `results` (of any number of
+/// projects) and the whole catalogue as its rules.
+pub fn sarif_document(results: Vec<Value>) -> String {
+    let rules: Vec<Value> = CATALOGUE
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.code,
+                "name": c.name,
+                "shortDescription": {"text": c.summary},
+                "fullDescription": {"text": c.summary},
+                "helpUri": code_url(c.code),
+                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "defaultConfiguration": {"level": c.severity.as_str()},
             })
         })
         .collect();

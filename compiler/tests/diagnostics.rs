@@ -87,12 +87,21 @@ fn tg0001_syntax_error() {
 
 #[test]
 fn tg0001_syntax_error_at_end_of_file() {
+    // The file ends inside a block: reported at the `{` that opened it.
     let (p, d) = run(reg(), "group content {", "TG0001");
     assert_eq!(
         d[0].message,
-        "expected `class`, `disabled`, `enabled` or `}`, found end of file"
+        "this `{` is never closed: expected `}` before end of file"
     );
-    assert_eq!(p.sources.text(d[0].span), "");
+    assert_eq!(p.sources.text(d[0].span), "{");
+    assert_eq!(p.sources.text(d[0].labels[0].span), "");
+    // Inside a block that is closed, the end of file is an ordinary error.
+    let (_, d) = run(reg(), "group content { class", "TG0001");
+    assert!(
+        d[0].message.ends_with("found end of file"),
+        "{}",
+        d[0].message
+    );
 }
 
 #[test]
@@ -465,6 +474,49 @@ fn an_acknowledged_exclusion_typo_compiles_as_a_stale_exclusion() {
     )
     .check();
     assert!(checked.model.is_none() && checked.has_errors());
+}
+
+/// Syntax errors with a fix: a keyword's near miss, a dotted name without
+/// quotes, and a missing `}` reported at the brace that opened the block.
+#[test]
+fn tg0001_syntax_errors_name_the_fix() {
+    let first = |policy: &str| {
+        let (project, d) = run(reg(), policy, "TG0001");
+        let d = d[0].clone();
+        let under = project.sources.text(d.span).to_string();
+        (project, d, under)
+    };
+    let (_, d, under) = first("configuration chat { excludes [delete_record] }");
+    assert_eq!(under, "excludes");
+    assert_eq!(d.help.as_deref(), Some("did you mean `exclude`?"));
+
+    let (_, d, under) = first("configuration chat { exclude [refund.issue] }");
+    assert_eq!(under, ".issue");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("a name that holds `.` is written in quotes: \"refund.issue\"")
+    );
+
+    let policy = "configuration chat {\n  exclude [delete_record]\n\nconfiguration b { }\n";
+    let (project, d, under) = first(policy);
+    assert_eq!(under, "{");
+    assert_eq!(
+        project
+            .sources
+            .get(d.span.file)
+            .line_col(d.span.start as usize),
+        (1, 20)
+    );
+    assert_eq!(
+        d.message,
+        "this `{` is never closed: expected `}` before `configuration`"
+    );
+    assert_eq!(d.labels.len(), 1);
+    assert_eq!(project.sources.text(d.labels[0].span), "configuration");
+    insta::assert_snapshot!(
+        "TG0001-unclosed-human",
+        report::human(&project.sources, &[d], false)
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ use crate::io::{read_file, Failure};
 pub mod check;
 pub mod classify;
 pub mod fmt;
+pub mod init;
 pub mod query;
 pub mod registry;
 pub mod replay;
@@ -70,6 +71,12 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
 pub fn load_table(project: &Path, table: Option<&Path>) -> Result<Table, Failure> {
     match table {
         Some(t) => {
+            if t.is_dir() {
+                return Err(Failure::Usage(format!(
+                    "{}: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p",
+                    t.display()
+                )));
+            }
             let bytes = read_file(t)?;
             Table::load(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", t.display())))
         }
@@ -103,4 +110,33 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
     toolgate_compiler::diagnostics::did_you_mean(name, candidates)
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default()
+}
+
+/// The projects the paths mean (`discover`): a directory holding projects
+/// is every project below it; no path is the project found as cargo finds
+/// its manifest.
+pub fn project_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    if paths.is_empty() {
+        return Ok(toolgate_compiler::discover::projects(None)?);
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend(toolgate_compiler::discover::projects(Some(p))?);
+    }
+    Ok(out)
+}
+
+/// A project's name in output: its directory as given or found.
+pub fn project_name(path: &std::path::Path) -> String {
+    let s = path.display().to_string();
+    let s = s
+        .strip_suffix(toolgate_compiler::project::MANIFEST)
+        .unwrap_or(&s);
+    let s = s.trim_end_matches('/');
+    let s = s.strip_prefix("./").unwrap_or(s);
+    if s.is_empty() {
+        ".".into()
+    } else {
+        s.to_string()
+    }
 }

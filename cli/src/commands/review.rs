@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{load_table, Res};
+use super::{load_table, project_name, project_paths, Res};
 use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -71,6 +71,9 @@ pub struct SnapshotArgs {
     /// The file (default: PROJECT/effective-access.txt).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Write (or check) at most this many lines (default 1,000,000).
+    #[arg(long)]
+    max_lines: Option<u64>,
 }
 
 /// Extract `project` as it is at git revision `rev` into a temporary directory.
@@ -168,6 +171,17 @@ fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
 
 pub fn snapshot(a: SnapshotArgs) -> Res {
     let table = load_table(&a.project, None)?;
+    let lines = toolgate_compiler::snapshot::line_count(&table);
+    let limit = a
+        .max_lines
+        .unwrap_or(toolgate_compiler::snapshot::MAX_LINES);
+    if lines > limit {
+        return Err(Failure::Usage(format!(
+            "the snapshot would hold {} lines (configurations x roles x consumers x tools), over the limit of {}; give --max-lines {lines} to write it anyway, or review changes with `toolgate diff`",
+            toolgate_compiler::report::thousands(lines as usize),
+            toolgate_compiler::report::thousands(limit as usize),
+        )));
+    }
     let text = toolgate_compiler::snapshot::snapshot(&table);
     let path = a
         .output
@@ -218,11 +232,7 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 
 pub fn test(a: TestArgs) -> Res {
     use toolgate_compiler::testing;
-    let paths = if a.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        a.paths.clone()
-    };
+    let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
     let mut report = testing::Report::default();
     // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
@@ -241,7 +251,7 @@ pub fn test(a: TestArgs) -> Res {
         report.errors.extend(r.errors);
         if want_coverage {
             let prefix = if paths.len() > 1 {
-                format!("{}: ", p.display())
+                format!("{}: ", project_name(p))
             } else {
                 String::new()
             };
