@@ -104,7 +104,8 @@ fn json_lists_what_was_suppressed_and_by_what() {
                 "message": "`class systemDiagnostics` in group `system` has no effect",
                 "file": "zones.tg", "line": 14, "column": 16,
                 "by": "comment",
-                "at": {"file": "zones.tg", "line": 13, "column": 1}
+                "at": {"file": "zones.tg", "line": 13, "column": 1},
+                "project": "."
             },
             {
                 "code": "TG1009",
