@@ -236,9 +236,9 @@ fn policy_tests_of_the_examples_pass_with_full_coverage() {
     assert_eq!(o.status.code(), Some(0));
 }
 
-#[test]
-fn a_failing_policy_test_names_file_line_expected_and_actual() {
-    let d = temp("failing");
+/// The exclusions example without its policy tests, in a scratch directory.
+fn exclusions_without_tests(name: &str) -> std::path::PathBuf {
+    let d = temp(name);
     copy_dir(&root().join("policies/exclusions"), &d);
     for e in std::fs::read_dir(&d).unwrap() {
         let p = e.unwrap().path();
@@ -246,6 +246,12 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
             std::fs::remove_file(p).unwrap();
         }
     }
+    d
+}
+
+#[test]
+fn a_failing_policy_test_names_file_line_expected_and_actual() {
+    let d = exclusions_without_tests("failing");
     std::fs::write(
         d.join("wrong.test.toml"),
         "[[case]]\nname = \"right\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"configurationExcluded\"\n\n[[case]]\nname = \"wrong\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"offered\"\n",
@@ -275,14 +281,7 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
 
 #[test]
 fn an_unknown_expectation_is_a_test_file_error_not_a_failing_test() {
-    let d = temp("expectation");
-    copy_dir(&root().join("policies/exclusions"), &d);
-    for e in std::fs::read_dir(&d).unwrap() {
-        let p = e.unwrap().path();
-        if p.to_string_lossy().ends_with(".test.toml") {
-            std::fs::remove_file(p).unwrap();
-        }
-    }
+    let d = exclusions_without_tests("expectation");
     std::fs::write(
         d.join("t.test.toml"),
         "[[case]]\nname = \"typo\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"configurationExclude\"\n\n[[case]]\nname = \"answer\"\nanswer = \"a.json\"\nexpect = \"not_in_profile\"\n",

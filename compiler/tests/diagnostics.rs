@@ -912,3 +912,61 @@ fn an_explicit_skill_loader_must_be_registered() {
     );
     assert!(codes(reg(), &[("p.tg", "skill-loader read_source")]).is_empty());
 }
+
+/// `Project::load_cached`: a file the overlay holds is read from it, not
+/// from disk (an editor's unsaved text), under the same limits; the registry
+/// parsed once is reused while its text is unchanged, and parsed again when
+/// it changes.
+#[test]
+fn a_project_loads_over_an_overlay_and_reuses_an_unchanged_registry() {
+    use toolgate_compiler::project::RegistryCache;
+    let dir = std::env::temp_dir().join(format!("tg-overlay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"r.toml\"\npolicies = [\"p.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("r.toml"),
+        "[[tool]]\nname = \"read_source\"\ngroup = \"code\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("p.tg"),
+        "configuration c { exclude [read_source] }\n",
+    )
+    .unwrap();
+    let policy = std::fs::canonicalize(dir.join("p.tg")).unwrap();
+    let registry = std::fs::canonicalize(dir.join("r.toml")).unwrap();
+    let codes = |p: &Project| -> Vec<&'static str> {
+        p.check().problems.iter().map(|p| p.code()).collect()
+    };
+    let mut cache = RegistryCache::default();
+    let clean = Project::load_cached(&dir, &|_| None, &mut cache).unwrap();
+    assert_eq!(codes(&clean), Vec::<&str>::new());
+    assert_eq!(clean.file_at(&dir.join("p.tg")), Some(clean.policies[0]));
+
+    let typo = |p: &std::path::Path| {
+        (p == policy).then(|| "configuration c { exclude [read_sourc] }\n".to_string())
+    };
+    let edited = Project::load_cached(&dir, &typo, &mut cache).unwrap();
+    assert_eq!(codes(&edited), ["TG1010"]);
+    assert_eq!(
+        edited.sources.get(edited.policies[0]).text,
+        "configuration c { exclude [read_sourc] }\n"
+    );
+    // The registry changed in the editor: parsed again, the exclusion is stale.
+    let renamed = |p: &std::path::Path| {
+        (p == registry).then(|| "[[tool]]\nname = \"write_file\"\ngroup = \"code\"\n".to_string())
+    };
+    let edited = Project::load_cached(&dir, &renamed, &mut cache).unwrap();
+    assert_eq!(codes(&edited), ["TG1009"]);
+    // Over the policy limit in the overlay: TG0002, as on disk.
+    let huge = |p: &std::path::Path| {
+        (p == policy).then(|| "#".repeat(toolgate_compiler::parse::MAX_POLICY_BYTES + 1))
+    };
+    let big = Project::load_with(&dir, &huge).unwrap();
+    assert_eq!(codes(&big), ["TG0002"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

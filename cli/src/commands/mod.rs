@@ -16,6 +16,7 @@ pub mod check;
 pub mod classify;
 pub mod fmt;
 pub mod init;
+pub mod lsp;
 pub mod query;
 pub mod registry;
 pub mod replay;
