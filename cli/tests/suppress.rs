@@ -93,9 +93,9 @@ fn json_lists_what_was_suppressed_and_by_what() {
                 // The example project keeps its group class on purpose.
                 "code": "TG3008",
                 "message": "`class systemDiagnostics` in group `system` has no effect",
-                "file": "zones.tg", "line": 14, "column": 16,
+                "file": "zones.tg", "line": 13, "column": 16,
                 "by": "comment",
-                "at": {"file": "zones.tg", "line": 13, "column": 1},
+                "at": {"file": "zones.tg", "line": 13, "column": 43},
                 "project": "."
             },
             {
