@@ -408,6 +408,25 @@ fn the_documented_ci_commands_run() {
         "base",
     ]);
     git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    // What the workflow's fetch script provides: the deployed table and a
+    // decision log it wrote (the runtime's writer).
+    let deployed = d.join("deployed.tgt");
+    let o = Command::new(bin)
+        .args(["compile", "policies/exclusions", "-o"])
+        .arg(&deployed)
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let table = toolgate_runtime::Table::load(&std::fs::read(&deployed).unwrap()).unwrap();
+    let mut log = toolgate_runtime::log::DecisionLog::new(Vec::new());
+    for cfg in table.configuration_names() {
+        let ctx = table.context(cfg).unwrap();
+        for d in ctx.decisions() {
+            log.record(&ctx, &d).unwrap();
+        }
+    }
+    std::fs::write(d.join("decisions.jsonl"), log.into_inner()).unwrap();
     for cmd in commands {
         // The workflow's expression for the base branch.
         let cmd = cmd

@@ -90,6 +90,15 @@ fn json_lists_what_was_suppressed_and_by_what() {
         v["suppressed"],
         serde_json::json!([
             {
+                // The example project keeps its group class on purpose.
+                "code": "TG3009",
+                "message": "`class systemDiagnostics` in group `system` has no effect",
+                "file": "zones.tg", "line": 13, "column": 16,
+                "by": "comment",
+                "at": {"file": "zones.tg", "line": 13, "column": 43},
+                "project": "."
+            },
+            {
                 "code": "TG1009",
                 "message": "`old_export` is no longer registered",
                 "file": "configurations.tg", "line": 14, "column": 27,

@@ -520,6 +520,23 @@ problems! {
         Some("remove it from its own `fallback` list".into()),
     );
 
+    "TG3009" "no-effect" Warning "A statement whose removal changes no decision anywhere in the table."
+    NoEffect {
+        span: Span,
+        /// The statement, as the message names it (`excluding \`x\``, `\`disabled\``).
+        what: String,
+        /// The block it is in (`configuration \`c\``).
+        owner: String,
+        why: String,
+    }
+    => (
+        *span,
+        format!("{what} in {owner} has no effect"),
+        "removing it changes no decision",
+        vec![],
+        Some(format!("{why}; no decision of any configuration, role, consumer, mode or run changes without it: remove it, or change it to say what you meant")),
+    );
+
     "TG4001" "remote-name-invalid" Error "A remote tool's name breaks the MCP naming rule."
     RemoteNameInvalid {
         name: String,

@@ -18,7 +18,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn of(d: &Decision<'_>) -> Verdict {
+    pub fn of(d: &Decision<'_>) -> Verdict {
         Verdict {
             allowed: d.allowed,
             reason: d.reason,
@@ -45,6 +45,29 @@ pub enum ChangeKind {
     /// Refused both times for another reason, or offered both times with a
     /// different observe status.
     ReasonChanged,
+}
+
+impl ChangeKind {
+    /// The change from `old` to `new`; `None` when they are the same.
+    pub fn between(old: &Verdict, new: &Verdict) -> Option<ChangeKind> {
+        if old == new {
+            return None;
+        }
+        Some(match (old.allowed, new.allowed) {
+            (false, true) => ChangeKind::Widened,
+            (true, false) => ChangeKind::Narrowed,
+            _ => ChangeKind::ReasonChanged,
+        })
+    }
+
+    /// How text and Markdown name it (a widening shouts).
+    pub fn label(self) -> &'static str {
+        match self {
+            ChangeKind::Widened => "WIDENED",
+            ChangeKind::Narrowed => "narrowed",
+            ChangeKind::ReasonChanged => "reason changed",
+        }
+    }
 }
 
 /// One point of the decision space.
@@ -246,13 +269,8 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
                 continue;
             };
             let mut record = |ti: usize, ov: Verdict, nv: Verdict| {
-                if ov == nv {
+                let Some(kind) = ChangeKind::between(&ov, &nv) else {
                     return;
-                }
-                let kind = match (ov.allowed, nv.allowed) {
-                    (false, true) => ChangeKind::Widened,
-                    (true, false) => ChangeKind::Narrowed,
-                    _ => ChangeKind::ReasonChanged,
                 };
                 groups
                     .entry((cfg.to_string(), ti, kind, ov, nv))
@@ -353,14 +371,6 @@ fn where_text(c: &Change) -> String {
     )
 }
 
-fn kind_label(k: ChangeKind) -> &'static str {
-    match k {
-        ChangeKind::Widened => "WIDENED",
-        ChangeKind::Narrowed => "narrowed",
-        ChangeKind::ReasonChanged => "reason changed",
-    }
-}
-
 impl Diff {
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
@@ -397,7 +407,7 @@ impl Diff {
             let _ = writeln!(
                 out,
                 "{:<14} {}: {}: {} -> {} ({})",
-                kind_label(c.kind),
+                c.kind.label(),
                 c.configuration,
                 c.tool,
                 c.old.text(),
@@ -470,7 +480,7 @@ impl Diff {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} | {} |",
-                    kind_label(c.kind),
+                    c.kind.label(),
                     md_code(&c.tool),
                     c.old.text(),
                     c.new.text(),

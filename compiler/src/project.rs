@@ -638,6 +638,14 @@ impl Project {
             .map(|(file, ast)| validate::Parsed { file: *file, ast })
             .collect();
         let (model, mut v) = validate::validate(&self.sources, &parsed, registry, provenance);
+        // The no-effect lint needs the table, so it runs on a model that validated.
+        if let Some(m) = &model {
+            let lints = crate::noeffect::lint(m, registry, &parsed);
+            if !lints.is_empty() {
+                v.extend(lints);
+                v.sort_by_key(|p| p.span());
+            }
+        }
         problems.append(&mut v);
         self.finish(model, problems, asts)
     }

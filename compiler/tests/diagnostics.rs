@@ -560,6 +560,56 @@ fn tg3002_enable_in_disabled_group() {
 }
 
 #[test]
+fn tg3009_no_effect() {
+    case(
+        "TG3009",
+        reg(),
+        "group code { disabled }\nconfiguration c { exclude [read_source] }",
+        "read_source",
+        "excluding `read_source` in configuration `c` has no effect",
+    );
+    // Every kind of statement it covers, each without effect here.
+    let policy = "group content { enabled }
+tool mcp_crm_lookup { disabled admin-only }
+tool read_source { class sourceCode }
+provider a { zone local fallback [b] }
+provider b { zone local }
+skill s { tools [get_page_content] }
+skill t { tools [get_page_content] }
+profile p { allow [get_page_content, group editing] }
+configuration c { provider a skills [s, t] }";
+    let (project, d) = run(reg(), policy, "TG3009");
+    let found: Vec<(&str, &str, &str)> = d
+        .iter()
+        .map(|d| {
+            (
+                project.sources.text(d.span),
+                d.message.as_str(),
+                d.help.as_deref().unwrap().split(';').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("enabled", "`enabled` in group `content` has no effect", "a group is enabled unless it is disabled"),
+            ("disabled", "`disabled` in tool `mcp_crm_lookup` has no effect", "the registry already has it disabled"),
+            ("admin-only", "`admin-only` in tool `mcp_crm_lookup` has no effect", "the registry already has it admin-only"),
+            ("class sourceCode", "`class sourceCode` in tool `read_source` has no effect", "without it the class is `sourceCode` all the same"),
+            ("b", "fallback `b` in provider `a` has no effect", "without it, every configuration using the provider keeps a ceiling that refuses the same tools"),
+            ("get_page_content", "`get_page_content` in skill `s` has no effect", "every configuration that allows `get_page_content` gets it from another skill it attaches"),
+            ("get_page_content", "`get_page_content` in skill `t` has no effect", "every configuration that allows `get_page_content` gets it from another skill it attaches"),
+            ("get_page_content", "`get_page_content` in profile `p` has no effect", "no consumer uses profile `p`"),
+            ("editing", "`group editing` in profile `p` has no effect", "no consumer uses profile `p`"),
+        ]
+    );
+    // Kept on purpose: silenced by a comment on its line or the line above.
+    let kept = "group code { disabled }\nconfiguration c {\n  # toolgate: allow TG3009 -- until the code tools are retired\n  exclude [read_source]\n}";
+    let checked = Project::from_texts(reg(), &[("policy.tg", kept)]).check();
+    assert_eq!(checked.problems, vec![]);
+}
+
+#[test]
 fn tg3003_ceiling_unreached() {
     case(
         "TG3003",

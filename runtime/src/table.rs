@@ -221,6 +221,52 @@ impl Table {
     }
 }
 
+/// One configuration's bit sets, read-only: for analyses over the whole
+/// decision space (the compiler's no-effect lint) that must read the very
+/// sets the gates read.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfigSets<'t> {
+    /// Tools of the allowed groups, plus the skill loader.
+    pub allowed: &'t BitSet,
+    /// What a new run passes: `allowed` narrowed by the attached skills'
+    /// allow-list when one declares one, else `allowed`.
+    pub new_run_allowed: &'t BitSet,
+    /// Whether a new run is held to an allow-list (some attached skill declares one).
+    pub new_run_listed: bool,
+    pub excluded: &'t BitSet,
+    /// Rank of the highest class the configuration's zone may receive.
+    pub ceiling: u32,
+}
+
+impl Table {
+    /// The tools whose effective state is enabled (the `toolDisabled` gate passes).
+    pub fn enabled_tools(&self) -> &BitSet {
+        &self.enabled
+    }
+
+    /// The tools whose class is above rank `ceiling` (empty past the ladder).
+    pub fn tools_above(&self, ceiling: u32) -> Option<&BitSet> {
+        self.above.get(ceiling as usize)
+    }
+
+    /// The bit sets of configuration `index` (in table order).
+    pub fn configuration_sets(&self, index: usize) -> Option<ConfigSets<'_>> {
+        let row = self.configs.get(index)?;
+        Some(ConfigSets {
+            allowed: &row.allowed,
+            new_run_allowed: row.fresh_allowed.as_ref().unwrap_or(&row.allowed),
+            new_run_listed: row.fresh_allowed.is_some(),
+            excluded: &row.excluded,
+            ceiling: row.ceiling,
+        })
+    }
+
+    /// The skill loader's index, when it is registered.
+    pub fn skill_loader_id(&self) -> Option<u32> {
+        self.loader
+    }
+}
+
 impl Table {
     /// For two tables over the same tools in the same order (check once with
     /// [`Table::same_tools`]; only the counts are checked here): the 64-tool

@@ -31,6 +31,10 @@ const FILES: &[(&str, &str)] = &[
          group = \"content\"\n\
          \n\
          [[tool]]\n\
+         name = \"update_page\"\n\
+         group = \"editing\"\n\
+         \n\
+         [[tool]]\n\
          name = \"delete_page\"\n\
          group = \"editing\"\n",
     ),

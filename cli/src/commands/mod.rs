@@ -20,6 +20,7 @@ pub mod init;
 pub mod lsp;
 pub mod query;
 pub mod registry;
+pub mod replay;
 pub mod review;
 pub mod run;
 pub mod serve;

@@ -17,9 +17,10 @@ pub enum DiffFormat {
 
 #[derive(Args)]
 pub struct DiffArgs {
-    /// The old project directory (with --git: the project, compared with itself at REV).
+    /// The old project directory or compiled table file (with --git: the
+    /// project, compared with itself at REV).
     old: PathBuf,
-    /// The new project directory.
+    /// The new project directory or compiled table file.
     new: Option<PathBuf>,
     /// Compare the working tree's project with the same project at this git revision.
     #[arg(long)]
@@ -29,6 +30,13 @@ pub struct DiffArgs {
     /// Exit 1 when any decision widens (a tool newly offered).
     #[arg(long)]
     fail_on_widen: bool,
+    /// A decision log (docs/decision-log.md) to replay: which recorded
+    /// decisions NEW changes. Records of another table than OLD are counted, not compared.
+    #[arg(long, value_name = "LOG")]
+    replay: Option<PathBuf>,
+    /// Exit 1 when a recorded decision would widen (needs --replay).
+    #[arg(long, requires = "replay")]
+    fail_on_replay_widen: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -131,15 +139,34 @@ pub fn diff(a: DiffArgs) -> Res {
             ))
         }
     };
-    let old = load_table(&old_dir, None)?;
-    let new = load_table(&new_dir, None)?;
+    let old = project_or_table(&old_dir)?;
+    let new = project_or_table(&new_dir)?;
     let d = toolgate_compiler::diff::diff(&old, &new);
-    match a.format {
-        DiffFormat::Text => write_out(&d.text()),
-        DiffFormat::Markdown => write_out(&d.markdown()),
-        DiffFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
+    let mut replay_widened = 0;
+    match (&a.replay, a.format) {
+        (Some(log), f) => {
+            replay_widened = super::replay::replay_and_print(&old, &new, &d, log, f)?
+                .changed
+                .widened;
+        }
+        (None, DiffFormat::Text) => write_out(&d.text()),
+        (None, DiffFormat::Markdown) => write_out(&d.markdown()),
+        (None, DiffFormat::Json) => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
     }
-    Ok(u8::from(a.fail_on_widen && d.summary.widened > 0))
+    Ok(u8::from(
+        (a.fail_on_widen && d.summary.widened > 0)
+            || (a.fail_on_replay_widen && replay_widened > 0),
+    ))
+}
+
+/// A project directory, compiled in memory, or a compiled table file (the
+/// one that served the traffic, whose digest its decision log records).
+fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        load_table(path, Some(path))
+    } else {
+        load_table(path, None)
+    }
 }
 
 pub fn snapshot(a: SnapshotArgs) -> Res {
