@@ -448,6 +448,12 @@ impl Project {
         }
     }
 
+    /// Check against this registry instead of the registry file (a registry
+    /// about to be written, as `registry sync` does).
+    pub fn set_registry(&mut self, registry: Registry) {
+        self.parsed_registry = Some((registry, Vec::new()));
+    }
+
     /// Parse and validate everything.
     pub fn check(&self) -> Checked {
         let mut problems = self.problems.clone();
