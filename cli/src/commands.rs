@@ -12,6 +12,8 @@ use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, RunState, T
 
 use crate::*;
 
+pub mod mcp;
+
 type Res = Result<u8, Failure>;
 
 /// At most this many diagnostics are rendered per project (the counts and the
@@ -126,28 +128,6 @@ pub fn compile(a: CompileArgs) -> Res {
         table.digest_hex()
     ));
     Ok(0)
-}
-
-pub fn import_mcp(a: ImportArgs) -> Res {
-    let text = String::from_utf8(read_file(&a.file)?)
-        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", a.file.display())))?;
-    let mut sources = SourceMap::new();
-    let id = sources.add(a.file.display().to_string(), text.clone());
-    let (reg, problems) = registry::import_mcp(id, &text, &a.server);
-    let out = match a.format {
-        RegistryFormat::Toml => registry::to_toml(&reg).map_err(Failure::Usage)?,
-        RegistryFormat::Json => registry::to_json(&reg) + "\n",
-    };
-    match &a.output {
-        Some(p) => write_atomic(p, out.as_bytes())?,
-        None => write_out(&out),
-    }
-    if problems.is_empty() {
-        return Ok(0);
-    }
-    let diags: Vec<Diagnostic> = problems.iter().map(|p| p.diagnostic()).collect();
-    write_err(&report::human(&sources, &diags, false));
-    Ok(1)
 }
 
 // ------------------------------------------------------------------ runtime queries

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod commands;
+mod mcp_client;
 
 /// Tool-access policies as code: check, compile and query the policies that
 /// decide which tools an LLM agent is offered and may call.
@@ -26,7 +27,7 @@ enum Command {
     Check(CheckArgs),
     /// Compile a project into a decision table file.
     Compile(CompileArgs),
-    /// Registry tools: import an MCP server's tools/list answer.
+    /// Registry tools: import an MCP server's tools, or sync the registry with a server.
     #[command(subcommand)]
     Registry(RegistryCommand),
     /// Decide one tool for one context (exit 0 when allowed, 1 when refused).
@@ -100,28 +101,10 @@ pub struct CompileArgs {
 
 #[derive(Subcommand)]
 enum RegistryCommand {
-    /// Turn an MCP `tools/list` result (JSON) into registry entries.
-    ImportMcp(ImportArgs),
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum RegistryFormat {
-    Toml,
-    Json,
-}
-
-#[derive(Args)]
-pub struct ImportArgs {
-    /// The MCP server's name; tools become `mcp_<server>_<remote>` in group `mcp_<server>`.
-    #[arg(long)]
-    server: String,
-    /// The tools/list answer (a bare result or a JSON-RPC response).
-    file: PathBuf,
-    #[arg(long, value_enum, default_value = "toml")]
-    format: RegistryFormat,
-    /// Write here instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
+    /// Turn an MCP server's tools (a captured tools/list answer, or the live server) into registry entries.
+    ImportMcp(commands::mcp::ImportArgs),
+    /// Compare the registry with an MCP server's tools: new, removed and changed tools (--write, --check).
+    Sync(commands::mcp::SyncArgs),
 }
 
 /// Where the table comes from, and who is asking.
@@ -526,7 +509,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => commands::check(a),
         Command::Compile(a) => commands::compile(a),
-        Command::Registry(RegistryCommand::ImportMcp(a)) => commands::import_mcp(a),
+        Command::Registry(RegistryCommand::ImportMcp(a)) => commands::mcp::import_mcp(a),
+        Command::Registry(RegistryCommand::Sync(a)) => commands::mcp::sync(a),
         Command::Decide(a) => commands::decide(a),
         Command::Explain(a) => commands::explain(a),
         Command::Unavailable(a) => commands::unavailable(a),

@@ -255,6 +255,28 @@ mod tests {
     }
 
     #[test]
+    fn stale_statements_are_the_findings_about_removed_names() {
+        let registry = "[[tool]]\nname = \"mcp_srv_a\"\ngroup = \"mcp_srv\"\nserver = \"srv\"\n\
+                        [[tool]]\nname = \"mcp_srv_b\"\ngroup = \"mcp_srv\"\nserver = \"srv\"\n";
+        let policy = "tool mcp_srv_b { enabled }\n\
+                      configuration c {\n  groups [mcp_srv]\n  exclude [mcp_srv_b]\n}\n\
+                      tool mcp_srv_zz { enabled }\n";
+        let mut project = Project::from_texts(("registry.toml", registry), &[("p.tg", policy)]);
+        let (current, _) = crate::registry::load(FileId(1), registry, false);
+        let (drift, updated) = sync(&current, "srv", &live(r#"{"tools":[{"name":"a"}]}"#));
+        let stale = stale_statements(&mut project, updated, &drift);
+        // The unknown tool of the policy that the sync did not remove is not listed.
+        let got: Vec<(&str, String, usize)> = stale
+            .iter()
+            .map(|p| (p.code(), format!("{:?}", p.span().range()), p.span().file.0 as usize))
+            .collect();
+        assert_eq!(
+            got,
+            [("TG1001", "5..14".to_string(), 2), ("TG1009", "75..84".to_string(), 2)]
+        );
+    }
+
+    #[test]
     fn new_tools_of_a_server_the_registry_lacks_go_last() {
         let (drift, after) = sync(&Registry::default(), "srv", &live(r#"{"tools":[{"name":"x"}]}"#));
         assert_eq!(drift.added.len(), 1);

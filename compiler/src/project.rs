@@ -78,6 +78,9 @@ pub struct Project {
     /// The registry, parsed at load (so that a registry file that is not a
     /// registry is known before anything renders it); `None`: parse in `check`.
     parsed_registry: Option<(Registry, Vec<Problem>)>,
+    /// The registry file, when it lies inside the project (the only one
+    /// `registry sync --write` may write).
+    registry_path: Option<PathBuf>,
 }
 
 /// The outcome of checking a project.
@@ -315,6 +318,7 @@ impl Project {
             policies: Vec::new(),
             problems: Vec::new(),
             parsed_registry: None,
+            registry_path: None,
         };
         let text = &project.sources.get(manifest).text;
         let m: Manifest = match toml::from_str(text) {
@@ -348,6 +352,9 @@ impl Project {
             Read::Text(t) => {
                 let id = project.sources.add(name, t);
                 project.registry = Some(id);
+                if reg.inside {
+                    project.registry_path = Some(reg.path.clone());
+                }
                 let parsed = registry::parse(id, &project.sources.get(id).text, is_json);
                 let parsed = match parsed {
                     Ok(r) if reg.inside => r,
@@ -445,7 +452,18 @@ impl Project {
             policies,
             problems: Vec::new(),
             parsed_registry: None,
+            registry_path: None,
         }
+    }
+
+    /// The registry as read at load (`None` for a project made from texts).
+    pub fn parsed_registry(&self) -> Option<&(Registry, Vec<Problem>)> {
+        self.parsed_registry.as_ref()
+    }
+
+    /// The registry file's path, when it lies inside the project.
+    pub fn registry_path(&self) -> Option<&Path> {
+        self.registry_path.as_deref()
     }
 
     /// Check against this registry instead of the registry file (a registry
