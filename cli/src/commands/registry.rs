@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use toolgate_compiler::diagnostics::{Diagnostic, Problem};
 use toolgate_compiler::mcp_sync::{self, Drift};
@@ -12,10 +12,24 @@ use toolgate_compiler::project::Project;
 use toolgate_compiler::registry::{self, Registry};
 use toolgate_compiler::{report, source::SourceMap};
 
+use super::{OutFormat, Res};
+use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
 use crate::mcp_client::{self, Endpoint};
-use crate::*;
 
-type Res = Result<u8, Failure>;
+#[derive(Subcommand)]
+pub enum RegistryCommand {
+    /// Turn an MCP server's tools (a captured tools/list answer, or the live server) into registry entries.
+    ImportMcp(ImportArgs),
+    /// Compare the registry with an MCP server's tools: new, removed and changed tools (--write, --check).
+    Sync(SyncArgs),
+}
+
+pub fn run(c: RegistryCommand) -> Res {
+    match c {
+        RegistryCommand::ImportMcp(a) => import_mcp(a),
+        RegistryCommand::Sync(a) => sync(a),
+    }
+}
 
 /// Where the `tools/list` answer comes from: exactly one of a file, a URL or
 /// a command.
@@ -75,13 +89,7 @@ pub struct SyncArgs {
     #[arg(long)]
     check: bool,
     #[arg(long, value_enum, default_value = "text")]
-    format: SyncFormat,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum SyncFormat {
-    Text,
-    Json,
+    format: OutFormat,
 }
 
 /// The answer's text and the name it is shown under in diagnostics.
@@ -125,7 +133,7 @@ fn report_problems(sources: &SourceMap, problems: &[Problem]) {
     write_err(&report::human(sources, &diags, false));
 }
 
-pub fn import_mcp(a: ImportArgs) -> Res {
+fn import_mcp(a: ImportArgs) -> Res {
     let (name, text) = answer(&a.source, a.timeout)?;
     let mut sources = SourceMap::new();
     let id = sources.add(name, text);
@@ -142,7 +150,7 @@ pub fn import_mcp(a: ImportArgs) -> Res {
     Ok(1)
 }
 
-pub fn sync(a: SyncArgs) -> Res {
+fn sync(a: SyncArgs) -> Res {
     let mut project = Project::load(&a.project)?;
     let Some((current, reg_problems)) = project.parsed_registry().cloned() else {
         return Err(Failure::Usage(format!(
@@ -192,14 +200,14 @@ pub fn sync(a: SyncArgs) -> Res {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "the registry".into());
     match a.format {
-        SyncFormat::Text => write_out(&text_report(
+        OutFormat::Text => write_out(&text_report(
             &drift,
             &stale,
             &project.sources,
             written.is_some(),
             &registry_shown,
         )),
-        SyncFormat::Json => write_out(&format!(
+        OutFormat::Json => write_out(&format!(
             "{:#}\n",
             json_report(&drift, &stale, &project.sources, written.is_some())
         )),
