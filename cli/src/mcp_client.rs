@@ -98,9 +98,11 @@ async fn ask(
                     }
                 });
             }
-            ().serve(transport)
-                .await
-                .map_err(|e| format!("the MCP handshake failed: {e}"))?
+            ().serve(transport).await.map_err(|e| {
+                format!(
+                    "the MCP handshake failed: {e} (is it an MCP server that speaks JSON-RPC on its standard output?)"
+                )
+            })?
         }
         Endpoint::Url(url) => ()
             .serve(StreamableHttpClientTransport::from_uri(url.as_str()))

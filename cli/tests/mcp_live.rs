@@ -404,15 +404,11 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
         args.push(upgraded.to_str().unwrap());
         toolgate(&dir, &args)
     };
-    let report = "\
-server git: 1 new, 1 removed, 1 changed; descriptor bytes +REPLACE
-";
-    let _ = report;
     // --check: the report, exit 1, nothing written.
     let before = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
     let o = sync(&["--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "registry.toml not written (use --write to update it)"));
+    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "./registry.toml not written (use --write to update it)"));
     assert_eq!(std::fs::read_to_string(dir.join("registry.toml")).unwrap(), before);
     // JSON for machines.
     let o = sync(&["--format", "json"]);
@@ -427,7 +423,7 @@ server git: 1 new, 1 removed, 1 changed; descriptor bytes +REPLACE
     // --write: the registry follows the server; a second sync finds nothing.
     let o = sync(&["--write"]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "wrote registry.toml"));
+    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "wrote ./registry.toml"));
     let o = sync(&["--check"]);
     assert_eq!((o.status.code(), stdout(&o)), (Some(0), "server git: no drift\n".into()));
     // The new tool arrived disabled and admin-only: a sync grants nothing.
@@ -444,12 +440,22 @@ server git: 1 new, 1 removed, 1 changed; descriptor bytes +REPLACE
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(
-        out.contains("policy.tg:36:6: error[TG1001]: unknown tool `mcp_git_git_branch`")
-            && out.contains("policy.tg:75:5: error[TG1001]: unknown tool `mcp_git_git_branch`"),
+        out.contains("policy.tg:33:6: error[TG1001]: unknown tool `mcp_git_git_branch`")
+            && out.contains("policy.tg:67:5: error[TG1001]: unknown tool `mcp_git_git_branch`"),
         "{out}"
     );
 }
 
-const EXPECTED_REPORT: &str = "REPLACE ME
+/// The report of the simulated upgrade (docs/registry.md shows it too).
+const EXPECTED_REPORT: &str = "\
+server git: 1 new, 1 removed, 1 changed; descriptor bytes -444
+new (disabled and admin-only until the policy says otherwise; no class):
+  + mcp_git_git_tag  322 bytes
+removed:
+  - mcp_git_git_branch  835 bytes
+      named at policy.tg:33:6: TG1001 unknown tool `mcp_git_git_branch`
+      named at policy.tg:67:5: TG1001 unknown tool `mcp_git_git_branch`
+changed:
+  ~ mcp_git_git_log  description  866 -> 935 bytes (+69)
 WRITTEN
 ";
