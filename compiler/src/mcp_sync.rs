@@ -272,7 +272,7 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            [("TG1001", "5..14".to_string(), 2), ("TG1009", "75..84".to_string(), 2)]
+            [("TG1001", "5..14".to_string(), 2), ("TG1010", "75..84".to_string(), 2)]
         );
     }
 
