@@ -74,9 +74,7 @@ async fn ask(
 ) -> Result<String, String> {
     let client: RunningService<RoleClient, ()> = match endpoint {
         Endpoint::Command(argv) => {
-            let (program, args) = argv
-                .split_first()
-                .ok_or("no command given after `--`")?;
+            let (program, args) = argv.split_first().ok_or("no command given after `--`")?;
             let mut cmd = tokio::process::Command::new(program);
             cmd.args(args).kill_on_drop(true);
             let (transport, stderr) = TokioChildProcess::builder(cmd)
@@ -104,10 +102,11 @@ async fn ask(
                 )
             })?
         }
-        Endpoint::Url(url) => ()
-            .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
-            .await
-            .map_err(|e| format!("the MCP handshake failed: {e}"))?,
+        Endpoint::Url(url) => {
+            ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+                .await
+                .map_err(|e| format!("the MCP handshake failed: {e}"))?
+        }
     };
     let tools = client.peer().list_all_tools().await;
     let _ = client.cancel().await;

@@ -26,7 +26,12 @@ fn mcp_bin() -> PathBuf {
         )
     });
     let dir = PathBuf::from(dir);
-    for exe in ["mcp-server-git", "mcp-server-time", "mcp-server-fetch", "python"] {
+    for exe in [
+        "mcp-server-git",
+        "mcp-server-time",
+        "mcp-server-fetch",
+        "python",
+    ] {
         assert!(
             dir.join(exe).is_file(),
             "TOOLGATE_MCP_BIN={} has no {exe}: install the reference servers there (see .ci/run)",
@@ -54,7 +59,15 @@ fn git_repo(name: &str) -> PathBuf {
     git(&["init", "-q"]);
     std::fs::write(dir.join("README"), "hello\n").unwrap();
     git(&["add", "README"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "first"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-qm",
+        "first",
+    ]);
     dir
 }
 
@@ -66,7 +79,11 @@ fn server_cmd(server: &str, repo: &Path) -> Vec<String> {
             "--repository".into(),
             repo.to_string_lossy().into_owned(),
         ],
-        "time" => vec![exe("mcp-server-time"), "--local-timezone".into(), "Etc/UTC".into()],
+        "time" => vec![
+            exe("mcp-server-time"),
+            "--local-timezone".into(),
+            "Etc/UTC".into(),
+        ],
         "fetch" => vec![exe("mcp-server-fetch")],
         other => panic!("no server {other}"),
     }
@@ -120,12 +137,23 @@ fn stdio_import_of_the_three_reference_servers_equals_the_example_registry() {
         ("time", &["get_current_time", "convert_time"][..]),
         ("fetch", &["fetch"][..]),
     ] {
-        let o = timed(&format!("import {server} over stdio"), Duration::from_secs(20), || {
-            with_command(
-                &["registry", "import-mcp", "--server", server, "--timeout", "20"],
-                &server_cmd(server, &repo),
-            )
-        });
+        let o = timed(
+            &format!("import {server} over stdio"),
+            Duration::from_secs(20),
+            || {
+                with_command(
+                    &[
+                        "registry",
+                        "import-mcp",
+                        "--server",
+                        server,
+                        "--timeout",
+                        "20",
+                    ],
+                    &server_cmd(server, &repo),
+                )
+            },
+        );
         assert_eq!(o.status.code(), Some(0), "{server}: {}", stderr(&o));
         let toml = stdout(&o);
         let got: Vec<String> = toml
@@ -147,7 +175,8 @@ fn stdio_import_of_the_three_reference_servers_equals_the_example_registry() {
     // Pydantic's nulls are kept in TOML (the `$json` escape), and the
     // example project's registry is what the servers list now.
     assert!(registry.contains(r#"default = { "$json" = "null" }"#));
-    let example = std::fs::read_to_string(root().join("policies/real-servers/registry.toml")).unwrap();
+    let example =
+        std::fs::read_to_string(root().join("policies/real-servers/registry.toml")).unwrap();
     assert_eq!(example, format!("{HEADER}{registry}"));
 }
 
@@ -167,7 +196,16 @@ fn a_policy_over_the_live_servers_checks_and_decides() {
     let mut registry = String::new();
     for server in ["git", "time", "fetch"] {
         let o = with_command(
-            &["registry", "import-mcp", "--server", server, "--format", "json", "--timeout", "20"],
+            &[
+                "registry",
+                "import-mcp",
+                "--server",
+                server,
+                "--format",
+                "json",
+                "--timeout",
+                "20",
+            ],
             &server_cmd(server, &repo),
         );
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -177,8 +215,16 @@ fn a_policy_over_the_live_servers_checks_and_decides() {
             registry.push_str(&t.to_string());
         }
     }
-    std::fs::write(dir.join("registry.json"), format!("{{\"tool\": [{registry}]}}\n")).unwrap();
-    std::fs::copy(root().join("policies/real-servers/policy.tg"), dir.join("policy.tg")).unwrap();
+    std::fs::write(
+        dir.join("registry.json"),
+        format!("{{\"tool\": [{registry}]}}\n"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("policies/real-servers/policy.tg"),
+        dir.join("policy.tg"),
+    )
+    .unwrap();
     std::fs::write(
         dir.join("toolgate.toml"),
         "registry = \"registry.json\"\npolicies = [\"policy.tg\"]\n",
@@ -193,21 +239,37 @@ fn a_policy_over_the_live_servers_checks_and_decides() {
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         (o.status.code(), v["reason"].as_str().map(String::from))
     };
-    assert_eq!(decide(&["-c", "developer-chat", "mcp_git_git_log"]), (Some(0), None));
+    assert_eq!(
+        decide(&["-c", "developer-chat", "mcp_git_git_log"]),
+        (Some(0), None)
+    );
     assert_eq!(
         decide(&["-c", "cloud-chat", "mcp_git_git_log"]),
         (Some(1), Some("trustZone".into()))
     );
-    assert_eq!(decide(&["-c", "cloud-chat", "mcp_time_convert_time"]), (Some(0), None));
     assert_eq!(
-        decide(&["-c", "developer-chat", "--consumer", "review-bot", "mcp_git_git_commit"]),
+        decide(&["-c", "cloud-chat", "mcp_time_convert_time"]),
+        (Some(0), None)
+    );
+    assert_eq!(
+        decide(&[
+            "-c",
+            "developer-chat",
+            "--consumer",
+            "review-bot",
+            "mcp_git_git_commit"
+        ]),
         (Some(1), Some("notInProfile".into()))
     );
 }
 
 /// A free port on 127.0.0.1 (bound, then released for the server).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A child process killed when the test ends, however it ends.
@@ -235,13 +297,29 @@ fn streamable_http_import_of_mcp_server_time() {
     // Bounded wait for the port (Python and uvicorn start in about a second).
     let start = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "the HTTP server did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the HTTP server did not start"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let o = timed("import time over streamable HTTP", Duration::from_secs(10), || {
-        run(&["registry", "import-mcp", "--server", "time", "--url", &url, "--timeout", "10"])
-    });
+    let o = timed(
+        "import time over streamable HTTP",
+        Duration::from_secs(10),
+        || {
+            run(&[
+                "registry",
+                "import-mcp",
+                "--server",
+                "time",
+                "--url",
+                &url,
+                "--timeout",
+                "10",
+            ])
+        },
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
@@ -278,8 +356,19 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
     // Over stdio: a program that starts and never speaks.
     let o = timed("silent stdio server", Duration::from_secs(8), || {
         with_command(
-            &["registry", "import-mcp", "--server", "quiet", "--timeout", "1.5"],
-            &[exe("python"), "-c".into(), "import time; time.sleep(30)".into()],
+            &[
+                "registry",
+                "import-mcp",
+                "--server",
+                "quiet",
+                "--timeout",
+                "1.5",
+            ],
+            &[
+                exe("python"),
+                "-c".into(),
+                "import time; time.sleep(30)".into(),
+            ],
         )
     });
     assert_eq!(o.status.code(), Some(2));
@@ -292,10 +381,23 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
     // Over HTTP: a listener that accepts and never answers.
     let url = http_stub(None, 4);
     let o = timed("silent HTTP server", Duration::from_secs(8), || {
-        run(&["registry", "import-mcp", "--server", "quiet", "--url", &url, "--timeout", "1.5"])
+        run(&[
+            "registry",
+            "import-mcp",
+            "--server",
+            "quiet",
+            "--url",
+            &url,
+            "--timeout",
+            "1.5",
+        ])
     });
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no answer within 1.5 s"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no answer within 1.5 s"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -304,8 +406,19 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
     let fixture = root().join("cli/tests/fixtures/mcp/servers.py");
     let o = timed("garbage over stdio", Duration::from_secs(10), || {
         with_command(
-            &["registry", "import-mcp", "--server", "junk", "--timeout", "8"],
-            &[exe("python"), fixture.to_string_lossy().into_owned(), "garbage".into()],
+            &[
+                "registry",
+                "import-mcp",
+                "--server",
+                "junk",
+                "--timeout",
+                "8",
+            ],
+            &[
+                exe("python"),
+                fixture.to_string_lossy().into_owned(),
+                "garbage".into(),
+            ],
         )
     });
     assert_eq!(o.status.code(), Some(2));
@@ -316,11 +429,22 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
         Some("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 15\r\nconnection: close\r\n\r\n<html>no</html>"),
         4,
     );
-    let o = run(&["registry", "import-mcp", "--server", "junk", "--url", &url, "--timeout", "5"]);
+    let o = run(&[
+        "registry",
+        "import-mcp",
+        "--server",
+        "junk",
+        "--url",
+        &url,
+        "--timeout",
+        "5",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(
-        err.starts_with(&format!("error: MCP server {url}: the MCP handshake failed")),
+        err.starts_with(&format!(
+            "error: MCP server {url}: the MCP handshake failed"
+        )),
         "{err}"
     );
     // A program that cannot be started at all.
@@ -340,12 +464,26 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
 fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
     let fixture = root().join("cli/tests/fixtures/mcp/servers.py");
     let o = with_command(
-        &["registry", "import-mcp", "--server", "odd", "--timeout", "20"],
-        &[exe("python"), fixture.to_string_lossy().into_owned(), "bad-names".into()],
+        &[
+            "registry",
+            "import-mcp",
+            "--server",
+            "odd",
+            "--timeout",
+            "20",
+        ],
+        &[
+            exe("python"),
+            fixture.to_string_lossy().into_owned(),
+            "bad-names".into(),
+        ],
     );
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("name = \"mcp_odd_lookup\"") && !out.contains("bad name"), "{out}");
+    assert!(
+        out.contains("name = \"mcp_odd_lookup\"") && !out.contains("bad name"),
+        "{out}"
+    );
     // Pydantic's optional argument, null default kept.
     assert!(
         out.contains(r#"query = { anyOf = [{ type = "string" }, { type = "null" }], default = { "$json" = "null" }, title = "Query" }"#),
@@ -354,7 +492,9 @@ fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
     let err = stderr(&o);
     assert!(
         err.contains("TG4001")
-            && err.contains("remote tool name `mcp_odd_bad name!` breaks the naming rule: it contains ` `")
+            && err.contains(
+                "remote tool name `mcp_odd_bad name!` breaks the naming rule: it contains ` `"
+            )
             && err.contains("tools/list of `"),
         "{err}"
     );
@@ -371,22 +511,26 @@ fn example_copy(name: &str) -> PathBuf {
 fn sync_with_the_live_servers_finds_no_drift_in_the_example() {
     let repo = git_repo("sync-live-git");
     for server in ["git", "time", "fetch"] {
-        let o = timed(&format!("sync --check {server}"), Duration::from_secs(20), || {
-            with_command(
-                &[
-                    "registry",
-                    "sync",
-                    "-p",
-                    "policies/real-servers",
-                    "--server",
-                    server,
-                    "--check",
-                    "--timeout",
-                    "20",
-                ],
-                &server_cmd(server, &repo),
-            )
-        });
+        let o = timed(
+            &format!("sync --check {server}"),
+            Duration::from_secs(20),
+            || {
+                with_command(
+                    &[
+                        "registry",
+                        "sync",
+                        "-p",
+                        "policies/real-servers",
+                        "--server",
+                        server,
+                        "--check",
+                        "--timeout",
+                        "20",
+                    ],
+                    &server_cmd(server, &repo),
+                )
+            },
+        );
         assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
         assert_eq!(stdout(&o), format!("server {server}: no drift\n"));
     }
@@ -408,8 +552,17 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     let before = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
     let o = sync(&["--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "./registry.toml not written (use --write to update it)"));
-    assert_eq!(std::fs::read_to_string(dir.join("registry.toml")).unwrap(), before);
+    assert_eq!(
+        stdout(&o),
+        EXPECTED_REPORT.replace(
+            "WRITTEN",
+            "./registry.toml not written (use --write to update it)"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("registry.toml")).unwrap(),
+        before
+    );
     // JSON for machines.
     let o = sync(&["--format", "json"]);
     assert_eq!(o.status.code(), Some(0));
@@ -419,13 +572,22 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     assert_eq!(v["removed"][0]["name"], "mcp_git_git_branch");
     assert_eq!(v["removed"][0]["statements"].as_array().unwrap().len(), 2);
     assert_eq!(v["removed"][0]["statements"][0]["code"], "TG1001");
-    assert_eq!(v["changed"][0]["fields"], serde_json::json!(["description"]));
+    assert_eq!(
+        v["changed"][0]["fields"],
+        serde_json::json!(["description"])
+    );
     // --write: the registry follows the server; a second sync finds nothing.
     let o = sync(&["--write"]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(stdout(&o), EXPECTED_REPORT.replace("WRITTEN", "wrote ./registry.toml"));
+    assert_eq!(
+        stdout(&o),
+        EXPECTED_REPORT.replace("WRITTEN", "wrote ./registry.toml")
+    );
     let o = sync(&["--check"]);
-    assert_eq!((o.status.code(), stdout(&o)), (Some(0), "server git: no drift\n".into()));
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (Some(0), "server git: no drift\n".into())
+    );
     // The new tool arrived disabled and admin-only: a sync grants nothing.
     let after = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
     assert!(
@@ -437,7 +599,8 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert_eq!(
-        out.matches("error[TG1001]: unknown tool `mcp_git_git_branch`").count(),
+        out.matches("error[TG1001]: unknown tool `mcp_git_git_branch`")
+            .count(),
         2,
         "{out}"
     );
@@ -456,13 +619,22 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let o = toolgate(
         &dir,
-        &["decide", "-p", ".", "-c", "developer-chat", "--admin", "mcp_git_git_tag"],
+        &[
+            "decide",
+            "-p",
+            ".",
+            "-c",
+            "developer-chat",
+            "--admin",
+            "mcp_git_git_tag",
+        ],
     );
     assert_eq!(
         (o.status.code(), stdout(&o)),
         (
             Some(1),
-            "mcp_git_git_tag: refused, toolDisabled (switched off by an administrator)\n".to_string()
+            "mcp_git_git_tag: refused, toolDisabled (switched off by an administrator)\n"
+                .to_string()
         )
     );
 }

@@ -239,11 +239,22 @@ mod tests {
         assert_eq!(names, ["local", "mcp_srv_a", "mcp_srv_c", "mcp_srv_d"]);
         let c = &after.tools[2];
         assert_eq!(
-            (c.enabled, c.class.as_deref(), c.input_schema.as_ref().map(|s| s.get())),
-            (true, Some("public"), Some(r#"{"type":"object","properties":{}}"#))
+            (
+                c.enabled,
+                c.class.as_deref(),
+                c.input_schema.as_ref().map(|s| s.get())
+            ),
+            (
+                true,
+                Some("public"),
+                Some(r#"{"type":"object","properties":{}}"#)
+            )
         );
         let d = &after.tools[3];
-        assert_eq!((d.enabled, d.admin_only, d.class.as_deref()), (false, true, None));
+        assert_eq!(
+            (d.enabled, d.admin_only, d.class.as_deref()),
+            (false, true, None)
+        );
     }
 
     #[test]
@@ -268,17 +279,30 @@ mod tests {
         // The unknown tool of the policy that the sync did not remove is not listed.
         let got: Vec<(&str, String, usize)> = stale
             .iter()
-            .map(|p| (p.code(), format!("{:?}", p.span().range()), p.span().file.0 as usize))
+            .map(|p| {
+                (
+                    p.code(),
+                    format!("{:?}", p.span().range()),
+                    p.span().file.0 as usize,
+                )
+            })
             .collect();
         assert_eq!(
             got,
-            [("TG1001", "5..14".to_string(), 2), ("TG1010", "75..84".to_string(), 2)]
+            [
+                ("TG1001", "5..14".to_string(), 2),
+                ("TG1010", "75..84".to_string(), 2)
+            ]
         );
     }
 
     #[test]
     fn new_tools_of_a_server_the_registry_lacks_go_last() {
-        let (drift, after) = sync(&Registry::default(), "srv", &live(r#"{"tools":[{"name":"x"}]}"#));
+        let (drift, after) = sync(
+            &Registry::default(),
+            "srv",
+            &live(r#"{"tools":[{"name":"x"}]}"#),
+        );
         assert_eq!(drift.added.len(), 1);
         assert_eq!(after.tools[0].name, "mcp_srv_x");
     }

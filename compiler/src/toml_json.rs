@@ -80,8 +80,7 @@ fn is_escape(map: &Map<String, Value>) -> bool {
 
 fn write_key(k: &str, out: &mut String) {
     let bare = !k.is_empty()
-        && k
-            .bytes()
+        && k.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if bare {
         out.push_str(k);

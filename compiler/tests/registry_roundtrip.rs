@@ -90,11 +90,24 @@ fn round_trip(answer: &Value) {
     let (imported, problems) = registry::import_mcp(FileId(0), &text, "srv");
     assert!(problems.is_empty(), "{problems:?}");
     // Kept as given: the compact JSON text of what the server sent.
-    for (t, sent) in imported.tools.iter().zip(answer["tools"].as_array().unwrap()) {
+    for (t, sent) in imported
+        .tools
+        .iter()
+        .zip(answer["tools"].as_array().unwrap())
+    {
         let kept = |v: Option<&registry::JsonText>| v.map(|v| v.get().to_string());
-        assert_eq!(kept(t.input_schema.as_ref()), sent.get("inputSchema").map(Value::to_string));
-        assert_eq!(kept(t.output_schema.as_ref()), sent.get("outputSchema").map(Value::to_string));
-        assert_eq!(kept(t.annotations.as_ref()), sent.get("annotations").map(Value::to_string));
+        assert_eq!(
+            kept(t.input_schema.as_ref()),
+            sent.get("inputSchema").map(Value::to_string)
+        );
+        assert_eq!(
+            kept(t.output_schema.as_ref()),
+            sent.get("outputSchema").map(Value::to_string)
+        );
+        assert_eq!(
+            kept(t.annotations.as_ref()),
+            sent.get("annotations").map(Value::to_string)
+        );
     }
     let toml = registry::to_toml(&imported);
     let (from_toml, problems) = registry::load(FileId(0), &toml, false);

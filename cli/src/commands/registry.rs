@@ -289,7 +289,10 @@ fn text_report(
     let group = format!("mcp_{}", drift.server);
     for p in statements_of(stale, &group) {
         let (file, line, col, code, message) = statement(p, sources);
-        let _ = writeln!(s, "  group {group} is gone, named at {file}:{line}:{col}: {code} {message}");
+        let _ = writeln!(
+            s,
+            "  group {group} is gone, named at {file}:{line}:{col}: {code} {message}"
+        );
     }
     if !drift.changed.is_empty() {
         let _ = writeln!(s, "changed:");
