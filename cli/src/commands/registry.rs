@@ -46,8 +46,10 @@ pub struct McpSource {
     pub command: Vec<String>,
 }
 
+/// The server both commands ask: its name, where its answer comes from, and
+/// how long a live server may take.
 #[derive(Args)]
-pub struct ImportArgs {
+pub struct McpServer {
     /// The MCP server's name; tools become `mcp_<server>_<remote>` in group `mcp_<server>`.
     #[arg(long)]
     server: String,
@@ -56,6 +58,12 @@ pub struct ImportArgs {
     /// Seconds the whole exchange with a live server may take (start-up, handshake, every page).
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    mcp: McpServer,
     #[arg(long, value_enum, default_value = "toml")]
     format: RegistryFormat,
     /// Write here instead of standard output.
@@ -74,14 +82,8 @@ pub struct SyncArgs {
     /// The project whose registry is compared (its toolgate.toml names the registry).
     #[arg(short, long, default_value = ".")]
     project: PathBuf,
-    /// The MCP server's name, as in `mcp_<server>_<remote>`.
-    #[arg(long)]
-    server: String,
     #[command(flatten)]
-    source: McpSource,
-    /// Seconds the whole exchange with a live server may take.
-    #[arg(long, default_value_t = 30.0)]
-    timeout: f64,
+    mcp: McpServer,
     /// Write the updated registry over the project's registry file.
     #[arg(long, conflicts_with = "check")]
     write: bool,
@@ -93,7 +95,8 @@ pub struct SyncArgs {
 }
 
 /// The answer's text and the name it is shown under in diagnostics.
-fn answer(src: &McpSource, timeout: f64) -> Result<(String, String), Failure> {
+fn answer(mcp: &McpServer) -> Result<(String, String), Failure> {
+    let (src, timeout) = (&mcp.source, mcp.timeout);
     let endpoint = match (&src.file, &src.url) {
         (Some(f), _) => {
             let text = String::from_utf8(read_file(f)?)
@@ -134,10 +137,10 @@ fn report_problems(sources: &SourceMap, problems: &[Problem]) {
 }
 
 fn import_mcp(a: ImportArgs) -> Res {
-    let (name, text) = answer(&a.source, a.timeout)?;
+    let (name, text) = answer(&a.mcp)?;
     let mut sources = SourceMap::new();
     let id = sources.add(name, text);
-    let (reg, problems) = registry::import_mcp(id, &sources.get(id).text, &a.server);
+    let (reg, problems) = registry::import_mcp(id, &sources.get(id).text, &a.mcp.server);
     let out = render(&reg, a.format);
     match &a.output {
         Some(p) => write_atomic(p, out.as_bytes())?,
@@ -163,20 +166,20 @@ fn sync(a: SyncArgs) -> Res {
         write_err("registry sync: fix the registry's errors first\n");
         return Ok(1);
     }
-    let (name, text) = answer(&a.source, a.timeout)?;
+    let (name, text) = answer(&a.mcp)?;
     let mut answers = SourceMap::new();
     let id = answers.add(name, text);
-    let (live, import_problems) = registry::import_mcp(id, &answers.get(id).text, &a.server);
+    let (live, import_problems) = registry::import_mcp(id, &answers.get(id).text, &a.mcp.server);
     if import_problems
         .iter()
         .any(|p| matches!(p, Problem::RegistryInvalid { .. }))
-        || registry::remote_name_problem(&a.server).is_some()
+        || registry::remote_name_problem(&a.mcp.server).is_some()
     {
         // Not a tools/list answer, or no server name: nothing to compare with.
         report_problems(&answers, &import_problems);
         return Ok(1);
     }
-    let (drift, updated) = mcp_sync::sync(&current, &a.server, &live);
+    let (drift, updated) = mcp_sync::sync(&current, &a.mcp.server, &live);
     let stale = mcp_sync::stale_statements(&mut project, updated.clone(), &drift);
     let target = project.registry_path().map(PathBuf::from);
     let mut written = None;
