@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;
+pub mod discover;
 pub mod formatter;
 pub mod lower;
 pub mod mcp_sync;
@@ -19,6 +20,7 @@ pub mod report;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;
+pub mod suppress;
 pub mod testing;
 pub mod toml_json;
 pub mod validate;
