@@ -155,7 +155,7 @@ fn import_mcp(a: ImportArgs) -> Res {
 
 fn sync(a: SyncArgs) -> Res {
     let mut project = Project::load(&a.project)?;
-    let Some((current, reg_problems)) = project.parsed_registry().cloned() else {
+    let Some((current, reg_problems)) = project.registry_as_loaded().cloned() else {
         return Err(Failure::Usage(format!(
             "{}: the project has no registry",
             a.project.display()
