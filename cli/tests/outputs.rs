@@ -60,7 +60,7 @@ fn human_headers_name_severity_code_and_catalogue_entry() {
     let out = stdout(&o);
     assert!(
         out.starts_with(
-            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009)\n\n  ⚠ `gone_0` is no longer registered\n"
+            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009-stale-exclusion)\n\n  ⚠ `gone_0` is no longer registered\n"
         ),
         "{out}"
     );

@@ -79,7 +79,7 @@ impl miette::Diagnostic for MietteDiag {
         )))
     }
     fn url<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(code_url(self.d.code)))
+        Some(Box::new(catalogue_url(self.d.code)))
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.d.severity {
@@ -193,11 +193,6 @@ pub fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// The catalogue entry of a code.
-pub fn code_url(code: &str) -> String {
-    format!("{DOCS_URL}#{}", code.to_lowercase())
 }
 
 pub fn summary_line(s: Summary) -> String {
@@ -433,8 +428,8 @@ pub fn sarif_document(results: Vec<Value>) -> String {
                 "name": c.name,
                 "shortDescription": {"text": c.summary},
                 "fullDescription": {"text": c.summary},
-                "helpUri": code_url(c.code),
-                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "helpUri": catalogue_url(c.code),
+                "help": {"text": format!("{}: {} See {} for a failing example and the fix.", c.code, c.summary, catalogue_url(c.code))},
                 "defaultConfiguration": {"level": c.severity.as_str()},
             })
         })
@@ -529,9 +524,9 @@ pub fn github_summary_at_most(sources: &SourceMap, all: &[Diagnostic], limit: us
         let (file, line, column, _, _) = location(sources, d);
         let _ = writeln!(
             out,
-            "| [{}]({DOCS_URL}#{}) | {} | `{}:{}:{}` | {} |",
+            "| [{}]({}) | {} | `{}:{}:{}` | {} |",
             d.code,
-            d.code.to_lowercase(),
+            catalogue_url(d.code),
             d.severity.as_str(),
             file,
             line,
