@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 mod io;
+mod mcp_client;
 
 use commands::{
     check, classify, drift, fmt, init, lsp, query, registry, review, run, serve, shell, show, stats,
@@ -45,7 +46,7 @@ enum Command {
     Init(init::InitArgs),
     /// Compile a project into a decision table file.
     Compile(check::CompileArgs),
-    /// Registry tools: import an MCP server's tools/list answer.
+    /// Registry tools: import an MCP server's tools, or sync the registry with a server.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
     /// Decide one tool for one context (exit 0 when allowed, 1 when refused).

@@ -143,12 +143,9 @@ pub fn lower(m: &Model) -> TableSpec {
     }
 }
 
-/// What a tool's descriptor costs in a prompt: its name, description and
-/// input schema as compact JSON.
+/// What a tool's descriptor costs in a prompt.
 fn descriptor_bytes(t: &model::Tool) -> usize {
-    // Compact JSON, as the registry keeps it.
-    let schema = t.input_schema.as_ref().map(|s| s.get().len()).unwrap_or(0);
-    t.name.len() + t.description.as_deref().map(str::len).unwrap_or(0) + schema
+    crate::registry::descriptor_bytes(&t.name, t.description.as_deref(), t.input_schema.as_ref())
 }
 
 /// The compiled artifact: header + payload, byte-identical for the same input.

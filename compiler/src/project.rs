@@ -90,6 +90,9 @@ pub struct Project {
     /// The registry, parsed at load (so that a registry file that is not a
     /// registry is known before anything renders it); `None`: parse in `check`.
     parsed_registry: Option<(Registry, Vec<Problem>)>,
+    /// The registry file, when it lies inside the project (the only one
+    /// `registry sync --write` may write).
+    registry_path: Option<PathBuf>,
 }
 
 /// The outcome of checking a project.
@@ -405,6 +408,7 @@ impl Project {
             problems: Vec::new(),
             lints: Lints::default(),
             parsed_registry: None,
+            registry_path: None,
         };
         let text = &project.sources.get(manifest).text;
         let m: Manifest = match toml::from_str(text) {
@@ -450,6 +454,9 @@ impl Project {
             Read::Text(t) => {
                 let id = project.sources.add(name, t);
                 project.registry = Some(id);
+                if reg.inside {
+                    project.registry_path = Some(reg.path.clone());
+                }
                 let text = &project.sources.get(id).text;
                 let parsed = match &cache.key {
                     Some((i, j, t)) if *i == id && *j == is_json && t == text => {
@@ -566,7 +573,25 @@ impl Project {
             problems: Vec::new(),
             lints: Lints::default(),
             parsed_registry: None,
+            registry_path: None,
         }
+    }
+
+    /// The registry as read at load with its problems (`None` for a
+    /// project made from texts).
+    pub fn registry_as_loaded(&self) -> Option<&(Registry, Vec<Problem>)> {
+        self.parsed_registry.as_ref()
+    }
+
+    /// The registry file's path, when it lies inside the project.
+    pub fn registry_path(&self) -> Option<&Path> {
+        self.registry_path.as_deref()
+    }
+
+    /// Check against this registry instead of the registry file (a registry
+    /// about to be written, as `registry sync` does).
+    pub fn set_registry(&mut self, registry: Registry) {
+        self.parsed_registry = Some((registry, Vec::new()));
     }
 
     /// The registry as parsed at load (`None` for [`Project::from_texts`],

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 
 use crate::diagnostics::Problem;
 use crate::source::{FileId, Span};
+use crate::toml_json;
 
 /// Registry files larger than this are refused with TG0002.
 pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;
@@ -36,6 +37,8 @@ pub struct Tool {
     /// The input schema as compact JSON text (only its size and its text
     /// are ever used: a value tree per tool would cost tens of times the file).
     pub input_schema: Option<JsonText>,
+    /// MCP `outputSchema`, kept as given (compact JSON).
+    pub output_schema: Option<JsonText>,
     /// MCP `title` and `annotations`, kept as given (annotations as compact JSON).
     pub title: Option<String>,
     pub annotations: Option<JsonText>,
@@ -86,6 +89,13 @@ struct RawTool {
         serialize_with = "as_value"
     )]
     input_schema: Option<JsonText>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "compact_json",
+        serialize_with = "as_value"
+    )]
+    output_schema: Option<JsonText>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -175,6 +185,7 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
     let mut state = LoadState {
         file,
         text,
+        is_json,
         tools: Vec::new(),
         problems: Vec::new(),
         seen: std::collections::HashMap::new(),
@@ -275,6 +286,8 @@ fn toml_tables(text: &str) -> Option<Vec<(usize, &str)>> {
 struct LoadState<'t> {
     file: FileId,
     text: &'t str,
+    /// JSON file: its JSON values are read as written (no TOML escapes).
+    is_json: bool,
     tools: Vec<Tool>,
     problems: Vec<Problem>,
     /// Name hash -> index in `tools` (names are compared on a hit; no second
@@ -301,8 +314,23 @@ impl LoadState<'_> {
     }
 
     /// Turn one entry into a tool, or a problem.
-    fn add(&mut self, t: RawTool) {
+    fn add(&mut self, mut t: RawTool) {
         let span = locate(self.file, self.text, &t.name, &mut self.cursor);
+        if !self.is_json {
+            for (field, value) in [
+                ("input_schema", &mut t.input_schema),
+                ("output_schema", &mut t.output_schema),
+                ("annotations", &mut t.annotations),
+            ] {
+                if let Err(e) = unescape_toml(value) {
+                    self.problems.push(Problem::RegistryInvalid {
+                        span,
+                        message: format!("`{field}` of tool `{}`: {e}", t.name),
+                    });
+                    return;
+                }
+            }
+        }
         let origin = match (t.origin, t.server) {
             (Some(RawOrigin::Remote), None) => {
                 self.problems.push(Problem::RegistryInvalid {
@@ -336,6 +364,7 @@ impl LoadState<'_> {
             class: t.class,
             description: t.description,
             input_schema: t.input_schema,
+            output_schema: t.output_schema,
             title: t.title,
             annotations: t.annotations,
         };
@@ -361,6 +390,19 @@ impl LoadState<'_> {
         self.seen.entry(h).or_insert(self.tools.len() as u32);
         self.tools.push(tool);
     }
+}
+
+/// A JSON value read from TOML with its `$json` escapes undone
+/// ([`crate::toml_json`]). Only a value that holds the key is parsed again.
+fn unescape_toml(value: &mut Option<JsonText>) -> Result<(), String> {
+    let Some(raw) = value else { return Ok(()) };
+    if !raw.get().contains(toml_json::ESCAPE_KEY) {
+        return Ok(());
+    }
+    let v: serde_json::Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
+    let v = toml_json::unescape(v)?;
+    *raw = JsonText(serde_json::value::to_raw_value(&v).map_err(|e| e.to_string())?);
+    Ok(())
 }
 
 /// The top level: `tool` (or `tools`) and nothing else.
@@ -521,6 +563,8 @@ struct McpTool {
     description: Option<String>,
     #[serde(default, rename = "inputSchema", deserialize_with = "compact_json")]
     input_schema: Option<JsonText>,
+    #[serde(default, rename = "outputSchema", deserialize_with = "compact_json")]
+    output_schema: Option<JsonText>,
     #[serde(default, deserialize_with = "compact_json")]
     annotations: Option<JsonText>,
 }
@@ -615,6 +659,7 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             class: None,
             description: t.description,
             input_schema: t.input_schema,
+            output_schema: t.output_schema,
             title: t.title,
             annotations: t.annotations,
         });
@@ -622,13 +667,43 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
     (Registry { tools }, problems)
 }
 
-/// Render registry entries as TOML in the registry schema. Fails when an
-/// input schema holds a JSON `null`, which TOML cannot express.
-pub fn to_toml(registry: &Registry) -> Result<String, String> {
-    let raw = RawRegistry {
-        tool: registry.tools.iter().map(raw_tool).collect(),
-    };
-    toml::to_string(&raw).map_err(|e| format!("cannot write TOML ({e}); use --format json"))
+/// Render registry entries as TOML in the registry schema: one `[[tool]]`
+/// table each, its JSON values as one-line inline values in their own key
+/// order, with null and the other values TOML cannot hold escaped
+/// ([`crate::toml_json`]). Reading it back gives the same tools.
+pub fn to_toml(registry: &Registry) -> String {
+    let mut out = String::new();
+    for t in &registry.tools {
+        let mut raw = raw_tool(t);
+        let json = [
+            ("input_schema", raw.input_schema.take()),
+            ("output_schema", raw.output_schema.take()),
+            ("annotations", raw.annotations.take()),
+        ];
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("[[tool]]\n");
+        // Strings, booleans and names only: the toml writer cannot fail on them.
+        out.push_str(&toml::to_string(&raw).unwrap_or_default());
+        for (key, value) in json {
+            let Some(value) = value else { continue };
+            let v: serde_json::Value =
+                serde_json::from_str(value.get()).unwrap_or(serde_json::Value::Null);
+            out.push_str(key);
+            out.push_str(" = ");
+            out.push_str(&toml_json::inline(&v));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// What a tool's descriptor costs in a prompt: its name, description and
+/// input schema as compact JSON (the registry's text). One definition for
+/// the table (`lower`) and the sync report.
+pub fn descriptor_bytes(name: &str, description: Option<&str>, schema: Option<&JsonText>) -> usize {
+    name.len() + description.map(str::len).unwrap_or(0) + schema.map(|s| s.get().len()).unwrap_or(0)
 }
 
 /// Render registry entries as JSON in the registry schema.
@@ -659,6 +734,7 @@ fn raw_tool(t: &Tool) -> RawTool {
         title: t.title.clone(),
         description: t.description.clone(),
         input_schema: t.input_schema.clone(),
+        output_schema: t.output_schema.clone(),
         annotations: t.annotations.clone(),
     }
 }
@@ -674,6 +750,7 @@ mod table_by_table {
         let mut state = LoadState {
             file: f,
             text,
+            is_json: false,
             tools: Vec::new(),
             problems: Vec::new(),
             seen: std::collections::HashMap::new(),

@@ -1,18 +1,74 @@
-//! `registry import-mcp`: registry entries from an MCP `tools/list` answer.
+//! `registry import-mcp` and `registry sync`: an MCP server's tools, from a
+//! captured `tools/list` answer or from the live server, into the registry.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
-use toolgate_compiler::diagnostics::Diagnostic;
-use toolgate_compiler::{registry, report, source::SourceMap};
+use serde_json::json;
+use toolgate_compiler::diagnostics::{Diagnostic, Problem};
+use toolgate_compiler::mcp_sync::{self, Drift};
+use toolgate_compiler::project::Project;
+use toolgate_compiler::registry::{self, Registry};
+use toolgate_compiler::{report, source::SourceMap};
 
-use super::Res;
+use super::{OutFormat, Res};
 use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
+use crate::mcp_client::{self, Endpoint};
 
 #[derive(Subcommand)]
 pub enum RegistryCommand {
-    /// Turn an MCP `tools/list` result (JSON) into registry entries.
+    /// Turn an MCP server's tools (a captured tools/list answer, or the live server) into registry entries.
     ImportMcp(ImportArgs),
+    /// Compare the registry with an MCP server's tools: new, removed and changed tools (--write, --check).
+    Sync(SyncArgs),
+}
+
+pub fn run(c: RegistryCommand) -> Res {
+    match c {
+        RegistryCommand::ImportMcp(a) => import_mcp(a),
+        RegistryCommand::Sync(a) => sync(a),
+    }
+}
+
+/// Where the `tools/list` answer comes from: exactly one of a file, a URL or
+/// a command.
+#[derive(Args)]
+#[group(id = "source", required = true, multiple = false)]
+pub struct McpSource {
+    /// A captured tools/list answer (a bare result or a JSON-RPC response).
+    pub file: Option<PathBuf>,
+    /// Ask a live server over streamable HTTP (plain http://), e.g. http://127.0.0.1:8000/mcp.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Start a live server and ask it over stdio: the command and its arguments after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// The server both commands ask: its name, where its answer comes from, and
+/// how long a live server may take.
+#[derive(Args)]
+pub struct McpServer {
+    /// The MCP server's name; tools become `mcp_<server>_<remote>` in group `mcp_<server>`.
+    #[arg(long)]
+    server: String,
+    #[command(flatten)]
+    source: McpSource,
+    /// Seconds the whole exchange with a live server may take (start-up, handshake, every page).
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    mcp: McpServer,
+    #[arg(long, value_enum, default_value = "toml")]
+    format: RegistryFormat,
+    /// Write here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -22,29 +78,70 @@ pub enum RegistryFormat {
 }
 
 #[derive(Args)]
-pub struct ImportArgs {
-    /// The MCP server's name; tools become `mcp_<server>_<remote>` in group `mcp_<server>`.
+pub struct SyncArgs {
+    /// The project whose registry is compared (its toolgate.toml names the registry).
+    #[arg(short, long, default_value = ".")]
+    project: PathBuf,
+    #[command(flatten)]
+    mcp: McpServer,
+    /// Write the updated registry over the project's registry file.
+    #[arg(long, conflicts_with = "check")]
+    write: bool,
+    /// For CI: exit 1 when the registry and the server differ (nothing is written).
     #[arg(long)]
-    server: String,
-    /// The tools/list answer (a bare result or a JSON-RPC response).
-    file: PathBuf,
-    #[arg(long, value_enum, default_value = "toml")]
-    format: RegistryFormat,
-    /// Write here instead of standard output.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
+    check: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// The answer's text and the name it is shown under in diagnostics.
+fn answer(mcp: &McpServer) -> Result<(String, String), Failure> {
+    let (src, timeout) = (&mcp.source, mcp.timeout);
+    let endpoint = match (&src.file, &src.url) {
+        (Some(f), _) => {
+            let text = String::from_utf8(read_file(f)?)
+                .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
+            return Ok((f.display().to_string(), text));
+        }
+        (None, Some(u)) => {
+            if !u.starts_with("http://") {
+                return Err(Failure::Usage(format!(
+                    "--url {u}: only plain http:// endpoints are supported (no TLS is built in); \
+                     reach an https server through a local proxy, or capture its tools/list into a file"
+                )));
+            }
+            Endpoint::Url(u.clone())
+        }
+        (None, None) => Endpoint::Command(src.command.clone()),
+    };
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(Failure::Usage(format!(
+            "--timeout {timeout}: give a number of seconds above 0 and at most 3600"
+        )));
+    }
+    let text = mcp_client::list_tools(&endpoint, Duration::from_secs_f64(timeout))
+        .map_err(Failure::Usage)?;
+    Ok((format!("tools/list of {endpoint}"), text))
+}
+
+fn render(reg: &Registry, format: RegistryFormat) -> String {
+    match format {
+        RegistryFormat::Toml => registry::to_toml(reg),
+        RegistryFormat::Json => registry::to_json(reg) + "\n",
+    }
+}
+
+fn report_problems(sources: &SourceMap, problems: &[Problem]) {
+    let diags: Vec<Diagnostic> = problems.iter().map(|p| p.diagnostic()).collect();
+    write_err(&report::human(sources, &diags, false));
 }
 
 fn import_mcp(a: ImportArgs) -> Res {
-    let text = String::from_utf8(read_file(&a.file)?)
-        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", a.file.display())))?;
+    let (name, text) = answer(&a.mcp)?;
     let mut sources = SourceMap::new();
-    let id = sources.add(a.file.display().to_string(), text.clone());
-    let (reg, problems) = registry::import_mcp(id, &text, &a.server);
-    let out = match a.format {
-        RegistryFormat::Toml => registry::to_toml(&reg).map_err(Failure::Usage)?,
-        RegistryFormat::Json => registry::to_json(&reg) + "\n",
-    };
+    let id = sources.add(name, text);
+    let (reg, problems) = registry::import_mcp(id, &sources.get(id).text, &a.mcp.server);
+    let out = render(&reg, a.format);
     match &a.output {
         Some(p) => write_atomic(p, out.as_bytes())?,
         None => write_out(&out),
@@ -52,13 +149,209 @@ fn import_mcp(a: ImportArgs) -> Res {
     if problems.is_empty() {
         return Ok(0);
     }
-    let diags: Vec<Diagnostic> = problems.iter().map(|p| p.diagnostic()).collect();
-    write_err(&report::human(&sources, &diags, false));
+    report_problems(&sources, &problems);
     Ok(1)
 }
 
-pub fn run(c: RegistryCommand) -> Res {
-    match c {
-        RegistryCommand::ImportMcp(a) => import_mcp(a),
+fn sync(a: SyncArgs) -> Res {
+    let mut project = Project::load(&a.project)?;
+    let Some((current, reg_problems)) = project.registry_as_loaded().cloned() else {
+        return Err(Failure::Usage(format!(
+            "{}: the project has no registry",
+            a.project.display()
+        )));
+    };
+    if !reg_problems.is_empty() {
+        report_problems(&project.sources, &reg_problems);
+        write_err("registry sync: fix the registry's errors first\n");
+        return Ok(1);
     }
+    let (name, text) = answer(&a.mcp)?;
+    let mut answers = SourceMap::new();
+    let id = answers.add(name, text);
+    let (live, import_problems) = registry::import_mcp(id, &answers.get(id).text, &a.mcp.server);
+    if import_problems
+        .iter()
+        .any(|p| matches!(p, Problem::RegistryInvalid { .. }))
+        || registry::remote_name_problem(&a.mcp.server).is_some()
+    {
+        // Not a tools/list answer, or no server name: nothing to compare with.
+        report_problems(&answers, &import_problems);
+        return Ok(1);
+    }
+    let (drift, updated) = mcp_sync::sync(&current, &a.mcp.server, &live);
+    let stale = mcp_sync::stale_statements(&mut project, updated.clone(), &drift);
+    let target = project.registry_path().map(PathBuf::from);
+    let mut written = None;
+    if a.write && !drift.is_empty() {
+        let Some(path) = &target else {
+            return Err(Failure::Usage(
+                "registry sync --write: the registry lies outside the project; it is not written"
+                    .into(),
+            ));
+        };
+        let format = if path.extension().is_some_and(|e| e == "json") {
+            RegistryFormat::Json
+        } else {
+            RegistryFormat::Toml
+        };
+        write_atomic(path, render(&updated, format).as_bytes())?;
+        written = Some(path.clone());
+    }
+    let registry_shown = target
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "the registry".into());
+    match a.format {
+        OutFormat::Text => write_out(&text_report(
+            &drift,
+            &stale,
+            &project.sources,
+            written.is_some(),
+            &registry_shown,
+        )),
+        OutFormat::Json => write_out(&format!(
+            "{:#}\n",
+            json_report(&drift, &stale, &project.sources, written.is_some())
+        )),
+    }
+    if !import_problems.is_empty() {
+        report_problems(&answers, &import_problems);
+        return Ok(1);
+    }
+    Ok(u8::from(a.check && !drift.is_empty()))
+}
+
+/// `file:line:col`, the code and the message of a stale statement.
+fn statement(p: &Problem, sources: &SourceMap) -> (String, usize, usize, &'static str, String) {
+    let d = p.diagnostic();
+    let file = sources.get(d.span.file);
+    let (line, col) = file.line_col(d.span.start as usize);
+    (file.name.clone(), line, col, d.code, d.message)
+}
+
+/// The statements naming `name` (a removed tool, or the server's group).
+fn statements_of<'p>(stale: &'p [Problem], name: &'p str) -> impl Iterator<Item = &'p Problem> {
+    stale.iter().filter(move |p| match p {
+        Problem::Unknown { name: n, .. }
+        | Problem::StaleExclusion { name: n, .. }
+        | Problem::ExclusionTypo { name: n, .. } => n == name,
+        _ => false,
+    })
+}
+
+fn signed(n: i64) -> String {
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
+}
+
+fn text_report(
+    drift: &Drift,
+    stale: &[Problem],
+    sources: &SourceMap,
+    written: bool,
+    registry_shown: &str,
+) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    if drift.is_empty() {
+        let _ = writeln!(s, "server {}: no drift", drift.server);
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "server {}: {} new, {} removed, {} changed; descriptor bytes {}",
+        drift.server,
+        drift.added.len(),
+        drift.removed.len(),
+        drift.changed.len(),
+        signed(drift.descriptor_delta())
+    );
+    if !drift.added.is_empty() {
+        let _ = writeln!(
+            s,
+            "new (disabled and admin-only until the policy says otherwise; no class):"
+        );
+        for t in &drift.added {
+            let _ = writeln!(s, "  + {}  {} bytes", t.name, t.descriptor_bytes);
+        }
+    }
+    if !drift.removed.is_empty() {
+        let _ = writeln!(s, "removed:");
+        for t in &drift.removed {
+            let _ = writeln!(s, "  - {}  {} bytes", t.name, t.descriptor_bytes);
+            for p in statements_of(stale, &t.name) {
+                let (file, line, col, code, message) = statement(p, sources);
+                let _ = writeln!(s, "      named at {file}:{line}:{col}: {code} {message}");
+            }
+        }
+    }
+    let group = format!("mcp_{}", drift.server);
+    for p in statements_of(stale, &group) {
+        let (file, line, col, code, message) = statement(p, sources);
+        let _ = writeln!(
+            s,
+            "  group {group} is gone, named at {file}:{line}:{col}: {code} {message}"
+        );
+    }
+    if !drift.changed.is_empty() {
+        let _ = writeln!(s, "changed:");
+        for c in &drift.changed {
+            let _ = writeln!(
+                s,
+                "  ~ {}  {}  {} -> {} bytes ({})",
+                c.name,
+                c.fields.join(", "),
+                c.descriptor_bytes_before,
+                c.descriptor_bytes_after,
+                signed(c.descriptor_bytes_after as i64 - c.descriptor_bytes_before as i64)
+            );
+        }
+    }
+    if written {
+        let _ = writeln!(s, "wrote {registry_shown}");
+    } else {
+        let _ = writeln!(s, "{registry_shown} not written (use --write to update it)");
+    }
+    s
+}
+
+fn json_report(
+    drift: &Drift,
+    stale: &[Problem],
+    sources: &SourceMap,
+    written: bool,
+) -> serde_json::Value {
+    let statements = |name: &str| -> Vec<serde_json::Value> {
+        statements_of(stale, name)
+            .map(|p| {
+                let (file, line, column, code, message) = statement(p, sources);
+                json!({"file": file, "line": line, "column": column, "code": code, "message": message})
+            })
+            .collect()
+    };
+    let removed: Vec<serde_json::Value> = drift
+        .removed
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "descriptorBytes": r.descriptor_bytes,
+                "statements": statements(&r.name),
+            })
+        })
+        .collect();
+    json!({
+        "server": drift.server,
+        "drift": !drift.is_empty(),
+        "added": drift.added,
+        "removed": removed,
+        "groupStatements": statements(&format!("mcp_{}", drift.server)),
+        "changed": drift.changed,
+        "descriptorBytesDelta": drift.descriptor_delta(),
+        "written": written,
+    })
 }

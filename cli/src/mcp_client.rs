@@ -1,0 +1,116 @@
+//! Asking a live MCP server for its tools, with the official Rust SDK
+//! (`rmcp`, client side only): over stdio (a command toolgate starts) or
+//! streamable HTTP (a URL). The answer goes through the same import as a
+//! captured `tools/list` file (`registry::import_mcp`), so a live server and
+//! its captured answer give the same registry entries.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use tokio::io::AsyncReadExt;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// A program and its arguments, spoken to over its stdin and stdout.
+    Command(Vec<String>),
+    /// A streamable HTTP endpoint (`http://host:port/mcp`).
+    Url(String),
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Command(argv) => write!(f, "`{}`", argv.join(" ")),
+            Endpoint::Url(u) => write!(f, "{u}"),
+        }
+    }
+}
+
+/// The most of a server's standard error kept to explain a failure.
+const STDERR_TAIL: usize = 2048;
+
+/// Every tool the server lists (all pages), as the JSON text of a
+/// `tools/list` result (`{"tools": [...]}`). The whole exchange, start-up
+/// and handshake included, is bounded by `timeout`; a started server is
+/// stopped before this returns.
+pub fn list_tools(endpoint: &Endpoint, timeout: Duration) -> Result<String, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the MCP client: {e}"))?;
+    let stderr_tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let result = rt.block_on(async {
+        match tokio::time::timeout(timeout, ask(endpoint, stderr_tail.clone())).await {
+            Ok(r) => r,
+            Err(_) => Err(format!(
+                "no answer within {} s (the server did not complete the MCP handshake and `tools/list`); \
+                 check that it is an MCP server on this transport, or raise --timeout",
+                timeout.as_secs_f64()
+            )),
+        }
+    });
+    // Anything still running (a child's reader, a kill) gets a moment; a
+    // child started with kill_on_drop is killed when its handle goes.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    result.map_err(|e| {
+        let tail = stderr_tail.lock().map(|b| b.clone()).unwrap_or_default();
+        let tail = String::from_utf8_lossy(&tail);
+        let tail = tail.trim();
+        let what = format!("MCP server {endpoint}: {e}");
+        if tail.is_empty() {
+            what
+        } else {
+            format!("{what}\nthe server's standard error ended with:\n{tail}")
+        }
+    })
+}
+
+async fn ask(
+    endpoint: &Endpoint,
+    stderr_tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) -> Result<String, String> {
+    let client: RunningService<RoleClient, ()> = match endpoint {
+        Endpoint::Command(argv) => {
+            let (program, args) = argv.split_first().ok_or("no command given after `--`")?;
+            let mut cmd = tokio::process::Command::new(program);
+            cmd.args(args).kill_on_drop(true);
+            let (transport, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+            if let Some(mut stderr) = stderr {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 1024];
+                    while let Ok(n) = stderr.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        if let Ok(mut tail) = stderr_tail.lock() {
+                            tail.extend_from_slice(&buf[..n]);
+                            let over = tail.len().saturating_sub(STDERR_TAIL);
+                            tail.drain(..over);
+                        }
+                    }
+                });
+            }
+            ().serve(transport).await.map_err(|e| {
+                format!(
+                    "the MCP handshake failed: {e} (is it an MCP server that speaks JSON-RPC on its standard output?)"
+                )
+            })?
+        }
+        Endpoint::Url(url) => {
+            ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+                .await
+                .map_err(|e| format!("the MCP handshake failed: {e}"))?
+        }
+    };
+    let tools = client.peer().list_all_tools().await;
+    let _ = client.cancel().await;
+    let tools = tools.map_err(|e| format!("`tools/list` failed: {e}"))?;
+    serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))
+        .map_err(|e| format!("cannot render the answer: {e}"))
+}
