@@ -15,6 +15,7 @@ pub mod parse;
 pub mod project;
 pub mod registry;
 pub mod report;
+pub mod signing;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;
