@@ -230,3 +230,81 @@ fn a_malformed_signature_block_is_refused_even_without_a_key() {
         LoadError::TrailingBytes { extra: 3 }
     );
 }
+
+/// The signed-table fixtures every host replays (conformance/signed/): the
+/// test keys (test-only, never a deployment's) and tables signed with them;
+/// `expect.json` gives each file's outcome under `trusted.pub`. Ed25519
+/// signatures are deterministic, so the files are regenerated identically;
+/// `UPDATE_CONFORMANCE=1` writes them (and the keys, when absent).
+#[test]
+fn signed_fixtures_are_current() {
+    use std::path::Path;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/signed");
+    let update = std::env::var_os("UPDATE_CONFORMANCE").is_some();
+    let key = |name: &str| -> String {
+        let path = dir.join(format!("{name}.key"));
+        if update && !path.exists() {
+            let pair = signing::generate().unwrap();
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, pair.secret_pem.as_bytes()).unwrap();
+            std::fs::write(dir.join(format!("{name}.pub")), &pair.public_pem).unwrap();
+        }
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let (trusted, untrusted) = (key("trusted"), key("untrusted"));
+    let sign = |t: &[u8], k: &str| signing::sign(t, &signing::read_secret_key(k).unwrap()).unwrap();
+    let plain = std::fs::read(dir.join("../tables/acceptance-edit.tgt")).unwrap();
+    let signed = sign(&plain, &trusted);
+    let mut edited = signed.clone();
+    edited[HEADER_LEN + 3] ^= 0x01;
+    let mut bad = signed.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x01;
+    let keys = TrustedKeys::from_pem(&std::fs::read_to_string(dir.join("trusted.pub")).unwrap())
+        .unwrap();
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("signed.tgt", signed),
+        ("unsigned.tgt", plain),
+        ("untrusted.tgt", sign(&std::fs::read(dir.join("../tables/acceptance-edit.tgt")).unwrap(), &untrusted)),
+        ("edited.tgt", edited),
+        ("bad-signature.tgt", bad),
+    ];
+    let mut expect = serde_json::Map::new();
+    for (name, bytes) in &files {
+        let outcome = match Table::load_verified(bytes, &keys) {
+            Ok(t) => serde_json::json!({"ok": true, "digest": t.digest_hex()}),
+            Err(e) => serde_json::json!({"ok": false, "error": load_error_name(&e), "message": e.to_string()}),
+        };
+        expect.insert(name.to_string(), outcome);
+    }
+    let mut expect_text = serde_json::to_string_pretty(&expect).unwrap();
+    expect_text.push('\n');
+    let mut all: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(n, b)| (n.to_string(), b))
+        .collect();
+    all.push(("expect.json".into(), expect_text.into_bytes()));
+    for (name, bytes) in all {
+        let path = dir.join(&name);
+        if update {
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            assert_eq!(
+                std::fs::read(&path).ok().as_ref(),
+                Some(&bytes),
+                "conformance/signed/{name} is stale: run UPDATE_CONFORMANCE=1 cargo test -p toolgate-tests --test signature"
+            );
+        }
+    }
+}
+
+fn load_error_name(e: &LoadError) -> &'static str {
+    match e {
+        LoadError::Unsigned => "unsigned",
+        LoadError::UntrustedKey { .. } => "untrustedKey",
+        LoadError::BadSignature { .. } => "badSignature",
+        LoadError::Checksum { .. } => "checksum",
+        LoadError::Digest => "digest",
+        _ => "other",
+    }
+}
