@@ -1,0 +1,99 @@
+//! `fmt`: policy files in the one canonical layout.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use toolgate_compiler::project::Project;
+use toolgate_compiler::{report, source::SourceMap};
+
+use super::Res;
+use crate::io::{read_file_capped, write_atomic, write_out, Failure};
+
+#[derive(Args)]
+pub struct FmtArgs {
+    /// Policy files, or project directories (all their policy files). Default: the current directory.
+    paths: Vec<PathBuf>,
+    /// List the files that are not formatted; exit 1 if any.
+    #[arg(long, conflicts_with = "write")]
+    check: bool,
+    /// Write the formatted text back to the files.
+    #[arg(short, long)]
+    write: bool,
+}
+
+pub fn fmt(a: FmtArgs) -> Res {
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
+    // (file, whether -w may write it): a project's policy files outside the
+    // project directory (`allow-outside-project`) are never written.
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    for p in &paths {
+        if p.is_dir()
+            || p.file_name()
+                .is_some_and(|n| n == toolgate_compiler::project::MANIFEST)
+        {
+            let project = Project::load(p)?;
+            files.extend(project.policy_files());
+        } else {
+            // A file named on the command line is written and quoted only
+            // when it lies inside the current directory (a symlink that
+            // leaves it, e.g. to /proc/self/environ, is neither).
+            let inside = match (std::fs::canonicalize(p), std::env::current_dir()) {
+                (Ok(f), Ok(cwd)) => std::fs::canonicalize(cwd).is_ok_and(|c| f.starts_with(c)),
+                _ => false,
+            };
+            files.push((p.clone(), inside));
+        }
+    }
+    let mut changed = Vec::new();
+    for (f, writable) in &files {
+        let text = String::from_utf8(read_file_capped(
+            f,
+            toolgate_compiler::parse::MAX_POLICY_BYTES,
+        )?)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
+        let formatted = match toolgate_compiler::formatter::format(&text) {
+            Ok(t) => t,
+            Err(problem) => {
+                let mut sources = SourceMap::new();
+                let id = sources.add(f.display().to_string(), text);
+                let problem = if *writable {
+                    problem
+                } else {
+                    sources.forbid_quoting(id);
+                    toolgate_compiler::project::redact_problem(problem)
+                };
+                return Err(Failure::Findings(report::human(
+                    &sources,
+                    &[problem.diagnostic()],
+                    false,
+                )));
+            }
+        };
+        if formatted != text {
+            changed.push(f.display().to_string());
+            if a.write {
+                if !writable {
+                    return Err(Failure::Usage(format!(
+                        "{}: outside the project (or current) directory; `fmt -w` writes only inside it",
+                        f.display()
+                    )));
+                }
+                write_atomic(f, formatted.as_bytes())?;
+            }
+        }
+        if !a.write && !a.check {
+            write_out(&formatted);
+        }
+    }
+    if a.check {
+        for c in &changed {
+            write_out(&format!("{c}\n"));
+        }
+        return Ok(u8::from(!changed.is_empty()));
+    }
+    Ok(0)
+}

@@ -1,0 +1,297 @@
+//! The runtime queries for one context: `decide`, `explain`, `unavailable`,
+//! `simulate`, `offered`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, Table};
+
+use super::{load_table, stored_run, OutFormat, Res};
+use crate::io::{write_err, write_out, Failure};
+
+/// Where the table comes from, and who is asking.
+#[derive(Args, Clone)]
+pub struct ContextArgs {
+    /// Project directory, compiled in memory (ignored with --table).
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+    /// A compiled table file instead of a project.
+    #[arg(long)]
+    table: Option<PathBuf>,
+    /// The configuration of the run.
+    #[arg(long = "config", short = 'c')]
+    config: String,
+    /// The user is an administrator.
+    #[arg(long, conflicts_with = "no_user")]
+    admin: bool,
+    /// There is no user (counts as not admin).
+    #[arg(long)]
+    no_user: bool,
+    /// The MCP consumer asking (held to its access profile).
+    #[arg(long)]
+    consumer: Option<String>,
+    /// A stored run state (JSON) to hold the decision to.
+    #[arg(long)]
+    run: Option<PathBuf>,
+    /// The host's trust-zone enforcement setting; only `observe` observes.
+    #[arg(long)]
+    enforcement: Option<String>,
+}
+
+#[derive(Args)]
+pub struct DecideArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    /// The tool to decide.
+    tool: String,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+    /// Print the typed refusal (JSON: kind, class, retryable, action, remediation, model text) when refused.
+    #[arg(long)]
+    refusal: bool,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    /// Tool names (registered or not).
+    #[arg(required = true)]
+    tools: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum UnavailableFormat {
+    Text,
+    Json,
+    Prompt,
+}
+
+#[derive(Args)]
+pub struct UnavailableArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    #[arg(long, value_enum, default_value = "text")]
+    format: UnavailableFormat,
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    ctx: ContextArgs,
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure> {
+    let role = if a.admin {
+        Role::Admin
+    } else if a.no_user {
+        Role::None
+    } else {
+        Role::User
+    };
+    let mut ctx = table
+        .context(&a.config)?
+        .role(role)
+        .consumer(a.consumer.as_deref())
+        .enforcement(a.enforcement.as_deref());
+    if let Some(run) = &a.run {
+        ctx = ctx.run(&stored_run(run)?);
+    }
+    Ok(ctx)
+}
+
+fn decision_text(d: &Decision<'_>) -> String {
+    match (d.allowed, d.reason) {
+        (true, Some(Reason::TrustZone)) => format!(
+            "{}: offered (observed only: class {} is above the ceiling {} of zone {})",
+            d.tool,
+            d.class.unwrap_or("?"),
+            d.ceiling.unwrap_or("?"),
+            d.zone.unwrap_or("?")
+        ),
+        (true, _) => format!("{}: offered", d.tool),
+        (false, Some(r)) => format!("{}: refused, {} ({})", d.tool, r.code(), r.message()),
+        (false, None) => format!("{}: refused", d.tool),
+    }
+}
+
+pub fn decide(a: DecideArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let d = ctx.decide(&a.tool);
+    if a.refusal {
+        match ctx.refusal(&d) {
+            Some(r) => write_out(&format!("{}\n", serde_json::to_string_pretty(&r)?)),
+            None => write_out("null\n"),
+        }
+        return Ok(u8::from(!d.allowed));
+    }
+    match a.format {
+        // Text is for a person: a hidden remote name reads as unregistered.
+        OutFormat::Text => write_out(&format!("{}\n", decision_text(&ctx.shown(d)))),
+        // JSON is for a host program: the true gate.
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
+    }
+    Ok(u8::from(!d.allowed))
+}
+
+pub fn explain(a: ExplainArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let names: Vec<&str> = a.tools.iter().map(String::as_str).collect();
+    // `explain` shows to people: a hidden remote name reads as unregistered.
+    let traces: Vec<_> = names.iter().map(|n| ctx.shown_trace(n)).collect();
+    match a.format {
+        OutFormat::Json => {
+            let v: Vec<_> = traces
+                .iter()
+                .map(|t| {
+                    json!({
+                        "tool": t.decision.tool,
+                        "allowed": t.decision.allowed,
+                        "reason": t.decision.reason,
+                        "observedOnly": t.decision.observed_only,
+                        "class": t.decision.class,
+                        "zone": t.decision.zone,
+                        "ceiling": t.decision.ceiling,
+                        "gates": t.gates.iter().map(|(g, o)| json!({"gate": g, "outcome": o})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+        }
+        OutFormat::Text => {
+            let mut out = String::new();
+            for t in &traces {
+                let _ = writeln!(out, "{}", decision_text(&t.decision));
+                for (g, o) in &t.gates {
+                    let mark = match o {
+                        GateOutcome::Passed => "pass   ",
+                        GateOutcome::Refused => "REFUSE ",
+                        GateOutcome::Observed => "observe",
+                    };
+                    let _ = writeln!(out, "  {mark} {}", g.code());
+                }
+            }
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn unavailable(a: UnavailableArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let list = ctx.unavailable();
+    match a.format {
+        UnavailableFormat::Json => {
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&list)?))
+        }
+        UnavailableFormat::Prompt => write_out(&ctx.unavailable_prompt()),
+        UnavailableFormat::Text => {
+            let mut out = String::new();
+            for u in &list {
+                let _ = writeln!(out, "{} {}", u.tool, u.reason.code());
+            }
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn simulate(a: SimulateArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    // For a person: the decisions as shown to this user, without the remote
+    // tools whose names are hidden from them and refused. The note says the
+    // rule, never how many it hid (a count would tell what exists).
+    let decisions: Vec<Decision> = ctx.decisions().filter(|d| !ctx.hides(d)).collect();
+    if !ctx.remote_names_visible() {
+        write_err("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
+    }
+    match a.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
+        OutFormat::Text => {
+            let w = decisions
+                .iter()
+                .map(|d| d.tool.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            let mut out = format!(
+                "{:<w$}  {:<8}  {:<22}  {}\n",
+                "tool", "offered", "reason", "class"
+            );
+            for d in &decisions {
+                let offered = match (d.allowed, d.observed_only) {
+                    (true, true) => "observed",
+                    (true, false) => "yes",
+                    _ => "no",
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<w$}  {:<8}  {:<22}  {}",
+                    d.tool,
+                    offered,
+                    d.reason.map(Reason::code).unwrap_or("-"),
+                    d.class.unwrap_or("-")
+                );
+            }
+            let offered = decisions.iter().filter(|d| d.allowed).count();
+            let _ = writeln!(
+                out,
+                "\n{offered} of {} tools offered to configuration {} ({}, {}, trust zone {})",
+                decisions.len(),
+                ctx.configuration_name(),
+                ctx.user_role().as_str(),
+                ctx.mode().as_str(),
+                table.zone_name(
+                    table
+                        .configuration(ctx.configuration_name())
+                        .map(|c| c.zone)
+                        .unwrap_or(0)
+                ),
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}
+
+pub fn offered(a: SimulateArgs) -> Res {
+    let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
+    let ctx = context(&table, &a.ctx)?;
+    let set = ctx.tool_set();
+    match a.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&set)?)),
+        OutFormat::Text => {
+            let mut out = String::new();
+            for t in &set.offered {
+                let _ = writeln!(out, "{t}");
+            }
+            // Text is for a person: only the names this user may see.
+            let shown: Vec<_> = set.excluded.iter().filter(|u| u.name_visible).collect();
+            if !shown.is_empty() {
+                out.push_str("\nheld back:\n");
+                for u in shown {
+                    let _ = writeln!(out, "  {} {}", u.tool, u.reason.code());
+                }
+            }
+            let _ = writeln!(
+                out,
+                "\n{} tools offered, {} descriptor bytes, about {} tokens (4 bytes per token)",
+                set.offered.len(),
+                set.descriptor_bytes,
+                set.estimated_tokens
+            );
+            write_out(&out);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,240 @@
+//! Review: `diff`, `snapshot` and `test`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use super::{load_table, Res};
+use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The old project directory (with --git: the project, compared with itself at REV).
+    old: PathBuf,
+    /// The new project directory.
+    new: Option<PathBuf>,
+    /// Compare the working tree's project with the same project at this git revision.
+    #[arg(long)]
+    git: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: DiffFormat,
+    /// Exit 1 when any decision widens (a tool newly offered).
+    #[arg(long)]
+    fail_on_widen: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TestFormat {
+    Text,
+    Json,
+    Junit,
+}
+
+#[derive(Args)]
+pub struct TestArgs {
+    /// Project directories. Default: the current directory.
+    paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: TestFormat,
+    /// Report which rows of the decision table (configuration x outcome) the tests exercised.
+    #[arg(long)]
+    coverage: bool,
+    /// Fail when coverage is below this percentage (implies --coverage).
+    #[arg(long)]
+    threshold: Option<f64>,
+}
+
+#[derive(Args)]
+pub struct SnapshotArgs {
+    /// Project directory.
+    #[arg(default_value = ".")]
+    project: PathBuf,
+    /// Fail (exit 1) when the file is missing or out of date, instead of writing it.
+    #[arg(long)]
+    check: bool,
+    /// The file (default: PROJECT/effective-access.txt).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// Extract `project` as it is at git revision `rev` into a temporary directory.
+fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::TempDir), Failure> {
+    let abs = std::fs::canonicalize(project)?;
+    let top = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&abs)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()?;
+    if !top.status.success() {
+        return Err(Failure::Usage(format!(
+            "{}: not in a git repository",
+            project.display()
+        )));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+    let rel = abs
+        .strip_prefix(&top)
+        .map_err(|_| Failure::Usage("project is outside the repository".into()))?
+        .to_path_buf();
+    let tmp = tempfile::tempdir()?;
+    let archive = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["archive", "--format=tar", rev, "--"])
+        .arg(if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &rel
+        })
+        .output()?;
+    if !archive.status.success() {
+        return Err(Failure::Usage(format!(
+            "git archive {rev}: {}",
+            String::from_utf8_lossy(&archive.stderr).trim()
+        )));
+    }
+    let mut tar = std::process::Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(tmp.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()?;
+    if let Some(stdin) = tar.stdin.as_mut() {
+        use std::io::Write as _;
+        stdin.write_all(&archive.stdout)?;
+    }
+    tar.wait()?;
+    Ok((tmp.path().join(rel), tmp))
+}
+
+pub fn diff(a: DiffArgs) -> Res {
+    let (old_dir, new_dir, _guard) = match (&a.git, &a.new) {
+        (Some(rev), None) => {
+            let (old, guard) = project_at_revision(&a.old, rev)?;
+            (old, a.old.clone(), Some(guard))
+        }
+        (None, Some(new)) => (a.old.clone(), new.clone(), None),
+        _ => {
+            return Err(Failure::Usage(
+                "give OLD and NEW project directories, or one PROJECT with --git REV".into(),
+            ))
+        }
+    };
+    let old = load_table(&old_dir, None)?;
+    let new = load_table(&new_dir, None)?;
+    let d = toolgate_compiler::diff::diff(&old, &new);
+    match a.format {
+        DiffFormat::Text => write_out(&d.text()),
+        DiffFormat::Markdown => write_out(&d.markdown()),
+        DiffFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
+    }
+    Ok(u8::from(a.fail_on_widen && d.summary.widened > 0))
+}
+
+pub fn snapshot(a: SnapshotArgs) -> Res {
+    let table = load_table(&a.project, None)?;
+    let text = toolgate_compiler::snapshot::snapshot(&table);
+    let path = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+    if a.output.is_none() {
+        // The default file lies in the project: a symlink there that leaves
+        // it is neither read (its lines would be echoed) nor written through.
+        if let (Ok(f), Ok(root)) = (
+            std::fs::canonicalize(&path),
+            std::fs::canonicalize(&a.project),
+        ) {
+            if !f.starts_with(root) {
+                return Err(Failure::Usage(format!(
+                    "{}: a symlink that resolves outside the project; remove it, or give the file with -o",
+                    path.display()
+                )));
+            }
+        }
+    }
+    if a.check {
+        let current = match std::fs::symlink_metadata(&path) {
+            Err(_) => String::new(),
+            Ok(_) => String::from_utf8_lossy(&read_file(&path)?).into_owned(),
+        };
+        if current == text {
+            return Ok(0);
+        }
+        let old: std::collections::BTreeSet<&str> = current.lines().collect();
+        let new: std::collections::BTreeSet<&str> = text.lines().collect();
+        let mut out = format!(
+            "{} is out of date; run `toolgate snapshot {}`\n",
+            path.display(),
+            a.project.display()
+        );
+        for l in new.difference(&old) {
+            let _ = writeln!(out, "+ {l}");
+        }
+        for l in old.difference(&new) {
+            let _ = writeln!(out, "- {l}");
+        }
+        write_err(&out);
+        return Ok(1);
+    }
+    write_atomic(&path, text.as_bytes())?;
+    Ok(0)
+}
+
+pub fn test(a: TestArgs) -> Res {
+    use toolgate_compiler::testing;
+    let paths = if a.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.paths.clone()
+    };
+    let want_coverage = a.coverage || a.threshold.is_some();
+    let mut report = testing::Report::default();
+    // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
+    let mut cov = testing::Coverage {
+        percent: 100.0,
+        ..testing::Coverage::default()
+    };
+    for p in &paths {
+        let table = load_table(p, None)?;
+        let files = testing::test_files(p);
+        let mut covered = std::collections::BTreeSet::new();
+        let r = testing::run(&table, &files, &mut covered);
+        report.passed += r.passed;
+        report.failed += r.failed;
+        report.cases.extend(r.cases);
+        if want_coverage {
+            let prefix = if paths.len() > 1 {
+                format!("{}: ", p.display())
+            } else {
+                String::new()
+            };
+            cov.add(testing::coverage(&table, &covered), &prefix);
+        }
+    }
+    if want_coverage {
+        report.coverage = Some(cov.clone());
+    }
+    match a.format {
+        TestFormat::Text => write_out(&report.text()),
+        TestFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&report)?)),
+        TestFormat::Junit => write_out(&report.junit()),
+    }
+    let under = a.threshold.is_some_and(|t| cov.percent < t);
+    if under && a.format == TestFormat::Text {
+        write_err(&format!(
+            "coverage {:.1}% is below the threshold {:.1}%\n",
+            cov.percent,
+            a.threshold.unwrap_or(0.0)
+        ));
+    }
+    Ok(u8::from(report.failed > 0 || under))
+}

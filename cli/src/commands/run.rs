@@ -1,0 +1,62 @@
+//! `run start|resume`: a run's stored state.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use toolgate_runtime::RunState;
+
+use super::{load_table, stored_run, Res, SourceArgs};
+use crate::io::write_out;
+
+#[derive(Subcommand)]
+pub enum RunCommand {
+    /// Resolve a new run's stored state from its configuration and skills.
+    Start {
+        #[command(flatten)]
+        src: SourceArgs,
+        #[arg(long = "config", short = 'c')]
+        config: String,
+        /// Forced or invoked skills, besides the configuration's attached ones.
+        #[arg(long = "skill")]
+        skills: Vec<String>,
+    },
+    /// Resume a stored run: intersect its allow-list with the live one, union the exclusions.
+    Resume {
+        #[command(flatten)]
+        src: SourceArgs,
+        #[arg(long = "config", short = 'c')]
+        config: String,
+        #[arg(long = "skill")]
+        skills: Vec<String>,
+        /// The stored run state (JSON).
+        stored: PathBuf,
+    },
+}
+
+fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Option<PathBuf>) -> Res {
+    let table = load_table(&src.project, src.table.as_deref())?;
+    let extra: Vec<&str> = skills.iter().map(String::as_str).collect();
+    let live = RunState::start(&table, config, &extra)?;
+    let state = match stored {
+        None => live,
+        Some(p) => stored_run(&p)?.resume(&live),
+    };
+    write_out(&format!("{}\n", state.to_json()));
+    Ok(0)
+}
+
+pub fn run(c: RunCommand) -> Res {
+    match c {
+        RunCommand::Start {
+            src,
+            config,
+            skills,
+        } => run_start(src, &config, &skills, None),
+        RunCommand::Resume {
+            src,
+            config,
+            skills,
+            stored,
+        } => run_start(src, &config, &skills, Some(stored)),
+    }
+}

@@ -1,0 +1,70 @@
+//! `serve`: decisions over HTTP (the `toolgate-serve` library).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Res;
+use crate::io::Failure;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// A compiled table file to serve.
+    #[arg(long, conflicts_with = "project", required_unless_present = "project")]
+    table: Option<PathBuf>,
+    /// A project directory (or its toolgate.toml), compiled in memory.
+    #[arg(long, short = 'p')]
+    project: Option<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8181")]
+    addr: std::net::SocketAddr,
+    /// The base URL named by /.well-known/authzen-configuration (default: http://ADDR).
+    #[arg(long)]
+    public_url: Option<String>,
+    /// Write a decision log (JSON lines, docs/decision-log.md) to this file (appended), or `-` for standard output.
+    #[arg(long)]
+    decision_log: Option<PathBuf>,
+    /// Decision log records queued at most; when full, records are dropped and counted.
+    #[arg(long, default_value_t = 65_536)]
+    log_buffer: usize,
+    /// Largest request body in bytes (413 beyond it).
+    #[arg(long, default_value_t = 1 << 20)]
+    max_body_bytes: usize,
+    /// Most evaluations in one /access/v1/evaluations request.
+    #[arg(long, default_value_t = 1000)]
+    max_evaluations: usize,
+    /// Requests handled at once; more wait.
+    #[arg(long, default_value_t = 1024)]
+    max_concurrency: usize,
+    /// Do not watch the table or project for changes.
+    #[arg(long)]
+    no_watch: bool,
+}
+
+pub fn serve(a: ServeArgs) -> Res {
+    use toolgate_serve::{Limits, LogTarget, Options, Source};
+    let source = match (a.table, a.project) {
+        (Some(t), _) => Source::Table(t),
+        (None, Some(p)) => Source::Project(p),
+        (None, None) => return Err(Failure::Usage("give --table FILE or --project DIR".into())),
+    };
+    let mut opts = Options::new(source);
+    opts.addr = a.addr;
+    opts.public_url = a.public_url;
+    opts.limits = Limits {
+        max_body_bytes: a.max_body_bytes,
+        max_evaluations: a.max_evaluations,
+        max_concurrency: a.max_concurrency.max(1),
+    };
+    opts.decision_log = a.decision_log.map(|p| {
+        if p.as_os_str() == "-" {
+            LogTarget::Stdout
+        } else {
+            LogTarget::File(p)
+        }
+    });
+    opts.log_buffer = a.log_buffer;
+    opts.watch = !a.no_watch;
+    toolgate_serve::run(opts).map_err(Failure::Usage)?;
+    Ok(0)
+}
