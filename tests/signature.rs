@@ -264,6 +264,8 @@ fn signed_fixtures_are_current() {
         .unwrap();
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("signed.tgt", signed),
+        // Another table by the same key: what a reload moves to.
+        ("signed-next.tgt", sign(&std::fs::read(dir.join("../tables/acceptance-edit-exclusion-removed.tgt")).unwrap(), &trusted)),
         ("unsigned.tgt", plain),
         ("untrusted.tgt", sign(&std::fs::read(dir.join("../tables/acceptance-edit.tgt")).unwrap(), &untrusted)),
         ("edited.tgt", edited),
