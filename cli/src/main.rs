@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod io;
 
-use commands::{check, classify, fmt, query, registry, review, run, serve, show, stats};
+use commands::{
+    check, classify, distribute, fmt, query, registry, review, run, serve, show, sign, stats,
+};
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
 /// Tool-access policies as code: check, compile and query the policies that
@@ -28,6 +30,12 @@ enum Command {
     Check(check::CheckArgs),
     /// Compile a project into a decision table file.
     Compile(check::CompileArgs),
+    /// Generate an Ed25519 key pair for signing tables (NAME.key secret, NAME.pub public); prints the key id.
+    Keygen(sign::KeygenArgs),
+    /// Publish a compiled table (or a project, compiled) to an OCI registry; prints REF@DIGEST.
+    Push(distribute::PushArgs),
+    /// Fetch a table from an OCI registry, verified with --trusted-key; prints its manifest digest.
+    Pull(distribute::PullArgs),
     /// Registry tools: import an MCP server's tools/list answer.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
@@ -87,6 +95,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::check(a),
         Command::Compile(a) => check::compile(a),
+        Command::Keygen(a) => sign::keygen(a),
+        Command::Push(a) => distribute::push(a),
+        Command::Pull(a) => distribute::pull(a),
         Command::Registry(c) => registry::run(c),
         Command::Decide(a) => query::decide(a),
         Command::Explain(a) => query::explain(a),

@@ -35,13 +35,35 @@ pub const ANNOTATION_KEY_ID: &str = "dev.toolgate.table.signed-by";
 pub const MAX_TABLE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// How to reach registries.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct RegistryOptions {
     /// Registries (`host:port`) spoken to over plain HTTP, for a registry on
     /// the local machine or a private network; every other one uses HTTPS.
     pub plain_http: Vec<String>,
     /// Basic credentials (user, password); anonymous when absent.
     pub basic_auth: Option<(String, String)>,
+}
+
+impl std::fmt::Debug for RegistryOptions {
+    // Never prints the password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryOptions")
+            .field("plain_http", &self.plain_http)
+            .field("user", &self.basic_auth.as_ref().map(|(u, _)| u))
+            .finish()
+    }
+}
+
+/// The registry (`host:port`) a reference names: what `--plain-http` applies to.
+pub fn registry_of(reference: &str) -> Result<String, String> {
+    Ok(parse_reference(reference)?.resolve_registry().to_string())
+}
+
+/// `reference` pinned to `digest`: `REGISTRY/REPOSITORY@DIGEST`, the
+/// artifact by its identity (what a tag names can move; this cannot).
+pub fn pinned(reference: &str, digest: &str) -> Result<String, String> {
+    let r = parse_reference(reference)?;
+    Ok(format!("{}/{}@{digest}", r.registry(), r.repository()))
 }
 
 /// A pushed or pulled artifact.

@@ -61,10 +61,7 @@ async fn poll_once(
             return Ok(());
         }
     }
-    let by_digest = match reference.rsplit_once('@') {
-        Some((name, _)) => format!("{name}@{digest}"),
-        None => format!("{}@{digest}", strip_tag(reference)),
-    };
+    let by_digest = toolgate_oci::pinned(reference, &digest)?;
     let pulled = registry.pull(&by_digest).await?;
     match shared.install_bytes(&pulled.bytes) {
         Ok(_) => {
@@ -77,14 +74,6 @@ async fn poll_once(
             seen.refused = Some((digest, e));
             Ok(())
         }
-    }
-}
-
-/// `registry/repo:tag` without its tag (a port's colon is before the last `/`).
-fn strip_tag(reference: &str) -> &str {
-    match reference.rfind(':') {
-        Some(i) if i > reference.rfind('/').unwrap_or(0) => &reference[..i],
-        _ => reference,
     }
 }
 

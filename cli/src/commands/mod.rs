@@ -15,6 +15,7 @@ use crate::io::{read_file, write_err, Failure};
 
 pub mod check;
 pub mod classify;
+pub mod distribute;
 pub mod fmt;
 pub mod query;
 pub mod registry;
@@ -22,6 +23,7 @@ pub mod review;
 pub mod run;
 pub mod serve;
 pub mod show;
+pub mod sign;
 pub mod stats;
 
 /// What a command returns: its exit code, or why it stopped early.

@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! A real OCI registry for the tests: the CNCF distribution registry
 //! (Debian's `docker-registry`, `/usr/bin/docker-registry`) on 127.0.0.1,
 //! an ephemeral port, storage in a temporary directory. Started by the
