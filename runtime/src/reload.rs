@@ -35,10 +35,17 @@ impl TableHandle {
         keys: crate::signature::TrustedKeys,
     ) -> Result<TableHandle, LoadError> {
         let table = Table::load_verified(bytes, &keys)?;
-        Ok(TableHandle {
+        Ok(TableHandle::with_trusted_keys(table, keys))
+    }
+
+    /// A handle over `table` (which the caller loaded with
+    /// [`Table::load_verified`]) whose every reload must be signed by one of `keys`.
+    #[cfg(feature = "signature")]
+    pub fn with_trusted_keys(table: Table, keys: crate::signature::TrustedKeys) -> TableHandle {
+        TableHandle {
             current: ArcSwap::from_pointee(table),
             trusted: Some(keys),
-        })
+        }
     }
 
     /// The keys a reload's table must be signed by, when a signature is required.
