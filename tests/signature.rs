@@ -260,14 +260,27 @@ fn signed_fixtures_are_current() {
     let mut bad = signed.clone();
     let last = bad.len() - 1;
     bad[last] ^= 0x01;
-    let keys = TrustedKeys::from_pem(&std::fs::read_to_string(dir.join("trusted.pub")).unwrap())
-        .unwrap();
+    let keys =
+        TrustedKeys::from_pem(&std::fs::read_to_string(dir.join("trusted.pub")).unwrap()).unwrap();
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("signed.tgt", signed),
         // Another table by the same key: what a reload moves to.
-        ("signed-next.tgt", sign(&std::fs::read(dir.join("../tables/acceptance-edit-exclusion-removed.tgt")).unwrap(), &trusted)),
+        (
+            "signed-next.tgt",
+            sign(
+                &std::fs::read(dir.join("../tables/acceptance-edit-exclusion-removed.tgt"))
+                    .unwrap(),
+                &trusted,
+            ),
+        ),
         ("unsigned.tgt", plain),
-        ("untrusted.tgt", sign(&std::fs::read(dir.join("../tables/acceptance-edit.tgt")).unwrap(), &untrusted)),
+        (
+            "untrusted.tgt",
+            sign(
+                &std::fs::read(dir.join("../tables/acceptance-edit.tgt")).unwrap(),
+                &untrusted,
+            ),
+        ),
         ("edited.tgt", edited),
         ("bad-signature.tgt", bad),
     ];
@@ -275,16 +288,16 @@ fn signed_fixtures_are_current() {
     for (name, bytes) in &files {
         let outcome = match Table::load_verified(bytes, &keys) {
             Ok(t) => serde_json::json!({"ok": true, "digest": t.digest_hex()}),
-            Err(e) => serde_json::json!({"ok": false, "error": load_error_name(&e), "message": e.to_string()}),
+            Err(e) => {
+                serde_json::json!({"ok": false, "error": load_error_name(&e), "message": e.to_string()})
+            }
         };
         expect.insert(name.to_string(), outcome);
     }
     let mut expect_text = serde_json::to_string_pretty(&expect).unwrap();
     expect_text.push('\n');
-    let mut all: Vec<(String, Vec<u8>)> = files
-        .into_iter()
-        .map(|(n, b)| (n.to_string(), b))
-        .collect();
+    let mut all: Vec<(String, Vec<u8>)> =
+        files.into_iter().map(|(n, b)| (n.to_string(), b)).collect();
     all.push(("expect.json".into(), expect_text.into_bytes()));
     for (name, bytes) in all {
         let path = dir.join(&name);

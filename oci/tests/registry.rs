@@ -9,7 +9,11 @@ use toolgate_oci::{Registry, RegistryOptions};
 use toolgate_runtime::{LoadError, Table, TrustedKeys};
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/../conformance/signed/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/../conformance/signed/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn trusted() -> TrustedKeys {
@@ -32,7 +36,10 @@ async fn a_pushed_table_is_pulled_back_byte_for_byte_and_its_digest_names_it() {
     let pushed = c.push(&reference, &signed).await.unwrap();
     assert!(pushed.manifest_digest.starts_with("sha256:"), "{pushed:?}");
     assert_eq!(pushed.manifest_digest.len(), 7 + 64);
-    assert_eq!(pushed.table_digest, Table::load(&signed).unwrap().digest_hex());
+    assert_eq!(
+        pushed.table_digest,
+        Table::load(&signed).unwrap().digest_hex()
+    );
     assert_eq!(pushed.signed_by, Some(trusted().key_ids()[0].clone()));
     assert_eq!(c.resolve(&reference).await.unwrap(), pushed.manifest_digest);
 
@@ -54,7 +61,10 @@ async fn a_pushed_table_is_pulled_back_byte_for_byte_and_its_digest_names_it() {
         .unwrap();
     assert_eq!(same.manifest_digest, pushed.manifest_digest);
     let next = c
-        .push(&format!("{}/policies/demo:v2", reg.host()), &fixture("signed-next.tgt"))
+        .push(
+            &format!("{}/policies/demo:v2", reg.host()),
+            &fixture("signed-next.tgt"),
+        )
         .await
         .unwrap();
     assert_ne!(next.manifest_digest, pushed.manifest_digest);
@@ -70,9 +80,11 @@ async fn verification_after_a_pull_refuses_what_the_keys_do_not_vouch_for() {
         (
             "untrusted.tgt",
             LoadError::UntrustedKey {
-                key_id: TrustedKeys::from_pem(&String::from_utf8(fixture("untrusted.pub")).unwrap())
-                    .unwrap()
-                    .key_ids()[0]
+                key_id: TrustedKeys::from_pem(
+                    &String::from_utf8(fixture("untrusted.pub")).unwrap(),
+                )
+                .unwrap()
+                .key_ids()[0]
                     .clone(),
             },
         ),
@@ -101,7 +113,10 @@ async fn what_is_not_a_table_is_neither_pushed_nor_pulled() {
     let c = client(&reg);
     let reference = format!("{}/policies/bad:v1", reg.host());
     // A table edited after signing does not even load: never published.
-    let e = c.push(&reference, &fixture("edited.tgt")).await.unwrap_err();
+    let e = c
+        .push(&reference, &fixture("edited.tgt"))
+        .await
+        .unwrap_err();
     assert!(e.starts_with("table checksum mismatch"), "{e}");
     let e = c.push(&reference, b"not a table").await.unwrap_err();
     assert_eq!(e, "not a toolgate table (bad magic bytes)");
@@ -121,7 +136,10 @@ async fn a_registry_that_is_not_there_is_an_error_not_a_hang() {
         basic_auth: None,
     });
     let started = std::time::Instant::now();
-    let e = c.resolve(&format!("{addr}/policies/demo:v1")).await.unwrap_err();
+    let e = c
+        .resolve(&format!("{addr}/policies/demo:v1"))
+        .await
+        .unwrap_err();
     assert!(e.starts_with(&format!("{addr}/policies/demo:v1: ")), "{e}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }

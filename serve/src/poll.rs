@@ -22,11 +22,9 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 /// thread of its own runs the request).
 pub fn pull_blocking(reference: &str, options: &RegistryOptions) -> Result<Pulled, String> {
     std::thread::scope(|s| {
-        s.spawn(|| {
-            toolgate_oci::block_on(Registry::new(options).pull(reference))?
-        })
-        .join()
-        .map_err(|_| "the registry client panicked".to_string())?
+        s.spawn(|| toolgate_oci::block_on(Registry::new(options).pull(reference))?)
+            .join()
+            .map_err(|_| "the registry client panicked".to_string())?
     })
 }
 

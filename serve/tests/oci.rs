@@ -18,7 +18,11 @@ use toolgate_runtime::{Role, Table, TrustedKeys};
 use toolgate_serve::{Limits, Service, Source};
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/../conformance/signed/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/../conformance/signed/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn trusted() -> TrustedKeys {
@@ -34,7 +38,12 @@ struct Served {
 
 impl Served {
     async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self.client.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let r = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
         let status = r.status().as_u16();
         (status, r.json().await.unwrap())
     }
@@ -105,7 +114,11 @@ async fn wait_until(what: &str, mut ok: impl AsyncFnMut() -> bool) {
 
 fn expected(table: &[u8]) -> (String, bool, Value) {
     let t = Table::load(table).unwrap();
-    let d = t.context("editor-chat").unwrap().role(Role::User).decide("delete_record");
+    let d = t
+        .context("editor-chat")
+        .unwrap()
+        .role(Role::User)
+        .decide("delete_record");
     (t.digest_hex(), d.allowed, json!(d.reason.map(|r| r.code())))
 }
 
@@ -162,11 +175,17 @@ async fn a_moved_tag_is_picked_up_with_no_failed_or_torn_decision() {
             seen
         }));
     }
-    wait_until("answers under v1", async || answers.load(Ordering::Relaxed) > 20).await;
+    wait_until("answers under v1", async || {
+        answers.load(Ordering::Relaxed) > 20
+    })
+    .await;
     let d2 = push(&reg, &reference, &v2).await;
     wait_until("the poll to swap in v2", async || s.digest() == e2.0).await;
     let after = answers.load(Ordering::Relaxed);
-    wait_until("answers under v2", async || answers.load(Ordering::Relaxed) > after + 20).await;
+    wait_until("answers under v2", async || {
+        answers.load(Ordering::Relaxed) > after + 20
+    })
+    .await;
     done.store(true, Ordering::Relaxed);
     let mut seen = [0u64; 2];
     for c in clients {
@@ -191,7 +210,10 @@ async fn a_registry_that_goes_away_keeps_the_table_and_readiness_says_so() {
     let (code, _) = s.get("/ready").await;
     assert_eq!(code, 200);
     let (dir, addr) = reg.stop();
-    wait_until("readiness to report the outage", async || s.get("/ready").await.0 == 503).await;
+    wait_until("readiness to report the outage", async || {
+        s.get("/ready").await.0 == 503
+    })
+    .await;
     let (_, ready) = s.get("/ready").await;
     assert_eq!(ready["ready"], json!(false));
     let error = ready["lastReloadError"].as_str().unwrap();
@@ -199,10 +221,16 @@ async fn a_registry_that_goes_away_keeps_the_table_and_readiness_says_so() {
     // Decisions go on from the current table.
     assert_eq!(s.digest(), expected(&v1).0);
     let (code, health) = s.get("/health").await;
-    assert_eq!((code, &health["tableDigest"]), (200, &json!(expected(&v1).0)));
+    assert_eq!(
+        (code, &health["tableDigest"]),
+        (200, &json!(expected(&v1).0))
+    );
     // The registry comes back with the same version: ready again, nothing swapped.
     let _back = TestRegistry::start_in(dir, Some(addr));
-    wait_until("readiness after the outage", async || s.get("/ready").await.0 == 200).await;
+    wait_until("readiness after the outage", async || {
+        s.get("/ready").await.0 == 200
+    })
+    .await;
     assert_eq!(s.digest(), expected(&v1).0);
 }
 

@@ -72,8 +72,12 @@ fn write_new(path: &Path, bytes: &[u8], secret: bool) -> Result<(), Failure> {
 }
 
 fn read_text(path: &Path) -> Result<String, Failure> {
-    String::from_utf8(read_file_capped(path, MAX_KEY_BYTES)?)
-        .map_err(|_| Failure::Usage(format!("{}: not a PEM key file (not UTF-8)", path.display())))
+    String::from_utf8(read_file_capped(path, MAX_KEY_BYTES)?).map_err(|_| {
+        Failure::Usage(format!(
+            "{}: not a PEM key file (not UTF-8)",
+            path.display()
+        ))
+    })
 }
 
 /// Sign table bytes with the secret key in `key` (PKCS#8 PEM).
@@ -98,7 +102,8 @@ pub fn trusted_keys(paths: &[PathBuf]) -> Result<Option<TrustedKeys>, Failure> {
     for p in paths {
         let text = read_text(p)?;
         // Each file on its own first, so that an error names the file.
-        TrustedKeys::from_pem(&text).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?;
+        TrustedKeys::from_pem(&text)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?;
         pem.push_str(&text);
         pem.push('\n');
     }

@@ -67,7 +67,10 @@ impl TestRegistry {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("`{BINARY}` did not answer /v2/ on {} within 15 s", self.addr);
+        panic!(
+            "`{BINARY}` did not answer /v2/ on {} within 15 s",
+            self.addr
+        );
     }
 
     /// `GET /v2/` answers 200: the registry is up.
@@ -76,7 +79,10 @@ impl TestRegistry {
             return false;
         };
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-        let req = format!("GET /v2/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr);
+        let req = format!(
+            "GET /v2/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        );
         if s.write_all(req.as_bytes()).is_err() {
             return false;
         }
@@ -94,7 +100,10 @@ impl TestRegistry {
         self.kill();
         let addr = self.addr;
         // Move the directory out; Drop then only kills (already done).
-        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("a temporary directory"));
+        let dir = std::mem::replace(
+            &mut self.dir,
+            tempfile::tempdir().expect("a temporary directory"),
+        );
         (dir, addr)
     }
 
