@@ -2,7 +2,6 @@
 //! reference interpreter of the validated model, written from
 //! gate-semantics.md without looking at the table, to check the table against.
 
-use toolgate_compiler::diagnostics::{Diagnostic, Severity};
 use toolgate_compiler::model::{Audience, Enforcement, Model, Selector, Unprofiled};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
@@ -22,12 +21,7 @@ pub fn model(registry: &str, policies: &[&str]) -> Model {
     match checked.model {
         Some(m) => m,
         None => {
-            let diags: Vec<Diagnostic> = checked
-                .problems
-                .iter()
-                .map(|p| p.diagnostic())
-                .filter(|d| d.severity == Severity::Error)
-                .collect();
+            let diags = checked.errors();
             panic!(
                 "policy has errors:\n{}",
                 report::plain(&project.sources, &diags)

@@ -10,6 +10,9 @@ pub enum Failure {
     Usage(String),
     /// The input has errors, already rendered: exit code 1.
     Findings(String),
+    /// An input the command needs has errors, already rendered: exit code 2
+    /// (the query commands, whose exit code 1 means "refused").
+    Input(String),
 }
 
 impl<E: std::fmt::Display> From<E> for Failure {

@@ -8,15 +8,29 @@ mod commands;
 mod io;
 
 use commands::{
-    check, classify, distribute, fmt, query, registry, review, run, serve, show, sign, stats,
+    check, classify, distribute, fmt, init, query, registry, review, run, serve, shell, show,
+    sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
+
+/// `--version`: the release and the table format it reads and writes (a
+/// host's runtime must read the same format).
+fn version() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "{} (table format {})",
+            env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::FORMAT_VERSION
+        )
+    });
+    TEXT.as_str()
+}
 
 /// Tool-access policies as code: check, compile and query the policies that
 /// decide which tools an LLM agent is offered and may call.
 #[derive(Parser)]
-#[command(name = "toolgate", version, about, long_about = None, propagate_version = true)]
-pub struct Cli {
+#[command(name = "toolgate", version = version(), about, long_about = None, propagate_version = true)]
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -28,6 +42,8 @@ enum Command {
     /// Exit code 0 when clean, 1 on errors (or warnings under --deny-warnings),
     /// 2 on a usage or I/O error.
     Check(check::CheckArgs),
+    /// Make a new project (manifest, registry, policy, policy test) that passes check and test.
+    Init(init::InitArgs),
     /// Compile a project into a decision table file.
     Compile(check::CompileArgs),
     /// Generate an Ed25519 key pair for signing tables (NAME.key secret, NAME.pub public); prints the key id.
@@ -76,6 +92,10 @@ enum Command {
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
     Serve(serve::ServeArgs),
+    /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write every page into a directory (-o DIR).
+    Man(shell::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -98,6 +118,7 @@ fn main() -> ExitCode {
         Command::Keygen(a) => sign::keygen(a),
         Command::Push(a) => distribute::push(a),
         Command::Pull(a) => distribute::pull(a),
+        Command::Init(a) => init::init(a),
         Command::Registry(c) => registry::run(c),
         Command::Decide(a) => query::decide(a),
         Command::Explain(a) => query::explain(a),
@@ -113,6 +134,8 @@ fn main() -> ExitCode {
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -123,6 +146,10 @@ fn main() -> ExitCode {
         Err(Failure::Findings(text)) => {
             write_err(&text);
             ExitCode::from(1)
+        }
+        Err(Failure::Input(text)) => {
+            write_err(&text);
+            ExitCode::from(2)
         }
     }
 }

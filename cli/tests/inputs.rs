@@ -60,15 +60,13 @@ fn a_stored_run_that_cannot_be_read_is_reported_and_admits_nothing() {
         stored.to_str().unwrap(),
         "get_page_content",
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "get_page_content: refused, configurationGroup (not among the tools this configuration allows)\n"
-    );
+    // An input error (exit 2), never an answer: nothing on standard output.
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         format!(
-            "warning: {}: unreadable stored run: unknown key `allowed_tool_names` (a stored run has `allowedToolNames` and `excludedToolNames`); the run admits no tool\n",
+            "error: {}: unreadable stored run: unknown key `allowed_tool_names` (a stored run has `allowedToolNames` and `excludedToolNames`); a run stored like this admits no tool (fix the file, or start the run again with `toolgate run start`)\n",
             stored.display()
         )
     );

@@ -247,7 +247,42 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
         "{out}"
     );
     let junit = stdout(&toolgate(&d, &["test", "--format", "junit"]));
-    assert!(junit.contains("<testcase name=\"wrong\" classname=\"./wrong.test.toml:7\">\n      <failure message=\"expected offered, got configurationExcluded\"/>"), "{junit}");
+    assert!(
+        junit.contains("<testcase name=\"wrong\" classname=\"./wrong.test.toml\" time=\""),
+        "{junit}"
+    );
+    assert!(junit.contains("<failure message=\"expected offered, got configurationExcluded\">./wrong.test.toml:7: wrong\nexpected: offered\nactual:   configurationExcluded</failure>"), "{junit}");
+    // Under --threshold, the coverage is a test case of its own.
+    let junit = stdout(&toolgate(
+        &d,
+        &["test", "--format", "junit", "--threshold", "50"],
+    ));
+    assert!(junit.contains("<testcase name=\"threshold\" classname=\"coverage\">\n            <failure message=\"coverage 6.7% is below the threshold 50.0%\">not exercised: editor-chat notRegistered\n"), "{junit}");
+}
+
+#[test]
+fn an_unknown_expectation_is_a_test_file_error_not_a_failing_test() {
+    let d = temp("expectation");
+    copy_dir(&root().join("policies/exclusions"), &d);
+    for e in std::fs::read_dir(&d).unwrap() {
+        let p = e.unwrap().path();
+        if p.to_string_lossy().ends_with(".test.toml") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    std::fs::write(
+        d.join("t.test.toml"),
+        "[[case]]\nname = \"typo\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"configurationExclude\"\n\n[[case]]\nname = \"answer\"\nanswer = \"a.json\"\nexpect = \"not_in_profile\"\n",
+    )
+    .unwrap();
+    let o = toolgate(&d, &["test"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "error: ./t.test.toml:5:1: case `typo`: unknown expectation `configurationExclude`\n  help: did you mean `configurationExcluded`? (a `tool` case expects: offered, observed, refused, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone)\n\
+error: ./t.test.toml:10:1: case `answer`: unknown expectation `not_in_profile`\n  help: did you mean `notInProfile`? (an `answer` case expects: success, toolFailure, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone, contentPolicy, policy)\n\
+0 passed, 0 failed\n2 test-file errors (not run)\n"
+    );
 }
 
 #[test]

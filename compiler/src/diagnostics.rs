@@ -231,6 +231,34 @@ problems! {
         Some(format!("merge classes until at most {limit} remain: a table holds a class rank in a 64-bit mask")),
     );
 
+    "TG0006" "unused-suppression" Warning "A `# toolgate: allow` comment that suppresses nothing."
+    UnusedSuppression {
+        span: Span,
+        /// The codes it names that matched no finding on its line.
+        codes: String,
+    }
+    => (
+        *span,
+        format!("`# toolgate: allow {codes}` suppresses nothing"),
+        "suppresses nothing",
+        vec![],
+        Some("remove it, or put it on the line of the finding (or alone on the line above it)".into()),
+    );
+
+    "TG0007" "invalid-suppression" Warning "A suppression or `[lints]` entry that names an unknown code or level, or an error that cannot be lowered."
+    InvalidSuppression {
+        span: Span,
+        message: String,
+        help: String,
+    }
+    => (
+        *span,
+        message.clone(),
+        "not applied",
+        vec![],
+        Some(help.clone()),
+    );
+
     "TG1001" "unknown-tool" Error "A tool name that the registry does not hold."
     Unknown {
         kind: RefKind,
@@ -293,7 +321,7 @@ problems! {
         "not a registered tool",
         vec![],
         Some(format!(
-            "as written, configuration `{configuration}` still offers `{suggestion}`; write `{suggestion}`"
+            "as written, configuration `{configuration}` still offers `{suggestion}`; write `{suggestion}`, or, if `{name}` is kept on purpose (a tool renamed in the registry), acknowledge it with `# toolgate: allow TG1010`"
         )),
     );
 
@@ -671,6 +699,13 @@ impl Problem {
             Problem::Unknown { kind, .. } => kind.unknown_code(),
             _ => self.entry_code(),
         }
+    }
+
+    /// Whether `code` is an error that a suppression may acknowledge: one
+    /// whose model is sound without the fix (TG1010: the near-miss exclusion
+    /// stays in the table as a stale one, as TG1009's does).
+    pub fn acknowledgeable_code(code: &str) -> bool {
+        code == "TG1010"
     }
 
     pub fn severity(&self) -> Severity {

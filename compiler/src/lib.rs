@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod diagnostics;
 pub mod diff;
+pub mod discover;
 pub mod formatter;
 pub mod lower;
 pub mod model;
@@ -19,5 +20,6 @@ pub mod signing;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;
+pub mod suppress;
 pub mod testing;
 pub mod validate;

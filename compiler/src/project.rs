@@ -2,14 +2,16 @@
 //! [`Project::load`] reads them all into one [`SourceMap`]; [`Project::check`]
 //! parses and validates.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::diagnostics::Problem;
+use crate::diagnostics::{Diagnostic, Problem, Severity};
 use crate::model::{Model, Provenance};
 use crate::registry::Registry;
 use crate::source::{FileId, SourceMap, Span};
+use crate::suppress::{self, Lints, Suppressed};
 use crate::{parse, registry, validate};
 
 pub const MANIFEST: &str = "toolgate.toml";
@@ -23,6 +25,9 @@ struct Manifest {
     /// project directory (absolute, `..`, or a symlink that leaves it).
     #[serde(default, rename = "allow-outside-project")]
     allow_outside_project: bool,
+    /// Per-code levels: `TG1009 = "allow"` (see `suppress`).
+    #[serde(default)]
+    lints: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
 }
 
 /// The manifest is read up to this many bytes.
@@ -34,6 +39,7 @@ const SCHEMA_WORDS: &[&str] = &[
     "registry",
     "policies",
     "allow-outside-project",
+    "lints",
     "tool",
     "tools",
     "name",
@@ -75,6 +81,9 @@ pub struct Project {
     pub policies: Vec<FileId>,
     /// Problems found while reading the manifest.
     pub problems: Vec<Problem>,
+    /// The manifest's `[lints]`, checked (its unusable entries are among
+    /// `problems`).
+    pub lints: Lints,
     /// The registry, parsed at load (so that a registry file that is not a
     /// registry is known before anything renders it); `None`: parse in `check`.
     parsed_registry: Option<(Registry, Vec<Problem>)>,
@@ -82,8 +91,40 @@ pub struct Project {
 
 /// The outcome of checking a project.
 pub struct Checked {
+    /// The model, when no error is left after suppressions.
     pub model: Option<Model>,
+    /// What is reported, in span order (suppressed findings are not here).
     pub problems: Vec<Problem>,
+    /// Each reported problem's severity after `[lints]`, parallel to `problems`.
+    severities: Vec<Severity>,
+    /// What `# toolgate: allow` comments and `[lints]` suppressed.
+    pub suppressed: Vec<Suppressed>,
+}
+
+impl Checked {
+    /// The reported problems as diagnostics, each at its effective severity.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.problems
+            .iter()
+            .zip(&self.severities)
+            .map(|(p, &s)| Diagnostic {
+                severity: s,
+                ..p.diagnostic()
+            })
+            .collect()
+    }
+
+    /// Only the errors, as diagnostics: what stopped the model.
+    pub fn errors(&self) -> Vec<Diagnostic> {
+        let mut d = self.diagnostics();
+        d.retain(|d| d.severity == Severity::Error);
+        d
+    }
+
+    /// Whether an error is left after suppressions.
+    pub fn has_errors(&self) -> bool {
+        self.severities.contains(&Severity::Error)
+    }
 }
 
 /// What a capped read found.
@@ -314,6 +355,7 @@ impl Project {
             registry: None,
             policies: Vec::new(),
             problems: Vec::new(),
+            lints: Lints::default(),
             parsed_registry: None,
         };
         let text = &project.sources.get(manifest).text;
@@ -330,6 +372,17 @@ impl Project {
             }
         };
         let whole = Span::new(manifest, 0..text.len());
+        let entries: Vec<(String, String, Span)> = m
+            .lints
+            .iter()
+            .map(|(k, v)| {
+                let span = Span::new(manifest, k.span().start..v.span().end);
+                (k.get_ref().clone(), v.get_ref().clone(), span)
+            })
+            .collect();
+        let (lints, lint_problems) = Lints::new(&entries);
+        project.lints = lints;
+        project.problems.extend(lint_problems);
         let allow = m.allow_outside_project;
         let manifest_shown = PathBuf::from(display(&manifest_path));
 
@@ -444,6 +497,7 @@ impl Project {
             registry,
             policies,
             problems: Vec::new(),
+            lints: Lints::default(),
             parsed_registry: None,
         }
     }
@@ -452,10 +506,7 @@ impl Project {
     pub fn check(&self) -> Checked {
         let mut problems = self.problems.clone();
         let Some(reg_id) = self.registry else {
-            return Checked {
-                model: None,
-                problems,
-            };
+            return self.finish(None, problems);
         };
         let reg_file = self.sources.get(reg_id);
         let parsed_here;
@@ -488,10 +539,7 @@ impl Project {
             .iter()
             .any(|p| matches!(p, Problem::TooLarge { .. }));
         if syntax_errors || unread {
-            return Checked {
-                model: None,
-                problems,
-            };
+            return self.finish(None, problems);
         }
         let provenance = Provenance {
             policies: self
@@ -510,13 +558,24 @@ impl Project {
             .collect();
         let (model, mut v) = validate::validate(&self.sources, &parsed, registry, provenance);
         problems.append(&mut v);
-        let has_errors = problems
-            .iter()
-            .any(|p| p.severity() == crate::diagnostics::Severity::Error);
-        Checked {
-            model: if has_errors { None } else { model },
+        self.finish(model, problems)
+    }
+
+    /// Apply the suppressions; the model survives only when no error is left.
+    fn finish(&self, model: Option<Model>, problems: Vec<Problem>) -> Checked {
+        let (kept, suppressed) =
+            suppress::apply(&self.sources, &self.policies, &self.lints, problems);
+        let (problems, severities): (Vec<Problem>, Vec<Severity>) = kept.into_iter().unzip();
+        let mut checked = Checked {
+            model,
             problems,
+            severities,
+            suppressed,
+        };
+        if checked.has_errors() {
+            checked.model = None;
         }
+        checked
     }
 }
 

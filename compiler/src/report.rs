@@ -61,8 +61,16 @@ impl std::fmt::Display for MietteDiag {
 impl std::error::Error for MietteDiag {}
 
 impl miette::Diagnostic for MietteDiag {
+    /// `error[TG1010]`: the severity word and the code, as `plain` and rustc write them.
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(self.d.code))
+        Some(Box::new(format!(
+            "{}[{}]",
+            self.d.severity.as_str(),
+            self.d.code
+        )))
+    }
+    fn url<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(code_url(self.d.code)))
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.d.severity {
@@ -97,12 +105,44 @@ impl miette::Diagnostic for MietteDiag {
 
 /// miette's graphical report; `color` picks the themed or the plain style.
 pub fn human(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    human_at_most(sources, diags, color, usize::MAX)
+}
+
+/// The first `limit` diagnostics, a line saying how many more there are,
+/// and the summary line of them all: rendering may be capped, counts never.
+fn at_most(diags: &[Diagnostic], limit: usize) -> (&[Diagnostic], String) {
+    let shown = &diags[..diags.len().min(limit)];
+    let rest = diags.len() - shown.len();
+    let mut tail = String::new();
+    if rest > 0 {
+        let _ = writeln!(
+            tail,
+            "... and {} more not shown (--format json lists every one)\n",
+            thousands(rest)
+        );
+    }
+    tail.push_str(&summary_line(summary(diags)));
+    (shown, tail)
+}
+
+/// [`human`], rendering at most `limit` diagnostics.
+pub fn human_at_most(
+    sources: &SourceMap,
+    diags: &[Diagnostic],
+    color: bool,
+    limit: usize,
+) -> String {
+    let (diags, tail) = at_most(diags, limit);
     let theme = if color {
         miette::GraphicalTheme::unicode()
     } else {
         miette::GraphicalTheme::unicode_nocolor()
     };
-    let handler = miette::GraphicalReportHandler::new_themed(theme).with_width(100);
+    // The catalogue entry's address is printed after the code (no terminal
+    // hyperlink escapes: the output is the same on a terminal and in a log).
+    let handler = miette::GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false);
     let mut out = String::new();
     for d in diags {
         let file = sources.get(d.span.file);
@@ -129,12 +169,31 @@ pub fn human(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
         }
         out.push('\n');
     }
-    out.push_str(&summary_line(summary(diags)));
+    out.push_str(&tail);
     out
 }
 
+/// `n` with a comma between groups of three digits: `1,375`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The catalogue entry of a code.
+pub fn code_url(code: &str) -> String {
+    format!("{DOCS_URL}#{}", code.to_lowercase())
+}
+
 pub fn summary_line(s: Summary) -> String {
-    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    let plural =
+        |n: usize, w: &str| format!("{} {w}{}", thousands(n), if n == 1 { "" } else { "s" });
     format!(
         "{}, {}\n",
         plural(s.errors, "error"),
@@ -146,6 +205,12 @@ pub fn summary_line(s: Summary) -> String {
 
 /// rustc-style text from codespan-reporting, without colour.
 pub fn plain(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    plain_at_most(sources, diags, usize::MAX)
+}
+
+/// [`plain`], rendering at most `limit` diagnostics.
+pub fn plain_at_most(sources: &SourceMap, diags: &[Diagnostic], limit: usize) -> String {
+    let (diags, tail) = at_most(diags, limit);
     use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label as CsLabel};
     use codespan_reporting::files::SimpleFiles;
     use codespan_reporting::term::{self, termcolor::NoColor};
@@ -200,7 +265,7 @@ pub fn plain(sources: &SourceMap, diags: &[Diagnostic]) -> String {
         let _ = term::emit(&mut buf, &config, &files, &cs);
     }
     let mut out = String::from_utf8_lossy(&buf.into_inner()).into_owned();
-    out.push_str(&summary_line(summary(diags)));
+    out.push_str(&tail);
     out
 }
 
@@ -245,6 +310,39 @@ pub fn json_value(sources: &SourceMap, diags: &[Diagnostic]) -> Value {
     })
 }
 
+/// What suppressions hid, for `--format json`: each finding with where it
+/// stood and what suppressed it (`comment` or `manifest`, and where).
+pub fn suppressed_json(sources: &SourceMap, suppressed: &[crate::suppress::Suppressed]) -> Value {
+    use crate::suppress::By;
+    let at = |span: crate::source::Span| {
+        let f = sources.get(span.file);
+        let (line, column) = f.line_col(span.start as usize);
+        json!({"file": f.name, "line": line, "column": column})
+    };
+    Value::Array(
+        suppressed
+            .iter()
+            .map(|s| {
+                let d = s.problem.diagnostic();
+                let (kind, span) = match s.by {
+                    By::Comment(span) => ("comment", span),
+                    By::Manifest(span) => ("manifest", span),
+                };
+                let (file, line, column, _, _) = location(sources, &d);
+                json!({
+                    "code": d.code,
+                    "message": d.message,
+                    "file": file,
+                    "line": line,
+                    "column": column,
+                    "by": kind,
+                    "at": at(span),
+                })
+            })
+            .collect(),
+    )
+}
+
 pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut s = serde_json::to_string_pretty(&json_value(sources, diags)).unwrap_or_default();
     s.push('\n');
@@ -262,21 +360,12 @@ fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
 }
 
 pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
-    let rules: Vec<Value> = CATALOGUE
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.code,
-                "name": c.name,
-                "shortDescription": {"text": c.summary},
-                "fullDescription": {"text": c.summary},
-                "helpUri": format!("{DOCS_URL}#{}", c.code.to_lowercase()),
-                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
-                "defaultConfiguration": {"level": c.severity.as_str()},
-            })
-        })
-        .collect();
-    let results: Vec<Value> = diags
+    sarif_document(sarif_results(sources, diags))
+}
+
+/// The SARIF results of one project's diagnostics (see [`sarif_document`]).
+pub fn sarif_results(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<Value> {
+    diags
         .iter()
         .map(|d| {
             let (file, line, column, end_line, end_column) = location(sources, d);
@@ -286,7 +375,24 @@ pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                 text.push_str("\nhelp: ");
                 text.push_str(h);
             }
-            json!({
+            let related: Vec<Value> = d
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let f = sources.get(l.span.file);
+                    let (line, column) = f.line_col(l.span.start as usize);
+                    json!({
+                        "id": i + 1,
+                        "message": {"text": l.message},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.name},
+                            "region": {"startLine": line, "startColumn": column},
+                        },
+                    })
+                })
+                .collect();
+            let mut r = json!({
                 "ruleId": d.code,
                 "ruleIndex": rule_index,
                 "level": d.severity.as_str(),
@@ -298,6 +404,29 @@ pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
                     }
                 }],
                 "partialFingerprints": {"toolgateDiagnostic/v1": fingerprint(sources, d)},
+            });
+            if !related.is_empty() {
+                r["relatedLocations"] = Value::Array(related);
+            }
+            r
+        })
+        .collect()
+}
+
+/// One SARIF 2.1.0 log with one run holding `results` (of any number of
+/// projects) and the whole catalogue as its rules.
+pub fn sarif_document(results: Vec<Value>) -> String {
+    let rules: Vec<Value> = CATALOGUE
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.code,
+                "name": c.name,
+                "shortDescription": {"text": c.summary},
+                "fullDescription": {"text": c.summary},
+                "helpUri": code_url(c.code),
+                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "defaultConfiguration": {"level": c.severity.as_str()},
             })
         })
         .collect();
@@ -367,12 +496,20 @@ fn name_of(code: &str) -> &'static str {
 /// The Markdown job summary: counts, then every finding (GitHub shows only
 /// ten annotations of a kind per step, so the summary carries the rest).
 pub fn github_summary(sources: &SourceMap, diags: &[Diagnostic]) -> String {
-    let s = summary(diags);
+    github_summary_at_most(sources, diags, usize::MAX)
+}
+
+/// [`github_summary`] with at most `limit` rows (a step summary holds 1 MiB);
+/// the counts are of every diagnostic.
+pub fn github_summary_at_most(sources: &SourceMap, all: &[Diagnostic], limit: usize) -> String {
+    let s = summary(all);
+    let diags = &all[..all.len().min(limit)];
     let mut out = String::from("## toolgate check\n\n");
     let _ = writeln!(
         out,
         "| errors | warnings |\n| ---: | ---: |\n| {} | {} |\n",
-        s.errors, s.warnings
+        thousands(s.errors),
+        thousands(s.warnings)
     );
     if diags.is_empty() {
         out.push_str("No findings.\n");
@@ -391,6 +528,13 @@ pub fn github_summary(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             line,
             column,
             d.message.replace('|', "\\|")
+        );
+    }
+    if all.len() > diags.len() {
+        let _ = writeln!(
+            out,
+            "\n... and {} more not shown.",
+            thousands(all.len() - diags.len())
         );
     }
     out

@@ -41,7 +41,7 @@ struct Case {
 }
 
 /// The result of one case.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseResult {
     pub file: String,
@@ -50,6 +50,64 @@ pub struct CaseResult {
     pub passed: bool,
     pub expected: String,
     pub actual: String,
+    /// How long the case took (JUnit's `time`; not in the JSON report, which
+    /// stays the same from run to run).
+    #[serde(skip)]
+    pub seconds: f64,
+}
+
+/// A test file that cannot be run as written: unreadable, not a test file,
+/// or a case that asks nothing answerable (an unknown expectation, role or
+/// configuration). It is an error of the test file (exit code 2 from
+/// `toolgate test`), never a failing policy test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestFileError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// The case's name, when the error is in one case.
+    pub case: Option<String>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl std::fmt::Display for TestFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
+        if let Some(c) = &self.case {
+            write!(f, "case `{c}`: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.help {
+            write!(f, "\n  help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a `tool` case may expect: `offered`, `observed`, `refused`, or a
+/// gate's reason code.
+fn tool_expectations() -> Vec<&'static str> {
+    let mut v = vec!["offered", "observed", "refused"];
+    v.extend(GATE_ORDER.iter().map(|r| r.code()));
+    v
+}
+
+/// What an `answer` case may expect: `success`, `toolFailure` or a refusal kind.
+fn answer_expectations() -> Vec<&'static str> {
+    let mut v = vec!["success", "toolFailure"];
+    v.extend(toolgate_runtime::RefusalKind::all().map(|k| k.code()));
+    v
+}
+
+/// An expectation that is not among `known`: the message and a did-you-mean.
+fn unknown_expectation(expect: &str, known: &[&'static str], what: &str) -> (String, String) {
+    let help = match crate::diagnostics::did_you_mean(expect, known.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`? ({what}: {})", known.join(", ")),
+        None => format!("{what}: {}", known.join(", ")),
+    };
+    (format!("unknown expectation `{expect}`"), help)
 }
 
 /// A row of the decision table: a configuration and an outcome (a gate's
@@ -72,6 +130,8 @@ pub struct Report {
     pub passed: usize,
     pub failed: usize,
     pub cases: Vec<CaseResult>,
+    /// Test files that could not be run as written (not counted as failures).
+    pub errors: Vec<TestFileError>,
     pub coverage: Option<Coverage>,
 }
 
@@ -118,58 +178,94 @@ pub fn run(table: &Table, files: &[PathBuf], covered: &mut BTreeSet<Row>) -> Rep
     let mut report = Report::default();
     for path in files {
         let shown = path.display().to_string();
+        let error =
+            |text: &str, at: usize, case: Option<&str>, message: String, help: Option<String>| {
+                let line = text[..at].matches('\n').count() + 1;
+                let column = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+                TestFileError {
+                    file: shown.clone(),
+                    line,
+                    column,
+                    case: case.map(str::to_string),
+                    message,
+                    help,
+                }
+            };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                report.cases.push(CaseResult {
-                    file: shown,
-                    line: 1,
-                    name: "(file)".into(),
-                    passed: false,
-                    expected: "a readable test file".into(),
-                    actual: e.to_string(),
-                });
+                report.errors.push(error("", 0, None, e.to_string(), None));
                 continue;
             }
         };
         let file: File = match toml::from_str(&text) {
             Ok(f) => f,
             Err(e) => {
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start].matches('\n').count() + 1)
-                    .unwrap_or(1);
-                report.cases.push(CaseResult {
-                    file: shown,
-                    line,
-                    name: "(file)".into(),
-                    passed: false,
-                    expected: "a valid test file".into(),
-                    actual: e.message().to_string(),
-                });
+                let at = e.span().map_or(0, |s| s.start);
+                report.errors.push(error(
+                    &text,
+                    at,
+                    None,
+                    e.message().to_string(),
+                    Some("a test file holds `[[case]]` tables (docs/testing.md)".into()),
+                ));
                 continue;
             }
         };
         for spanned in &file.case {
-            let line = text[..spanned.span().start].matches('\n').count() + 1;
             let case = spanned.get_ref();
-            let (expected, actual) = match run_case(table, path, case, covered) {
-                Ok(pair) => pair,
-                Err(e) => ("a valid case".into(), e),
-            };
-            report.cases.push(CaseResult {
-                file: shown.clone(),
-                line,
-                name: case.name.clone(),
-                passed: expected == actual,
-                expected,
-                actual,
-            });
+            let at = spanned.span().start;
+            if let Err((message, help)) = check_case(case) {
+                // Point at the `expect` value when that is what is wrong.
+                let at = text[at..]
+                    .find("expect")
+                    .filter(|_| message.starts_with("unknown expectation"))
+                    .map_or(at, |i| at + i);
+                report
+                    .errors
+                    .push(error(&text, at, Some(&case.name), message, Some(help)));
+                continue;
+            }
+            let line = text[..at].matches('\n').count() + 1;
+            let started = std::time::Instant::now();
+            match run_case(table, path, case, covered) {
+                Ok((expected, actual)) => report.cases.push(CaseResult {
+                    file: shown.clone(),
+                    line,
+                    name: case.name.clone(),
+                    passed: expected == actual,
+                    expected,
+                    actual,
+                    seconds: started.elapsed().as_secs_f64(),
+                }),
+                Err(message) => {
+                    report
+                        .errors
+                        .push(error(&text, at, Some(&case.name), message, None))
+                }
+            }
         }
     }
     report.passed = report.cases.iter().filter(|c| c.passed).count();
     report.failed = report.cases.len() - report.passed;
     report
+}
+
+/// A case's expectation is one the case kind can produce.
+fn check_case(c: &Case) -> Result<(), (String, String)> {
+    let Some(expect) = &c.expect else {
+        return Ok(());
+    };
+    let (known, what) = if c.answer.is_some() {
+        (answer_expectations(), "an `answer` case expects")
+    } else {
+        (tool_expectations(), "a `tool` case expects")
+    };
+    if known.contains(&expect.as_str()) {
+        Ok(())
+    } else {
+        Err(unknown_expectation(expect, &known, what))
+    }
 }
 
 fn run_case(
@@ -312,17 +408,13 @@ impl Coverage {
     }
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 impl Report {
     pub fn text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
+        for e in &self.errors {
+            let _ = writeln!(out, "error: {e}");
+        }
         for c in self.cases.iter().filter(|c| !c.passed) {
             let _ = writeln!(
                 out,
@@ -331,6 +423,14 @@ impl Report {
             );
         }
         let _ = writeln!(out, "{} passed, {} failed", self.passed, self.failed);
+        if !self.errors.is_empty() {
+            let n = self.errors.len();
+            let _ = writeln!(
+                out,
+                "{n} test-file error{} (not run)",
+                if n == 1 { "" } else { "s" }
+            );
+        }
         if let Some(cov) = &self.coverage {
             let _ = writeln!(
                 out,
@@ -344,55 +444,71 @@ impl Report {
         out
     }
 
-    /// JUnit XML: one test suite per file.
-    pub fn junit(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let _ = writeln!(
-            out,
-            "<testsuites name=\"toolgate\" tests=\"{}\" failures=\"{}\">",
-            self.cases.len(),
-            self.failed
-        );
-        let files: Vec<&str> = self
-            .cases
-            .iter()
-            .map(|c| c.file.as_str())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+    /// JUnit XML (quick-junit): a test suite per test file, a test case per
+    /// case (classname: the file; name: the case), its time, a failure with
+    /// the expected and actual outcomes, an error for each test-file error,
+    /// and, under `threshold`, a `coverage` suite whose case fails when the
+    /// coverage is below it.
+    pub fn junit(&self, threshold: Option<f64>) -> String {
+        use quick_junit::{NonSuccessKind, Report as JReport, TestCase, TestCaseStatus, TestSuite};
+        let mut report = JReport::new("toolgate");
+        let mut files: Vec<&str> = self.cases.iter().map(|c| c.file.as_str()).collect();
+        files.extend(self.errors.iter().map(|e| e.file.as_str()));
+        let files: BTreeSet<&str> = files.into_iter().collect();
         for f in files {
-            let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.file == f).collect();
-            let failures = cases.iter().filter(|c| !c.passed).count();
-            let _ = writeln!(
-                out,
-                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">",
-                xml_escape(f),
-                cases.len(),
-                failures
-            );
-            for c in cases {
-                let _ = write!(
-                    out,
-                    "    <testcase name=\"{}\" classname=\"{}:{}\"",
-                    xml_escape(&c.name),
-                    xml_escape(f),
-                    c.line
-                );
-                if c.passed {
-                    out.push_str("/>\n");
+            let mut suite = TestSuite::new(f);
+            for c in self.cases.iter().filter(|c| c.file == f) {
+                let status = if c.passed {
+                    TestCaseStatus::success()
                 } else {
-                    let _ = writeln!(
-                        out,
-                        ">\n      <failure message=\"expected {}, got {}\"/>\n    </testcase>",
-                        xml_escape(&c.expected),
-                        xml_escape(&c.actual)
-                    );
-                }
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(format!("expected {}, got {}", c.expected, c.actual));
+                    s.set_description(format!(
+                        "{}:{}: {}\nexpected: {}\nactual:   {}",
+                        c.file, c.line, c.name, c.expected, c.actual
+                    ));
+                    s
+                };
+                let mut case = TestCase::new(c.name.as_str(), status);
+                case.set_classname(f);
+                case.set_time(std::time::Duration::from_secs_f64(c.seconds));
+                suite.add_test_case(case);
             }
-            out.push_str("  </testsuite>\n");
+            for e in self.errors.iter().filter(|e| e.file == f) {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                s.set_message(e.message.as_str());
+                s.set_description(e.to_string());
+                let mut case = TestCase::new(e.case.as_deref().unwrap_or("(test file)"), s);
+                case.set_classname(f);
+                suite.add_test_case(case);
+            }
+            report.add_test_suite(suite);
         }
-        out.push_str("</testsuites>\n");
-        out
+        if let (Some(t), Some(cov)) = (threshold, &self.coverage) {
+            let status = if cov.percent >= t {
+                TestCaseStatus::success()
+            } else {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_message(format!(
+                    "coverage {:.1}% is below the threshold {t:.1}%",
+                    cov.percent
+                ));
+                let missed: Vec<String> = cov
+                    .missed
+                    .iter()
+                    .map(|(cfg, row)| format!("not exercised: {cfg} {row}"))
+                    .collect();
+                s.set_description(missed.join("\n"));
+                s
+            };
+            let mut suite = TestSuite::new("coverage");
+            let mut case = TestCase::new("threshold", status);
+            case.set_classname("coverage");
+            suite.add_test_case(case);
+            report.add_test_suite(suite);
+        }
+        report
+            .to_string()
+            .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
     }
 }

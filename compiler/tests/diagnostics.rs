@@ -4,6 +4,7 @@
 use toolgate_compiler::diagnostics::{Diagnostic, CATALOGUE};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::report;
+use toolgate_runtime::Reason;
 
 const REGISTRY: &str = r#"
 [[tool]]
@@ -335,6 +336,135 @@ fn tg0005_too_many_classes() {
     )
     .check();
     assert!(checked.problems.iter().all(|p| p.code() != "TG0005"));
+}
+
+#[test]
+fn tg0006_unused_suppression() {
+    case(
+        "TG0006",
+        reg(),
+        "configuration c {\n  exclude [delete_record] # toolgate: allow TG1009\n}\n",
+        "# toolgate: allow TG1009",
+        "`# toolgate: allow TG1009` suppresses nothing",
+    );
+}
+
+#[test]
+fn tg0007_invalid_suppression() {
+    // An error cannot be lowered: the comment is reported and TG1002 stays.
+    let policy = "configuration c {\n  # toolgate: allow TG1002\n  groups [contnet]\n}\n";
+    case(
+        "TG0007",
+        reg(),
+        policy,
+        "# toolgate: allow TG1002",
+        "the suppression would lower TG1002, an error that cannot be suppressed",
+    );
+    let (_, d) = run(reg(), policy, "TG1002");
+    assert_eq!(d.len(), 1);
+    // A rule's name instead of its code: a did-you-mean that names the code.
+    let (_, d) = run(
+        reg(),
+        "configuration c { exclude [retired] } # toolgate: allow stale-exclusion\n",
+        "TG0007",
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("`stale-exclusion` is the name of TG1009; write the code")
+    );
+    let (_, d) = run(
+        reg(),
+        "configuration c { exclude [retired] } # toolgate: allow TG1090\n",
+        "TG0007",
+    );
+    assert_eq!(d[0].help.as_deref(), Some("did you mean `TG1009`?"));
+}
+
+/// What a suppression covers: its own line (trailing) or the next line of
+/// code (alone on its line), only the codes it names, never a string's `#`.
+#[test]
+fn suppressions_cover_their_line_and_codes_only() {
+    let policy = "\
+configuration a { exclude [gone_one] } # toolgate: allow TG1009
+configuration a2 {
+  # toolgate: allow TG1009, TG3004 -- kept while the tool is away
+
+  exclude [gone_two]
+  groups []
+}
+configuration \"b#x\" { exclude [gone_three] }
+";
+    let project = Project::from_texts(reg(), &[("policy.tg", policy)]);
+    let checked = project.check();
+    let left: Vec<(&str, &str)> = checked
+        .problems
+        .iter()
+        .map(|p| (p.code(), project.sources.text(p.span())))
+        .collect();
+    // `groups []` is not on the covered line (the comment covers `exclude
+    // [gone_two]`), so TG3004 is not suppressed and the comment's TG3004 is unused.
+    assert_eq!(
+        left,
+        vec![
+            (
+                "TG0006",
+                "# toolgate: allow TG1009, TG3004 -- kept while the tool is away"
+            ),
+            ("TG3004", "groups []"),
+            ("TG1009", "gone_three"),
+        ]
+    );
+    let hidden: Vec<(&str, &str, &str)> = checked
+        .suppressed
+        .iter()
+        .map(|s| {
+            let at = match s.by {
+                toolgate_compiler::suppress::By::Comment(span) => project.sources.text(span),
+                toolgate_compiler::suppress::By::Manifest(_) => "manifest",
+            };
+            (s.problem.code(), project.sources.text(s.problem.span()), at)
+        })
+        .collect();
+    assert_eq!(
+        hidden,
+        vec![
+            ("TG1009", "gone_one", "# toolgate: allow TG1009"),
+            (
+                "TG1009",
+                "gone_two",
+                "# toolgate: allow TG1009, TG3004 -- kept while the tool is away"
+            ),
+        ]
+    );
+    assert!(checked.model.is_some());
+}
+
+/// TG1010 is the one error a comment may acknowledge: the model then keeps
+/// the name as a stale exclusion and the tool it resembles stays offered.
+#[test]
+fn an_acknowledged_exclusion_typo_compiles_as_a_stale_exclusion() {
+    let policy = "configuration c {\n  exclude [delete_recrod] # toolgate: allow TG1010\n}\n";
+    let checked = Project::from_texts(reg(), &[("policy.tg", policy)]).check();
+    assert!(checked.problems.is_empty(), "{:?}", checked.problems);
+    let model = checked.model.expect("a model");
+    let table = toolgate_compiler::lower::table(&model).expect("a table");
+    let (registered, stale) = table.exclusions_of("c").expect("configuration c");
+    assert!(registered.is_empty());
+    assert_eq!(stale, vec!["delete_recrod"]);
+    let ctx = table.context("c").expect("context");
+    // Refused by the trust zone, a later gate: the exclusion gate passed it.
+    let d = ctx.decide("delete_record");
+    assert_eq!((d.allowed, d.reason), (false, Some(Reason::TrustZone)));
+    // Without the comment it is an error and there is no model.
+    let checked = Project::from_texts(
+        reg(),
+        &[(
+            "policy.tg",
+            "configuration c {\n  exclude [delete_recrod]\n}\n",
+        )],
+    )
+    .check();
+    assert!(checked.model.is_none() && checked.has_errors());
 }
 
 #[test]

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use toolgate_compiler::diagnostics::{Diagnostic, Severity};
 use toolgate_compiler::project::{read_capped_bytes, Project, Read};
 use toolgate_compiler::registry::MAX_REGISTRY_BYTES;
 use toolgate_compiler::{lower, report};
@@ -73,12 +72,7 @@ impl Source {
                         lower::table(&model).map_err(|e| format!("{}: {e}", path.display()))
                     }
                     None => {
-                        let diags: Vec<Diagnostic> = checked
-                            .problems
-                            .iter()
-                            .map(|p| p.diagnostic())
-                            .filter(|d| d.severity == Severity::Error)
-                            .collect();
+                        let diags = checked.errors();
                         Err(format!(
                             "{}: the project has errors\n{}",
                             path.display(),

@@ -4,13 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use toolgate_compiler::diagnostics::Diagnostic;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::Table;
 
-use super::{compile_project, Res};
-use crate::io::{color_stdout, write_atomic, write_err, write_out, Failure};
+use super::{compile_project, project_name, project_paths, Res};
+use crate::io::{color_stdout, write_atomic, write_err, write_out};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CheckFormat {
@@ -45,63 +44,93 @@ pub struct CompileArgs {
     sign: Option<PathBuf>,
 }
 
-/// At most this many diagnostics are rendered per project (the counts and the
-/// exit code still reflect all of them).
+/// At most this many diagnostics are rendered per project by the formats for
+/// people and GitHub (the counts, the exit code, `json` and `sarif` have
+/// every one).
 const MAX_SHOWN: usize = 1000;
 
 pub fn check(a: CheckArgs) -> Res {
-    let paths = if a.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        a.paths.clone()
-    };
-    let mut all_errors = 0;
-    let mut all_warnings = 0;
-    let mut json_runs = Vec::new();
+    let paths = project_paths(&a.paths)?;
+    let several = paths.len() > 1;
+    let mut total = report::Summary::default();
+    let mut json_diags = Vec::new();
+    let mut json_suppressed = Vec::new();
+    let mut json_projects = Vec::new();
+    let mut sarif = Vec::new();
     let mut summary_md = String::new();
     for path in &paths {
+        let name = project_name(path);
         let project = Project::load(path)?;
         let checked = project.check();
-        let all: Vec<Diagnostic> = checked.problems.iter().map(|p| p.diagnostic()).collect();
-        let s = report::summary(&all);
-        all_errors += s.errors;
-        all_warnings += s.warnings;
-        // A diagnostic storm is shown up to a limit; the counts stay exact.
-        let diags = &all[..all.len().min(MAX_SHOWN)];
-        if all.len() > MAX_SHOWN {
-            write_err(&format!(
-                "{}: {} diagnostics; showing the first {MAX_SHOWN}\n",
-                path.display(),
-                all.len()
-            ));
-        }
+        let diags = checked.diagnostics();
+        let s = report::summary(&diags);
+        total.errors += s.errors;
+        total.warnings += s.warnings;
         let sources = &project.sources;
-        match a.format {
-            CheckFormat::Human => write_out(&report::human(sources, diags, color_stdout())),
-            CheckFormat::Plain => write_out(&report::plain(sources, diags)),
-            CheckFormat::Json => json_runs.push((path.clone(), report::json_value(sources, diags))),
-            CheckFormat::Sarif => {
-                if paths.len() > 1 {
-                    return Err(Failure::Usage(
-                        "--format sarif takes one project per run".into(),
-                    ));
-                }
-                write_out(&report::sarif(sources, diags));
+        // For several projects, each summary line names its project.
+        let named = |text: String| {
+            if !several {
+                return text;
             }
+            let line = report::summary_line(s);
+            match text.strip_suffix(&line) {
+                Some(body) => format!("{body}{name}: {line}"),
+                None => text,
+            }
+        };
+        match a.format {
+            CheckFormat::Human => write_out(&named(report::human_at_most(
+                sources,
+                &diags,
+                color_stdout(),
+                MAX_SHOWN,
+            ))),
+            CheckFormat::Plain => {
+                write_out(&named(report::plain_at_most(sources, &diags, MAX_SHOWN)))
+            }
+            CheckFormat::Json => {
+                let v = report::json_value(sources, &diags);
+                let tag = |list: &serde_json::Value| -> Vec<serde_json::Value> {
+                    let mut items = list.as_array().cloned().unwrap_or_default();
+                    for d in &mut items {
+                        d["project"] = json!(name);
+                    }
+                    items
+                };
+                json_diags.extend(tag(&v["diagnostics"]));
+                json_suppressed.extend(tag(&report::suppressed_json(sources, &checked.suppressed)));
+                json_projects.push(json!({"path": name, "summary": v["summary"]}));
+            }
+            CheckFormat::Sarif => sarif.extend(report::sarif_results(sources, &diags)),
             CheckFormat::Github => {
-                write_out(&report::github(sources, diags));
-                summary_md.push_str(&report::github_summary(sources, diags));
+                // GitHub shows a handful of annotations per step anyway.
+                write_out(&report::github(
+                    sources,
+                    &diags[..diags.len().min(MAX_SHOWN)],
+                ));
+                summary_md.push_str(&report::github_summary_at_most(sources, &diags, MAX_SHOWN));
             }
         }
     }
-    if a.format == CheckFormat::Json {
-        let doc = if json_runs.len() == 1 {
-            json_runs.remove(0).1
-        } else {
-            // Several projects: one object per project, same schema inside.
-            json!({"version": 1, "projects": json_runs.iter().map(|(p, v)| json!({"path": p.display().to_string(), "result": v})).collect::<Vec<_>>()})
-        };
-        write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
+    match a.format {
+        CheckFormat::Human | CheckFormat::Plain if several => write_out(&format!(
+            "{} projects: {}",
+            paths.len(),
+            report::summary_line(total)
+        )),
+        // One shape whatever the number of projects.
+        CheckFormat::Json => {
+            let doc = json!({
+                "version": 1,
+                "diagnostics": json_diags,
+                "summary": {"errors": total.errors, "warnings": total.warnings},
+                "suppressed": json_suppressed,
+                "projects": json_projects,
+            });
+            write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
+        }
+        CheckFormat::Sarif => write_out(&report::sarif_document(sarif)),
+        _ => {}
     }
     if a.format == CheckFormat::Github {
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
@@ -114,7 +143,7 @@ pub fn check(a: CheckArgs) -> Res {
         }
     }
     Ok(u8::from(
-        all_errors > 0 || (a.deny_warnings && all_warnings > 0),
+        total.errors > 0 || (a.deny_warnings && total.warnings > 0),
     ))
 }
 

@@ -6,22 +6,23 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use toolgate_compiler::diagnostics::{Diagnostic, Severity};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::{RunState, Table};
 
-use crate::io::{read_file, write_err, Failure};
+use crate::io::{read_file, Failure};
 
 pub mod check;
 pub mod classify;
 pub mod distribute;
 pub mod fmt;
+pub mod init;
 pub mod query;
 pub mod registry;
 pub mod review;
 pub mod run;
 pub mod serve;
+pub mod shell;
 pub mod show;
 pub mod sign;
 pub mod stats;
@@ -55,12 +56,7 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
     match checked.model {
         Some(m) => Ok((project, m)),
         None => {
-            let diags: Vec<Diagnostic> = checked
-                .problems
-                .iter()
-                .map(|p| p.diagnostic())
-                .filter(|d| d.severity == Severity::Error)
-                .collect();
+            let diags = checked.errors();
             Err(Failure::Findings(report::human(
                 &project.sources,
                 &diags,
@@ -70,6 +66,9 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
     }
 }
 
+/// The table to answer from: a table file, or the project compiled in
+/// memory. A project with errors is an input error here (exit code 2): for a
+/// query, exit code 1 means "refused", never "the policy is broken".
 pub fn load_table(project: &Path, table: Option<&Path>) -> Result<Table, Failure> {
     match table {
         Some(t) => {
@@ -77,21 +76,62 @@ pub fn load_table(project: &Path, table: Option<&Path>) -> Result<Table, Failure
             Table::load(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", t.display())))
         }
         None => {
-            let (_, model) = compile_project(project)?;
+            let (_, model) = compile_project(project).map_err(|f| match f {
+                Failure::Findings(text) => Failure::Input(text),
+                other => other,
+            })?;
             Ok(lower::table(&model)?)
         }
     }
 }
 
-/// A stored run from a file. One that cannot be read admits no tool, and the
-/// operator is told why on stderr (the answer itself stays fail-closed).
+/// A stored run from a file. One that cannot be read is an input error
+/// (exit code 2): no answer is printed, so nothing can read as allowed, and
+/// the operator is told why (a host reading it through the runtime gets a
+/// run that admits no tool).
 pub fn stored_run(path: &Path) -> Result<RunState, Failure> {
     let bytes = read_file(path)?;
-    Ok(RunState::parse(&bytes).unwrap_or_else(|e| {
-        write_err(&format!(
-            "warning: {}: {e}; the run admits no tool\n",
+    RunState::parse(&bytes).map_err(|e| {
+        Failure::Usage(format!(
+            "{}: {e}; a run stored like this admits no tool (fix the file, or start the run again with `toolgate run start`)",
             path.display()
-        ));
-        RunState::unreadable()
-    }))
+        ))
+    })
+}
+
+/// `; did you mean `x`?` when `name` is a near miss of one of `candidates`
+/// (the compiler's rule), else nothing.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    toolgate_compiler::diagnostics::did_you_mean(name, candidates)
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default()
+}
+
+/// The projects the paths mean (`discover`): a directory holding projects
+/// is every project below it; no path is the project found as cargo finds
+/// its manifest.
+pub fn project_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    if paths.is_empty() {
+        return Ok(toolgate_compiler::discover::projects(None)?);
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend(toolgate_compiler::discover::projects(Some(p))?);
+    }
+    Ok(out)
+}
+
+/// A project's name in output: its directory as given or found.
+pub fn project_name(path: &std::path::Path) -> String {
+    let s = path.display().to_string();
+    let s = s
+        .strip_suffix(toolgate_compiler::project::MANIFEST)
+        .unwrap_or(&s);
+    let s = s.trim_end_matches('/');
+    let s = s.strip_prefix("./").unwrap_or(s);
+    if s.is_empty() {
+        ".".into()
+    } else {
+        s.to_string()
+    }
 }

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, Table};
 
-use super::{load_table, stored_run, OutFormat, Res};
+use super::{did_you_mean, load_table, stored_run, OutFormat, Res};
 use crate::io::{write_err, write_out, Failure};
 
 /// Where the table comes from, and who is asking.
@@ -95,6 +95,7 @@ fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure
     } else {
         Role::User
     };
+    warn_operator_typos(table, a);
     let mut ctx = table
         .context(&a.config)?
         .role(role)
@@ -104,6 +105,33 @@ fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure
         ctx = ctx.run(&stored_run(run)?);
     }
     Ok(ctx)
+}
+
+/// An operator's near miss warns on stderr; the answer stays as documented
+/// (an unknown consumer is a consumer without a profile, a setting other
+/// than `observe` enforces).
+fn warn_operator_typos(table: &Table, a: &ContextArgs) {
+    let spec = table.spec();
+    if let Some(c) = &a.consumer {
+        if !spec.consumers.iter().any(|k| &k.name == c) {
+            write_err(&format!(
+                "warning: no `consumer` block names `{c}`, so it is decided as a consumer without a profile{}\n",
+                did_you_mean(c, spec.consumers.iter().map(|k| k.name.as_str()))
+            ));
+        }
+    }
+    if let Some(e) = &a.enforcement {
+        let word = e.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0B']);
+        if !["observe", "enforce"]
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w))
+        {
+            write_err(&format!(
+                "warning: `--enforcement {e}` is neither `observe` nor `enforce`, so it enforces{}\n",
+                did_you_mean(&word.to_ascii_lowercase(), ["observe", "enforce"])
+            ));
+        }
+    }
 }
 
 fn decision_text(d: &Decision<'_>) -> String {

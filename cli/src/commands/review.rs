@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{load_table, Res};
+use super::{load_table, project_name, project_paths, Res};
 use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -191,11 +191,7 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 
 pub fn test(a: TestArgs) -> Res {
     use toolgate_compiler::testing;
-    let paths = if a.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        a.paths.clone()
-    };
+    let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
     let mut report = testing::Report::default();
     // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
@@ -211,9 +207,10 @@ pub fn test(a: TestArgs) -> Res {
         report.passed += r.passed;
         report.failed += r.failed;
         report.cases.extend(r.cases);
+        report.errors.extend(r.errors);
         if want_coverage {
             let prefix = if paths.len() > 1 {
-                format!("{}: ", p.display())
+                format!("{}: ", project_name(p))
             } else {
                 String::new()
             };
@@ -226,7 +223,7 @@ pub fn test(a: TestArgs) -> Res {
     match a.format {
         TestFormat::Text => write_out(&report.text()),
         TestFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&report)?)),
-        TestFormat::Junit => write_out(&report.junit()),
+        TestFormat::Junit => write_out(&report.junit(a.threshold)),
     }
     let under = a.threshold.is_some_and(|t| cov.percent < t);
     if under && a.format == TestFormat::Text {
@@ -235,6 +232,10 @@ pub fn test(a: TestArgs) -> Res {
             cov.percent,
             a.threshold.unwrap_or(0.0)
         ));
+    }
+    // A test file that cannot be run is an input error, not a failing test.
+    if !report.errors.is_empty() {
+        return Ok(2);
     }
     Ok(u8::from(report.failed > 0 || under))
 }

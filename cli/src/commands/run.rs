@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use toolgate_runtime::RunState;
 
-use super::{load_table, stored_run, Res, SourceArgs};
-use crate::io::write_out;
+use super::{did_you_mean, load_table, stored_run, Res, SourceArgs};
+use crate::io::{write_out, Failure};
 
 #[derive(Subcommand)]
 pub enum RunCommand {
@@ -35,6 +35,13 @@ pub enum RunCommand {
 
 fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Option<PathBuf>) -> Res {
     let table = load_table(&src.project, src.table.as_deref())?;
+    let known = &table.spec().skills;
+    if let Some(s) = skills.iter().find(|s| !known.iter().any(|k| &k.name == *s)) {
+        return Err(Failure::Usage(format!(
+            "unknown skill `{s}`{}",
+            did_you_mean(s, known.iter().map(|k| k.name.as_str()))
+        )));
+    }
     let extra: Vec<&str> = skills.iter().map(String::as_str).collect();
     let live = RunState::start(&table, config, &extra)?;
     let state = match stored {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{load_table, OutFormat, Res, SourceArgs};
+use super::{did_you_mean, load_table, OutFormat, Res, SourceArgs};
 use crate::io::{write_out, Failure};
 
 #[derive(Subcommand)]
@@ -28,7 +28,10 @@ fn show_tool(name: &str, src: SourceArgs) -> Res {
     let table = load_table(&src.project, src.table.as_deref())?;
     let spec = table.spec();
     let Some(id) = table.tool_id(name) else {
-        return Err(Failure::Usage(format!("`{name}` is not a registered tool")));
+        return Err(Failure::Usage(format!(
+            "`{name}` is not a registered tool{}",
+            did_you_mean(name, spec.tools.iter().map(|t| t.name.as_str()))
+        )));
     };
     let t = &spec.tools[id as usize];
     let excluding = table.configurations_excluding(name);
@@ -83,9 +86,12 @@ fn show_tool(name: &str, src: SourceArgs) -> Res {
 fn show_config(name: &str, src: SourceArgs) -> Res {
     let table = load_table(&src.project, src.table.as_deref())?;
     let spec = table.spec();
-    let c = table
-        .configuration(name)
-        .ok_or_else(|| Failure::Usage(format!("unknown configuration `{name}`")))?;
+    let c = table.configuration(name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "unknown configuration `{name}`{}",
+            did_you_mean(name, table.configuration_names())
+        ))
+    })?;
     let (registered, stale) = table.exclusions_of(name).unwrap_or_default();
     let zone = &spec.zones[c.zone as usize];
     let groups: Option<Vec<&str>> = c.groups.as_ref().map(|g| {

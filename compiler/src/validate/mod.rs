@@ -61,7 +61,13 @@ pub fn validate(
         ));
     }
     let model = v.run(policies, provenance);
-    let ok = !v.problems.iter().any(|p| p.severity() == Severity::Error);
+    // An error that a suppression may acknowledge keeps the model: whether it
+    // stays an error is decided with the project's suppressions
+    // (`project::Project::check`).
+    let ok = !v
+        .problems
+        .iter()
+        .any(|p| p.severity() == Severity::Error && !Problem::acknowledgeable_code(p.code()));
     v.problems.sort_by_key(|p| p.span());
     (ok.then_some(model), v.problems)
 }

@@ -1,0 +1,226 @@
+//! Output shapes people and tools rely on: exact counts however many
+//! findings there are, the severity and code in every human header, the
+//! catalogue link, and the version line.
+
+mod common;
+use common::*;
+
+/// A project with `n` stale exclusions (TG1009 warnings).
+fn storm(name: &str, n: usize) -> std::path::PathBuf {
+    let dir = temp(name);
+    std::fs::copy(
+        root().join("policies/demo/registry.toml"),
+        dir.join("registry.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    let names: Vec<String> = (0..n).map(|i| format!("gone_{i}")).collect();
+    std::fs::write(
+        dir.join("policy.tg"),
+        format!("configuration c {{ exclude [{}] }}\n", names.join(", ")),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn counts_are_never_capped() {
+    let dir = storm("storm", 1375);
+    let o = toolgate(&dir, &["check", "--format", "plain"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.matches("warning[TG1009]").count(), 1000);
+    assert!(out.ends_with(
+        "... and 375 more not shown (--format json lists every one)\n\n0 errors, 1,375 warnings\n"
+    ));
+    let o = toolgate(&dir, &["check"]);
+    assert!(stdout(&o).ends_with("0 errors, 1,375 warnings\n"));
+    let o = toolgate(&dir, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1375));
+    assert_eq!(v["summary"]["warnings"], 1375);
+    let o = toolgate(&dir, &["check", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runs"][0]["results"].as_array().map(Vec::len), Some(1375));
+    // --deny-warnings counts every one too.
+    let o = toolgate(&dir, &["check", "--deny-warnings", "--format", "plain"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn human_headers_name_severity_code_and_catalogue_entry() {
+    let dir = storm("header", 1);
+    let o = toolgate(&dir, &["check"]);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009)\n\n  ⚠ `gone_0` is no longer registered\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn version_names_the_table_format() {
+    let o = run(&["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "toolgate {} (table format {})\n",
+            env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::FORMAT_VERSION
+        )
+    );
+}
+
+#[test]
+fn operators_typos_warn_or_fail_with_a_did_you_mean() {
+    // Unknown consumer: warned, decided as a consumer without a profile.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/mcp-profiles",
+        "-c",
+        "support-chat",
+        "--consumer",
+        "suport-bot",
+        "refund.issue",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n"
+    );
+    // An enforcement setting that is neither word: warned, and it enforces.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--enforcement",
+        "Observ",
+        "read_source",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // `OBSERVE ` is a spelling of observe: no warning.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--enforcement",
+        "OBSERVE ",
+        "read_source",
+    ]);
+    assert_eq!(stderr(&o), "");
+    for (args, err) in [
+        (
+            &["show", "tool", "read_sorce", "-p", "policies/demo"][..],
+            "error: `read_sorce` is not a registered tool; did you mean `read_source`?\n",
+        ),
+        (
+            &["show", "config", "demo-caht", "-p", "policies/demo"][..],
+            "error: unknown configuration `demo-caht`; did you mean `demo-chat`?\n",
+        ),
+        (
+            &[
+                "run",
+                "start",
+                "-p",
+                "policies/exclusions",
+                "-c",
+                "editor-chat",
+                "--skill",
+                "page-translaton",
+            ][..],
+            "error: unknown skill `page-translaton`; did you mean `page-translation`?\n",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(2), err));
+    }
+}
+
+#[test]
+fn a_broken_policy_under_a_query_is_an_input_error_not_a_refusal() {
+    let dir = storm("broken", 0);
+    std::fs::write(dir.join("policy.tg"), "configuration c { groups [nope] }\n").unwrap();
+    let o = toolgate(&dir, &["decide", "-c", "c", "read_source"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("error[TG1002]"), "{}", stderr(&o));
+    // `check` and `compile` keep 1 for "the policy has errors".
+    assert_eq!(toolgate(&dir, &["check"]).status.code(), Some(1));
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_argument_definitions() {
+    let o = run(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    let bash = stdout(&o);
+    assert!(bash.starts_with("_toolgate() {\n"), "{bash}");
+    assert!(bash.contains("complete -F _toolgate"), "{bash}");
+    assert!(bash.contains("--enforcement"), "{bash}");
+    let o = run(&["completions", "zsh"]);
+    assert!(stdout(&o).starts_with("#compdef toolgate\n"));
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let page = stdout(&run(&["man"]));
+    assert!(page.contains(&format!(
+        ".TH toolgate 1  \"toolgate {} (table format {})\"",
+        env!("CARGO_PKG_VERSION"),
+        toolgate_runtime::format::FORMAT_VERSION
+    )));
+    let dir = temp("man");
+    let o = run(&["man", "-o", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let decide = std::fs::read_to_string(dir.join("toolgate-decide.1")).unwrap();
+    assert!(decide.contains(".TH toolgate-decide 1"), "{decide}");
+    assert!(decide.contains("toolgate decide"), "{decide}");
+    assert!(dir.join("toolgate-check.1").is_file());
+}
+
+#[test]
+fn init_makes_a_project_that_passes_check_test_and_fmt() {
+    let dir = temp("init").join("new");
+    let d = dir.to_str().unwrap();
+    let o = run(&["init", d]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in [
+        "toolgate.toml",
+        "registry.toml",
+        "policy.tg",
+        "policy.test.toml",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let o = run(&["check", "--format", "plain", "--deny-warnings", d]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "0 errors, 0 warnings\n")
+    );
+    let o = run(&["test", d]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "2 passed, 0 failed\n")
+    );
+    assert_eq!(run(&["fmt", "--check", d]).status.code(), Some(0));
+    // Never over an existing project.
+    let o = run(&["init", d]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {d}/toolgate.toml: already exists; `toolgate init` writes only into a directory without a project\n")
+    );
+}
