@@ -289,7 +289,7 @@ fn signed_fixtures_are_current() {
         let outcome = match Table::load_verified(bytes, &keys) {
             Ok(t) => serde_json::json!({"ok": true, "digest": t.digest_hex()}),
             Err(e) => {
-                serde_json::json!({"ok": false, "error": load_error_name(&e), "message": e.to_string()})
+                serde_json::json!({"ok": false, "error": toolgate_tests::load_error_code(&e), "message": e.to_string()})
             }
         };
         expect.insert(name.to_string(), outcome);
@@ -310,16 +310,5 @@ fn signed_fixtures_are_current() {
                 "conformance/signed/{name} is stale: run UPDATE_CONFORMANCE=1 cargo test -p toolgate-tests --test signature"
             );
         }
-    }
-}
-
-fn load_error_name(e: &LoadError) -> &'static str {
-    match e {
-        LoadError::Unsigned => "unsigned",
-        LoadError::UntrustedKey { .. } => "untrustedKey",
-        LoadError::BadSignature { .. } => "badSignature",
-        LoadError::Checksum { .. } => "checksum",
-        LoadError::Digest => "digest",
-        _ => "other",
     }
 }

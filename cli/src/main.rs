@@ -8,8 +8,8 @@ mod commands;
 mod io;
 
 use commands::{
-    check, classify, distribute, fmt, init, query, registry, review, run, serve, shell, show,
-    sign, stats,
+    check, classify, distribute, fmt, init, query, registry, review, run, serve, shell, show, sign,
+    stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 

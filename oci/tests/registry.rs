@@ -4,21 +4,9 @@
 
 mod common;
 
-use common::registry::TestRegistry;
+use common::registry::{fixture, keys, trusted, TestRegistry};
 use toolgate_oci::{Registry, RegistryOptions};
-use toolgate_runtime::{LoadError, Table, TrustedKeys};
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../conformance/signed/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-fn trusted() -> TrustedKeys {
-    TrustedKeys::from_pem(&String::from_utf8(fixture("trusted.pub")).unwrap()).unwrap()
-}
+use toolgate_runtime::{LoadError, Table};
 
 fn client(reg: &TestRegistry) -> Registry {
     Registry::new(&RegistryOptions {
@@ -80,12 +68,7 @@ async fn verification_after_a_pull_refuses_what_the_keys_do_not_vouch_for() {
         (
             "untrusted.tgt",
             LoadError::UntrustedKey {
-                key_id: TrustedKeys::from_pem(
-                    &String::from_utf8(fixture("untrusted.pub")).unwrap(),
-                )
-                .unwrap()
-                .key_ids()[0]
-                    .clone(),
+                key_id: keys("untrusted.pub").key_ids()[0].clone(),
             },
         ),
         (

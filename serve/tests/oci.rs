@@ -11,23 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use registry::TestRegistry;
+use registry::{fixture, keys, trusted, TestRegistry};
 use serde_json::{json, Value};
 use toolgate_oci::{Registry, RegistryOptions};
-use toolgate_runtime::{Role, Table, TrustedKeys};
+use toolgate_runtime::{Role, Table};
 use toolgate_serve::{Limits, Service, Source};
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../conformance/signed/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-fn trusted() -> TrustedKeys {
-    TrustedKeys::from_pem(&String::from_utf8(fixture("trusted.pub")).unwrap()).unwrap()
-}
 
 struct Served {
     base: String,
@@ -241,10 +229,7 @@ async fn a_tag_moved_to_a_table_that_fails_verification_is_refused_and_the_curre
     let v1 = fixture("signed.tgt");
     push(&reg, &reference, &v1).await;
     let s = serve(&reg, &reference).await;
-    let untrusted = TrustedKeys::from_pem(&String::from_utf8(fixture("untrusted.pub")).unwrap())
-        .unwrap()
-        .key_ids()[0]
-        .clone();
+    let untrusted = keys("untrusted.pub").key_ids()[0].clone();
     let trusted_id = trusted().key_ids()[0].clone();
     for (name, message) in [
         (

@@ -118,3 +118,22 @@ impl Drop for TestRegistry {
         self.kill();
     }
 }
+
+/// A file of conformance/signed/ (the signed tables and test keys).
+pub fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../conformance/signed")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The public keys of a conformance/signed/ `.pub` file.
+pub fn keys(name: &str) -> toolgate_runtime::TrustedKeys {
+    let pem = String::from_utf8(fixture(name)).expect("PEM is text");
+    toolgate_runtime::TrustedKeys::from_pem(&pem).expect("a public key")
+}
+
+/// The key every signed fixture trusts.
+pub fn trusted() -> toolgate_runtime::TrustedKeys {
+    keys("trusted.pub")
+}
