@@ -7,27 +7,35 @@ use toolgate_tests::fixtures::{CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM};
 use toolgate_tests::*;
 
 /// Assert the runtime's decision (and the reference's) for one tool.
-fn check(
-    m: &toolgate_compiler::model::Model,
-    t: &Table,
-    c: &RefCtx,
-    tool: &str,
-    // (allowed, reason, observed only): the decision the runtime and the
-    // reference interpreter must both give.
-    (allowed, reason, observed): Want,
-) {
-    let d = runtime_ctx(t, c).decide(tool);
-    assert_eq!(
-        (d.allowed, d.reason, d.observed_only),
-        (allowed, reason, observed),
-        "runtime, {tool} in {c:?}"
-    );
-    let r = reference_decide(m, c, tool);
-    assert_eq!(
-        r,
-        (allowed, reason.map(Reason::code), observed),
-        "reference, {tool} in {c:?}"
-    );
+/// A policy compiled both ways: the reference interpreter's model and the
+/// runtime's table.
+struct Both {
+    m: toolgate_compiler::model::Model,
+    t: Table,
+}
+
+impl Both {
+    fn check(
+        &self,
+        c: &RefCtx,
+        tool: &str,
+        // (allowed, reason, observed only): the decision the runtime and the
+        // reference interpreter must both give.
+        (allowed, reason, observed): Want,
+    ) {
+        let d = runtime_ctx(&self.t, c).decide(tool);
+        assert_eq!(
+            (d.allowed, d.reason, d.observed_only),
+            (allowed, reason, observed),
+            "runtime, {tool} in {c:?}"
+        );
+        let r = reference_decide(&self.m, c, tool);
+        assert_eq!(
+            r,
+            (allowed, reason.map(Reason::code), observed),
+            "reference, {tool} in {c:?}"
+        );
+    }
 }
 
 /// The decision a case expects: (allowed, reason, observed only).
@@ -39,17 +47,18 @@ fn refused(r: Reason) -> Want {
     (false, Some(r), false)
 }
 
-fn both(registry: &str, policy: &str) -> (toolgate_compiler::model::Model, Table) {
-    (model(registry, &[policy]), table(registry, &[policy]))
+fn both(registry: &str, policy: &str) -> Both {
+    Both {
+        m: model(registry, &[policy]),
+        t: table(registry, &[policy]),
+    }
 }
 
 #[test]
 fn case_1_unknown_name_is_not_registered() {
     let p = format!("{CLASSES} configuration c {{ provider onprem }}");
-    let (m, t) = both(NR_LLM, &p);
-    check(
-        &m,
-        &t,
+    let s = both(NR_LLM, &p);
+    s.check(
         &ctx("c", Role::Admin),
         "no_such_tool",
         refused(Reason::NotRegistered),
@@ -59,23 +68,19 @@ fn case_1_unknown_name_is_not_registered() {
 #[test]
 fn case_2_nothing_enabled_is_tool_disabled() {
     let reg = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\nenabled = false\n";
-    let (m, t) = both(reg, "configuration c { }");
-    check(
-        &m,
-        &t,
+    let s = both(reg, "configuration c { }");
+    s.check(
         &ctx("c", Role::Admin),
         "get_page_content",
         refused(Reason::ToolDisabled),
     );
     // Disabling the group does the same, and a tool override cannot re-enable it.
     let reg = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\n";
-    let (m, t) = both(
+    let s = both(
         reg,
         "group content { disabled } tool get_page_content { enabled } configuration c { }",
     );
-    check(
-        &m,
-        &t,
+    s.check(
         &ctx("c", Role::Admin),
         "get_page_content",
         refused(Reason::ToolDisabled),
@@ -85,32 +90,26 @@ fn case_2_nothing_enabled_is_tool_disabled() {
 #[test]
 fn case_3_admin_only() {
     let p = format!("{CLASSES} configuration c {{ provider onprem }}");
-    let (m, t) = both(NR_LLM, &p);
-    check(
-        &m,
-        &t,
+    let s = both(NR_LLM, &p);
+    s.check(
         &ctx("c", Role::User),
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    check(
-        &m,
-        &t,
+    s.check(
         &ctx("c", Role::None),
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    check(&m, &t, &ctx("c", Role::Admin), "get_env_raw", OFFERED);
+    s.check(&ctx("c", Role::Admin), "get_env_raw", OFFERED);
 }
 
 #[test]
 fn case_4_allowed_groups() {
     let p = format!("{CLASSES} configuration c {{ provider onprem groups [content] }}");
-    let (m, t) = both(NR_LLM, &p);
-    check(&m, &t, &ctx("c", Role::User), "get_page_content", OFFERED);
-    check(
-        &m,
-        &t,
+    let s = both(NR_LLM, &p);
+    s.check(&ctx("c", Role::User), "get_page_content", OFFERED);
+    s.check(
         &ctx("c", Role::User),
         "read_source",
         refused(Reason::ConfigurationGroup),
@@ -120,10 +119,10 @@ fn case_4_allowed_groups() {
 #[test]
 fn case_5_observe_and_enforce_for_a_builtin_tool() {
     let p = format!("{CLASSES} enforcement observe configuration g {{ provider global }} configuration l {{ provider onprem }}");
-    let (m, t) = both(NR_LLM, &p);
+    let s = both(NR_LLM, &p);
     let g = ctx("g", Role::Admin);
-    check(&m, &t, &g, "fetch_logs", OBSERVED);
-    let d = runtime_ctx(&t, &g).decide("fetch_logs");
+    s.check(&g, "fetch_logs", OBSERVED);
+    let d = runtime_ctx(&s.t, &g).decide("fetch_logs");
     assert_eq!(
         (d.class, d.ceiling, d.zone),
         (
@@ -136,30 +135,28 @@ fn case_5_observe_and_enforce_for_a_builtin_tool() {
         enforcement: Some("enforce".into()),
         ..g.clone()
     };
-    check(&m, &t, &enforce, "fetch_logs", refused(Reason::TrustZone));
-    check(&m, &t, &ctx("l", Role::Admin), "fetch_logs", OFFERED);
+    s.check(&enforce, "fetch_logs", refused(Reason::TrustZone));
+    s.check(&ctx("l", Role::Admin), "fetch_logs", OFFERED);
 }
 
 #[test]
 fn case_6_remote_tools_are_enforced_in_observe_mode() {
     let p = format!("{CLASSES} enforcement observe configuration g {{ provider global }} configuration l {{ provider onprem }}");
-    let (m, t) = both(NR_LLM, &p);
-    check(
-        &m,
-        &t,
+    let s = both(NR_LLM, &p);
+    s.check(
         &ctx("g", Role::Admin),
         "mcp_logs_fetch",
         refused(Reason::TrustZone),
     );
-    check(&m, &t, &ctx("g", Role::Admin), "fetch_logs", OBSERVED);
-    check(&m, &t, &ctx("l", Role::Admin), "mcp_logs_fetch", OFFERED);
+    s.check(&ctx("g", Role::Admin), "fetch_logs", OBSERVED);
+    s.check(&ctx("l", Role::Admin), "mcp_logs_fetch", OFFERED);
 }
 
 #[test]
 fn case_7_only_observe_observes() {
     let p = format!("{CLASSES} configuration g {{ provider global }}");
-    let (m, t) = both(NR_LLM, &p);
-    for s in [
+    let s = both(NR_LLM, &p);
+    for setting in [
         "observe",
         "OBSERVE ",
         " observe",
@@ -167,13 +164,13 @@ fn case_7_only_observe_observes() {
         "\r\nobserve\0\x0b",
     ] {
         let c = RefCtx {
-            enforcement: Some(s.into()),
+            enforcement: Some(setting.into()),
             ..ctx("g", Role::Admin)
         };
-        check(&m, &t, &c, "fetch_logs", OBSERVED);
+        s.check(&c, "fetch_logs", OBSERVED);
     }
     // Only ASCII white space is trimmed (PHP's `trim`): Unicode spaces enforce.
-    for s in [
+    for setting in [
         "",
         "observ",
         "enforce",
@@ -186,10 +183,10 @@ fn case_7_only_observe_observes() {
         "\u{feff}observe",
     ] {
         let c = RefCtx {
-            enforcement: Some(s.into()),
+            enforcement: Some(setting.into()),
             ..ctx("g", Role::Admin)
         };
-        check(&m, &t, &c, "fetch_logs", refused(Reason::TrustZone));
+        s.check(&c, "fetch_logs", refused(Reason::TrustZone));
     }
 }
 
@@ -197,13 +194,13 @@ fn case_7_only_observe_observes() {
 fn case_8_disabled_and_above_ceiling_reports_tool_disabled_silently() {
     let p =
         format!("{CLASSES} tool fetch_logs {{ disabled }} configuration g {{ provider global }}");
-    let (m, t) = both(NR_LLM, &p);
+    let s = both(NR_LLM, &p);
     let c = RefCtx {
         enforcement: Some("enforce".into()),
         ..ctx("g", Role::Admin)
     };
-    check(&m, &t, &c, "fetch_logs", refused(Reason::ToolDisabled));
-    let d = runtime_ctx(&t, &c).decide("fetch_logs");
+    s.check(&c, "fetch_logs", refused(Reason::ToolDisabled));
+    let d = runtime_ctx(&s.t, &c).decide("fetch_logs");
     assert_eq!((d.class, d.zone, d.ceiling), (None, None, None));
     let json = serde_json::to_string(&d).unwrap();
     assert_eq!(
@@ -231,9 +228,9 @@ admin_only = true
 name = "read_source"
 group = "code"
 "#;
-    let (m, t) = both(reg, "configuration c { provider p groups [content, editing, system] } provider p { zone local }");
+    let s = both(reg, "configuration c { provider p groups [content, editing, system] } provider p { zone local }");
     let c = ctx("c", Role::User);
-    let got: Vec<(&str, Reason)> = runtime_ctx(&t, &c)
+    let got: Vec<(&str, Reason)> = runtime_ctx(&s.t, &c)
         .unavailable()
         .iter()
         .map(|u| (u.tool, u.reason))
@@ -246,14 +243,14 @@ group = "code"
             ("read_source", Reason::ConfigurationGroup)
         ]
     );
-    let r: Vec<(String, &str)> = reference_unavailable(&m, &c);
+    let r: Vec<(String, &str)> = reference_unavailable(&s.m, &c);
     assert_eq!(r.len(), 3);
 }
 
 #[test]
 fn case_10_observe_mode_builtin_trust_refusals_are_not_listed() {
     let p = format!("{CLASSES} configuration g {{ provider global groups [system] }}");
-    let (_, t) = both(NR_LLM, &p);
+    let t = both(NR_LLM, &p).t;
     let base = t.context("g").unwrap().role(Role::Admin);
     let enforce = base.clone().enforcement(Some("enforce"));
     assert!(enforce
@@ -284,23 +281,23 @@ enabled = true
 admin_only = false
 class = "sourceCode"
 "#;
-    let (m, t) = both(
+    let s = both(
         reg,
         "provider p { zone local } configuration c { provider p groups [content] }",
     );
     for role in [Role::User, Role::None] {
-        let got: Vec<(&str, Reason)> = runtime_ctx(&t, &ctx("c", role))
+        let got: Vec<(&str, Reason)> = runtime_ctx(&s.t, &ctx("c", role))
             .unavailable()
             .iter()
             .map(|u| (u.tool, u.reason))
             .collect();
         assert_eq!(got, vec![("read_source", Reason::ConfigurationGroup)]);
         assert_eq!(
-            reference_unavailable(&m, &ctx("c", role)),
+            reference_unavailable(&s.m, &ctx("c", role)),
             vec![("read_source".to_string(), "configurationGroup")]
         );
     }
-    let got: Vec<(&str, Reason)> = runtime_ctx(&t, &ctx("c", Role::Admin))
+    let got: Vec<(&str, Reason)> = runtime_ctx(&s.t, &ctx("c", Role::Admin))
         .unavailable()
         .iter()
         .map(|u| (u.tool, u.reason))
@@ -317,7 +314,7 @@ class = "sourceCode"
 #[test]
 fn case_12_remote_above_ceiling_listed_for_admin_in_observe() {
     let p = format!("{CLASSES} enforcement observe configuration g {{ provider global }}");
-    let (_, t) = both(NR_LLM, &p);
+    let t = both(NR_LLM, &p).t;
     let list = t.context("g").unwrap().role(Role::Admin).unavailable();
     assert!(list
         .iter()
@@ -340,19 +337,19 @@ group = "skills"
 #[test]
 fn case_14_skill_allow_list_limits_offer_and_call() {
     let p = "provider p { zone local } skill reader { tools [read_a] } configuration c { provider p skills [reader] }";
-    let (m, t) = both(SKILLS_REG, p);
-    let run = RunState::start(&t, "c", &[]).unwrap();
+    let s = both(SKILLS_REG, p);
+    let run = RunState::start(&s.t, "c", &[]).unwrap();
     assert_eq!(run.allowed, AllowList::Only(vec!["read_a".into()]));
     let c = RefCtx {
         run: Some(run.clone()),
         ..ctx("c", Role::User)
     };
-    let rt = runtime_ctx(&t, &c);
+    let rt = runtime_ctx(&s.t, &c);
     assert_eq!(rt.offered(), vec!["read_a", "load_skill"]);
     assert!(rt.check_call("read_b").is_err());
-    check(&m, &t, &c, "read_b", refused(Reason::ConfigurationGroup));
+    s.check(&c, "read_b", refused(Reason::ConfigurationGroup));
     // The skill loader is exempt from the allow-list.
-    check(&m, &t, &c, "load_skill", OFFERED);
+    s.check(&c, "load_skill", OFFERED);
 }
 
 #[test]
@@ -445,22 +442,14 @@ fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
 
 #[test]
 fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {
-    let (m, t) = both(EDIT_REG, EDIT_POLICY);
-    check(
-        &m,
-        &t,
+    let s = both(EDIT_REG, EDIT_POLICY);
+    s.check(
         &ctx("editor-chat", Role::User),
         "delete_record",
         refused(Reason::ConfigurationExcluded),
     );
-    check(
-        &m,
-        &t,
-        &ctx("editor-chat", Role::User),
-        "update_record",
-        OFFERED,
-    );
-    check(&m, &t, &ctx("other", Role::User), "delete_record", OFFERED);
+    s.check(&ctx("editor-chat", Role::User), "update_record", OFFERED);
+    s.check(&ctx("other", Role::User), "delete_record", OFFERED);
 }
 
 #[test]
@@ -468,18 +457,14 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
     let p = "provider g { zone externalGlobal } group system { class systemDiagnostics }
              configuration c { provider g groups [content] exclude [get_env_raw, update_record] }
              configuration d { provider g exclude [get_env_raw] }";
-    let (m, t) = both(EDIT_REG, p);
+    let s = both(EDIT_REG, p);
     // Admin gate first, then the group gate, each before the exclusion.
-    check(
-        &m,
-        &t,
+    s.check(
         &ctx("d", Role::User),
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    check(
-        &m,
-        &t,
+    s.check(
         &ctx("c", Role::Admin),
         "update_record",
         refused(Reason::ConfigurationGroup),
@@ -489,13 +474,7 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
         enforcement: Some("observe".into()),
         ..ctx("d", Role::Admin)
     };
-    check(
-        &m,
-        &t,
-        &c,
-        "get_env_raw",
-        refused(Reason::ConfigurationExcluded),
-    );
+    s.check(&c, "get_env_raw", refused(Reason::ConfigurationExcluded));
 }
 
 #[test]
@@ -567,7 +546,7 @@ fn seed_002_item_4_a_run_stored_before_reads_back_held_to_the_live_list() {
 
 #[test]
 fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
-    let (m, t) = both(EDIT_REG, EDIT_POLICY);
+    let s = both(EDIT_REG, EDIT_POLICY);
     for bad in [
         r#"{"excludedToolNames":"delete_record"}"#,
         r#"{"excludedToolNames":{"a":1}}"#,
@@ -580,11 +559,9 @@ fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
             run: Some(run.clone()),
             ..ctx("other", Role::Admin)
         };
-        let rt = runtime_ctx(&t, &c);
+        let rt = runtime_ctx(&s.t, &c);
         assert!(rt.offered().is_empty(), "{bad}");
-        check(
-            &m,
-            &t,
+        s.check(
             &c,
             "load_skill",
             (false, Some(rt.decide("load_skill").reason.unwrap()), false),
@@ -650,25 +627,17 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
 #[test]
 fn seed_002_item_6_no_exemption_for_the_skill_loader() {
     let p = format!("{EDIT_POLICY} configuration no-skills {{ provider p exclude [load_skill] }}");
-    let (m, t) = both(EDIT_REG, &p);
-    check(
-        &m,
-        &t,
+    let s = both(EDIT_REG, &p);
+    s.check(
         &ctx("no-skills", Role::User),
         "load_skill",
         refused(Reason::ConfigurationExcluded),
     );
     // ... while it stays exempt from the group gate.
-    check(
-        &m,
-        &t,
-        &ctx("editor-chat", Role::User),
-        "load_skill",
-        OFFERED,
-    );
+    s.check(&ctx("editor-chat", Role::User), "load_skill", OFFERED);
     let p2 = format!("{EDIT_POLICY} configuration narrow {{ provider p groups [content] }}");
-    let (m, t) = both(EDIT_REG, &p2);
-    check(&m, &t, &ctx("narrow", Role::User), "load_skill", OFFERED);
+    let s = both(EDIT_REG, &p2);
+    s.check(&ctx("narrow", Role::User), "load_skill", OFFERED);
 }
 
 #[test]

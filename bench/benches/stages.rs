@@ -23,17 +23,6 @@ fn sizes() -> Vec<(usize, usize)> {
     ]
 }
 
-fn write_project(dir: &PathBuf, w: &toolgate_bench::Workload) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("registry.toml"), &w.registry).unwrap();
-    std::fs::write(dir.join("policy.tg"), &w.policy).unwrap();
-}
-
 fn bench(c: &mut Criterion) {
     let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/toolgate");
     for (tools, configs) in sizes() {
@@ -78,7 +67,7 @@ fn bench(c: &mut Criterion) {
         });
         if bin.exists() {
             let dir = std::env::temp_dir().join(format!("toolgate-stages-{id}"));
-            write_project(&dir, &w);
+            w.write_project(&dir).unwrap();
             let out = dir.join("policy.tgt");
             g.bench_with_input(BenchmarkId::new("process_check", &id), &id, |b, _| {
                 b.iter(|| {

@@ -3,12 +3,5 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let w = toolgate_bench::generate(a[1].parse().unwrap(), a[2].parse().unwrap(), 42);
     let dir = std::path::Path::new(&a[3]);
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("registry.toml"), &w.registry).unwrap();
-    std::fs::write(dir.join("policy.tg"), &w.policy).unwrap();
+    w.write_project(dir).unwrap();
 }

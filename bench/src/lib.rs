@@ -34,6 +34,19 @@ pub struct Workload {
     pub configurations: Vec<String>,
 }
 
+impl Workload {
+    /// Write the workload as a project: `toolgate.toml`, `registry.toml`, `policy.tg`.
+    pub fn write_project(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(
+            dir.join("toolgate.toml"),
+            "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+        )?;
+        std::fs::write(dir.join("registry.toml"), &self.registry)?;
+        std::fs::write(dir.join("policy.tg"), &self.policy)
+    }
+}
+
 /// `tools` tools in about `tools / 40` groups (a tenth of them remote
 /// servers), `configs` configurations.
 pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {

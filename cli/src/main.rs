@@ -8,8 +8,8 @@ mod commands;
 mod io;
 
 use commands::{
-    check, classify, distribute, fmt, init, query, registry, review, run, serve, shell, show, sign,
-    stats,
+    check, classify, distribute, fmt, init, lsp, query, registry, review, run, serve, shell, show,
+    sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -92,6 +92,12 @@ enum Command {
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
     Serve(serve::ServeArgs),
+    /// The language server for editors (LSP over standard input and output).
+    ///
+    /// Diagnostics, quick fixes, completion, hover, go to definition, references,
+    /// rename, formatting and outline for policy files; README.md says how to set
+    /// up VS Code, Neovim and Helix.
+    Lsp(lsp::LspArgs),
     /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(shell::CompletionsArgs),
     /// Print the man page, or write every page into a directory (-o DIR).
@@ -134,6 +140,7 @@ fn main() -> ExitCode {
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Lsp(a) => lsp::lsp(a),
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
     };
@@ -151,5 +158,16 @@ fn main() -> ExitCode {
             write_err(&text);
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every subcommand's arguments are consistent (clap checks them only
+    /// when that subcommand is parsed).
+    #[test]
+    fn the_argument_definitions_are_valid() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

@@ -137,3 +137,25 @@ fn every_catalogue_example_prints_exactly_its_output() {
         checked.len()
     );
 }
+
+/// Every link toolgate prints to a catalogue entry (human headers, SARIF
+/// `helpUri`, GitHub summaries) is an anchor GitHub makes for a heading of
+/// docs/diagnostics.md: `## TG1010 exclusion-typo` -> `#tg1010-exclusion-typo`.
+#[test]
+fn every_catalogue_link_names_an_anchor_that_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let doc = std::fs::read_to_string(root.join("docs/diagnostics.md")).unwrap();
+    let anchors: Vec<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(|h| h.to_lowercase().replace(' ', "-"))
+        .collect();
+    for c in toolgate_compiler::diagnostics::CATALOGUE {
+        let url = toolgate_compiler::report::catalogue_url(c.code);
+        let anchor = url.rsplit_once('#').map(|(_, a)| a.to_string());
+        assert!(
+            anchor.as_ref().is_some_and(|a| anchors.contains(a)),
+            "{url}: no heading of docs/diagnostics.md has this anchor"
+        );
+    }
+}

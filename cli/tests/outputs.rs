@@ -3,6 +3,8 @@
 //! catalogue link, and the version line.
 
 mod common;
+use std::process::Output;
+
 use common::*;
 
 /// A project with `n` stale exclusions (TG1009 warnings).
@@ -58,7 +60,7 @@ fn human_headers_name_severity_code_and_catalogue_entry() {
     let out = stdout(&o);
     assert!(
         out.starts_with(
-            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009)\n\n  ⚠ `gone_0` is no longer registered\n"
+            "warning[TG1009] (https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md#tg1009-stale-exclusion)\n\n  ⚠ `gone_0` is no longer registered\n"
         ),
         "{out}"
     );
@@ -78,51 +80,37 @@ fn version_names_the_table_format() {
     );
 }
 
+/// `toolgate decide -p PROJECT -c CONFIG FLAG VALUE TOOL`.
+fn decide(project: &str, config: &str, flag: &str, value: &str, tool: &str) -> Output {
+    run(&["decide", "-p", project, "-c", config, flag, value, tool])
+}
+
 #[test]
 fn operators_typos_warn_or_fail_with_a_did_you_mean() {
-    // Unknown consumer: warned, decided as a consumer without a profile.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/mcp-profiles",
-        "-c",
-        "support-chat",
-        "--consumer",
-        "suport-bot",
-        "refund.issue",
-    ]);
-    assert_eq!(
-        stderr(&o),
-        "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n"
-    );
-    // An enforcement setting that is neither word: warned, and it enforces.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--enforcement",
-        "Observ",
-        "read_source",
-    ]);
-    assert_eq!(
-        stderr(&o),
-        "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n"
-    );
-    assert_eq!(o.status.code(), Some(1));
-    // `OBSERVE ` is a spelling of observe: no warning.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--enforcement",
-        "OBSERVE ",
-        "read_source",
-    ]);
-    assert_eq!(stderr(&o), "");
+    let profiles = "policies/mcp-profiles";
+    for (o, code, err) in [
+        // Unknown consumer: warned, decided as a consumer without a profile.
+        (
+            decide(profiles, "support-chat", "--consumer", "suport-bot", "refund.issue"),
+            0,
+            "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n",
+        ),
+        // An enforcement setting that is neither word: warned, and it enforces.
+        (
+            decide("policies/demo", "demo-chat", "--enforcement", "Observ", "read_source"),
+            1,
+            "warning: `--enforcement Observ` is neither `observe` nor `enforce`, so it enforces; did you mean `observe`?\n",
+        ),
+        // `OBSERVE ` is a spelling of observe: no warning.
+        (
+            decide("policies/demo", "demo-chat", "--enforcement", "OBSERVE ", "read_source"),
+            1,
+            "",
+        ),
+    ] {
+        assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(code), err));
+    }
+    let ex = "policies/exclusions";
     for (args, err) in [
         (
             &["show", "tool", "read_sorce", "-p", "policies/demo"][..],
@@ -137,7 +125,7 @@ fn operators_typos_warn_or_fail_with_a_did_you_mean() {
                 "run",
                 "start",
                 "-p",
-                "policies/exclusions",
+                ex,
                 "-c",
                 "editor-chat",
                 "--skill",
@@ -223,4 +211,120 @@ fn init_makes_a_project_that_passes_check_test_and_fmt() {
         stderr(&o),
         format!("error: {d}/toolgate.toml: already exists; `toolgate init` writes only into a directory without a project\n")
     );
+}
+
+#[test]
+fn snapshot_refuses_past_its_size_limit_and_table_wants_a_file() {
+    // The demo's snapshot is 138 lines (plus its two header lines).
+    let text = std::fs::read_to_string(root().join("policies/demo/effective-access.txt")).unwrap();
+    assert_eq!(text.lines().count(), 140);
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "137"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: the snapshot would hold 138 lines (configurations x roles x consumers x tools), over the limit of 137; give --max-lines 138 to write it anyway, or review changes with `toolgate diff`\n"
+    );
+    let o = run(&["snapshot", "policies/demo", "--check", "--max-lines", "138"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["decide", "--table", "policies", "-c", "x", "y"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: policies: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p\n"
+    );
+}
+
+#[test]
+fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
+    let dir = temp("log");
+    let log = dir.join("decisions.jsonl");
+    let l = log.to_str().unwrap();
+    let demo = ["-p", "policies/demo", "-c", "demo-chat", "--log", l];
+    let o = run(&[&["decide"][..], &demo, &["read_source"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&[&["simulate"][..], &demo].concat());
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // One record for decide, one per registered tool for simulate.
+    assert_eq!(records.len(), 24);
+    let first = &records[0];
+    for (k, v) in [
+        ("configuration", "demo-chat"),
+        ("role", "user"),
+        ("tool", "read_source"),
+        ("reason", "configurationGroup"),
+    ] {
+        assert_eq!(first[k], v, "{k}");
+    }
+    assert_eq!(first["allowed"], false);
+    assert_eq!(first["table"].as_str().map(str::len), Some(64));
+    let o = run(&["stats", l, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["decisions"].as_u64(), v["refused"].as_u64()),
+        (Some(24), Some(18))
+    );
+}
+
+#[test]
+fn live_tools_are_decided_through_the_runtime_live_path() {
+    let dir = temp("live");
+    let live = dir.join("live.toml");
+    std::fs::write(
+        &live,
+        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
+    )
+    .unwrap();
+    let l = live.to_str().unwrap();
+    let demo = [
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "--admin",
+        "--live",
+        l,
+    ];
+    let o = run(&[&["decide"][..], &demo, &["new_tool"]].concat());
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "new_tool: offered\n")
+    );
+    // A remote tool registered late arrives switched off.
+    let o = run(&[&["decide"][..], &demo, &["mcp_crm_new"]].concat());
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (
+            Some(1),
+            "mcp_crm_new: refused, toolDisabled (switched off by an administrator)\n"
+        )
+    );
+    let o = run(&[&["unavailable"][..], &demo].concat());
+    assert!(
+        stdout(&o).ends_with("mcp_crm_new toolDisabled\n"),
+        "{}",
+        stdout(&o)
+    );
+    // Without --live the name is not registered.
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "new_tool",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "new_tool: refused, notRegistered (no tool of this name is registered)\n"
+    );
+    // A fragment with errors is an input error, never a guess.
+    std::fs::write(&live, "[[tool]]\nname = \"x\"\n").unwrap();
+    let o = run(&[&["decide"][..], &demo, &["x"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("error[TG0004]"), "{}", stderr(&o));
 }

@@ -114,10 +114,15 @@ fn a_reformatted_project_diffs_as_no_change() {
         .collect();
     assert_ne!(messy, text);
     std::fs::write(&f, messy).unwrap();
-    assert_eq!(
-        toolgate(&d, &["fmt", "--check", "."]).status.code(),
-        Some(1)
+    let o = toolgate(&d, &["fmt", "--check", "."]);
+    assert_eq!(o.status.code(), Some(1));
+    // The unified diff on stdout, the count and the fix on stderr.
+    assert!(
+        stdout(&o).starts_with("--- policy.tg\n+++ policy.tg (formatted)\n@@ "),
+        "{}",
+        stdout(&o)
     );
+    assert_eq!(stderr(&o), "1 file not formatted: run `toolgate fmt -w`\n");
     let o = run(&[
         "diff",
         "policies/trust-zones",
@@ -131,6 +136,14 @@ fn a_reformatted_project_diffs_as_no_change() {
     // fmt -w restores the canonical file byte for byte.
     assert_eq!(toolgate(&d, &["fmt", "-w", "."]).status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&f).unwrap(), text);
+    // Windows line endings are accepted and kept.
+    std::fs::write(&f, text.replace('\n', "\r\n")).unwrap();
+    let o = toolgate(&d, &["fmt", "--check", "."]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), ""));
+    assert_eq!(
+        toolgate(&d, &["check", "--format", "plain"]).status.code(),
+        Some(0)
+    );
 }
 
 #[test]
@@ -223,9 +236,9 @@ fn policy_tests_of_the_examples_pass_with_full_coverage() {
     assert_eq!(o.status.code(), Some(0));
 }
 
-#[test]
-fn a_failing_policy_test_names_file_line_expected_and_actual() {
-    let d = temp("failing");
+/// The exclusions example without its policy tests, in a scratch directory.
+fn exclusions_without_tests(name: &str) -> std::path::PathBuf {
+    let d = temp(name);
     copy_dir(&root().join("policies/exclusions"), &d);
     for e in std::fs::read_dir(&d).unwrap() {
         let p = e.unwrap().path();
@@ -233,6 +246,12 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
             std::fs::remove_file(p).unwrap();
         }
     }
+    d
+}
+
+#[test]
+fn a_failing_policy_test_names_file_line_expected_and_actual() {
+    let d = exclusions_without_tests("failing");
     std::fs::write(
         d.join("wrong.test.toml"),
         "[[case]]\nname = \"right\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"configurationExcluded\"\n\n[[case]]\nname = \"wrong\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"offered\"\n",
@@ -262,14 +281,7 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
 
 #[test]
 fn an_unknown_expectation_is_a_test_file_error_not_a_failing_test() {
-    let d = temp("expectation");
-    copy_dir(&root().join("policies/exclusions"), &d);
-    for e in std::fs::read_dir(&d).unwrap() {
-        let p = e.unwrap().path();
-        if p.to_string_lossy().ends_with(".test.toml") {
-            std::fs::remove_file(p).unwrap();
-        }
-    }
+    let d = exclusions_without_tests("expectation");
     std::fs::write(
         d.join("t.test.toml"),
         "[[case]]\nname = \"typo\"\nconfiguration = \"editor-chat\"\ntool = \"delete_record\"\nexpect = \"configurationExclude\"\n\n[[case]]\nname = \"answer\"\nanswer = \"a.json\"\nexpect = \"not_in_profile\"\n",

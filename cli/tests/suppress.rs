@@ -31,39 +31,30 @@ fn codes(out: &str) -> Vec<String> {
         .collect()
 }
 
+/// `toolgate check --format plain` on [`project`] with these `[lints]`.
+fn check_with(name: &str, lints: &str) -> (Option<i32>, String) {
+    let o = toolgate(&project(name, lints, ""), &["check", "--format", "plain"]);
+    (o.status.code(), stdout(&o))
+}
+
 #[test]
 fn manifest_levels_allow_raise_and_refuse_to_lower_errors() {
     // TG1009 raised to an error; TG1010 left an error: exit 1.
-    let dir = project("lints-raise", "TG1009 = \"error\"\n", "");
-    let o = toolgate(&dir, &["check", "--format", "plain"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        codes(&stdout(&o)),
-        vec!["error TG1009", "error TG1010"],
-        "{}",
-        stdout(&o)
-    );
-    assert!(stdout(&o).ends_with("2 errors, 0 warnings\n"));
+    let (code, out) = check_with("lints-raise", "TG1009 = \"error\"\n");
+    assert_eq!(code, Some(1));
+    assert_eq!(codes(&out), vec!["error TG1009", "error TG1010"], "{out}");
+    assert!(out.ends_with("2 errors, 0 warnings\n"));
 
     // Both allowed (TG1010 is the one error that may be): exit 0, nothing shown.
-    let dir = project(
-        "lints-allow",
-        "TG1009 = \"allow\"\nTG1010 = \"allow\"\n",
-        "",
-    );
-    let o = toolgate(&dir, &["check", "--format", "plain"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert_eq!(stdout(&o), "0 errors, 0 warnings\n");
+    let (code, out) = check_with("lints-allow", "TG1009 = \"allow\"\nTG1010 = \"allow\"\n");
+    assert_eq!((code, out.as_str()), (Some(0), "0 errors, 0 warnings\n"));
 
     // Lowering another error is refused (TG0007) and changes nothing.
-    let dir = project(
+    let (code, out) = check_with(
         "lints-refused",
         "TG1010 = \"warn\"\nTG1001 = \"allow\"\nTG1009 = \"alow\"\n",
-        "",
     );
-    let o = toolgate(&dir, &["check", "--format", "plain"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    let out = stdout(&o);
+    assert_eq!(code, Some(0), "{out}");
     assert_eq!(
         codes(&out),
         vec![

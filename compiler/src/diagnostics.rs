@@ -164,17 +164,37 @@ problems! {
         span: Span,
         expected: Vec<String>,
         found: Option<String>,
+        /// A fix for a known slip (a keyword's near miss, a name with `.`
+        /// unquoted); else the pointer to the grammar.
+        hint: Option<String>,
+        /// The `{` a missing `}` leaves open: then the diagnostic stands there.
+        unclosed: Option<Span>,
     }
-    => (
-        *span,
-        match found {
-            Some(f) => format!("expected {}, found `{}`", english_list(expected), f),
-            None => format!("expected {}, found end of file", english_list(expected)),
-        },
-        "unexpected here",
-        vec![],
-        Some("see grammar/README.md for the statements and properties the language has".into()),
-    );
+    => {
+        let found_text = match found {
+            Some(f) => format!("`{f}`"),
+            None => "end of file".to_string(),
+        };
+        let help = hint.clone().unwrap_or_else(|| {
+            "see grammar/README.md for the statements and properties the language has".into()
+        });
+        match unclosed {
+            Some(open) => (
+                *open,
+                format!("this `{{` is never closed: expected `}}` before {found_text}"),
+                "opened here",
+                vec![Label { span: *span, message: "the block must end before this".into() }],
+                Some("add `}` where the block ends".to_string()),
+            ),
+            None => (
+                *span,
+                format!("expected {}, found {found_text}", english_list(expected)),
+                "unexpected here",
+                vec![],
+                Some(help),
+            ),
+        }
+    };
 
     "TG0002" "input-too-large" Error "An input is over a documented limit."
     TooLarge {

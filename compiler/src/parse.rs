@@ -78,11 +78,90 @@ fn syntax_problem(file: FileId, text: &str, err: pest::error::Error<Rule>) -> Pr
     } else {
         Some(quote_token(&rest[..token_len]))
     };
+    let token = &rest[..token_len];
+    let hint = keyword_hint(token, &expected).or_else(|| dotted_name_hint(text, start, token));
+    let unclosed = expected
+        .iter()
+        .any(|e| e == "`}`")
+        .then(|| unclosed_brace(text, start, token))
+        .flatten()
+        .map(|at| Span::new(file, at..at + 1));
     Problem::Syntax {
         span: Span::new(file, start..start + token_len),
         expected,
         found,
+        hint,
+        unclosed,
     }
+}
+
+/// `excludes` where `exclude` was expected: the keyword it nearly is.
+fn keyword_hint(token: &str, expected: &[String]) -> Option<String> {
+    let keywords: Vec<&str> = expected
+        .iter()
+        .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
+        .filter(|k| k.chars().all(|c| c.is_ascii_alphabetic() || c == '-'))
+        .collect();
+    let s = crate::diagnostics::did_you_mean(token, keywords.iter().copied())?;
+    Some(format!("did you mean `{s}`?"))
+}
+
+/// `refund.issue` unquoted: a bare name stops at the `.`, so the parser
+/// meets `.issue`. Such names are written in quotes.
+fn dotted_name_hint(text: &str, start: usize, token: &str) -> Option<String> {
+    if !token.starts_with('.') {
+        return None;
+    }
+    let head_start = text[..start]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |i| i + 1);
+    let head = &text[head_start..start];
+    if head.is_empty() {
+        return None;
+    }
+    let name = format!("{head}{token}");
+    Some(format!(
+        "a name that holds `.` is written in quotes: \"{}\"",
+        quote_token(&name)
+    ))
+}
+
+/// Where a missing `}` was due: the parser stopped at a new statement's
+/// keyword at the start of a line, or at the end of the file, while a `{`
+/// was open. The innermost open `{` before `start` (strings and comments
+/// skipped).
+fn unclosed_brace(text: &str, start: usize, token: &str) -> Option<usize> {
+    // A statement starts in the first column; an indented word is a
+    // property (a misspelt one is not a missing brace).
+    let at_line_start = start == 0 || text[..start].ends_with('\n');
+    let new_statement = at_line_start
+        && token
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic());
+    if !(token.is_empty() || new_statement) {
+        return None;
+    }
+    let mut open = Vec::new();
+    let mut in_string = false;
+    let mut in_comment = false;
+    for (i, c) in text[..start].char_indices() {
+        match c {
+            '\n' => {
+                in_string = false;
+                in_comment = false;
+            }
+            _ if in_comment => {}
+            '"' => in_string = !in_string,
+            '#' if !in_string => in_comment = true,
+            '{' if !in_string => open.push(i),
+            '}' if !in_string => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.last().copied()
 }
 
 /// The most characters of an offending token a diagnostic quotes.

@@ -79,6 +79,9 @@ pub struct Project {
     pub manifest: FileId,
     pub registry: Option<FileId>,
     pub policies: Vec<FileId>,
+    /// Where each file was read from, indexed by [`FileId`] (the manifest's
+    /// entry joined to the project root; for [`Project::from_texts`], the name).
+    pub paths: Vec<PathBuf>,
     /// Problems found while reading the manifest.
     pub problems: Vec<Problem>,
     /// The manifest's `[lints]`, checked (its unusable entries are among
@@ -99,6 +102,34 @@ pub struct Checked {
     severities: Vec<Severity>,
     /// What `# toolgate: allow` comments and `[lints]` suppressed.
     pub suppressed: Vec<Suppressed>,
+    /// The syntax tree of every policy file that parsed (an editor's outline
+    /// and name index read them; nothing is parsed twice).
+    pub asts: Vec<(FileId, crate::ast::PolicyFile)>,
+}
+
+/// Texts that stand in for files on disk (an editor's unsaved buffers),
+/// keyed by canonical path: [`Project::load_with`] reads a file from here
+/// when it holds the file's canonical path, else from disk.
+pub type Overlay<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// The registry parsed by an earlier load of the same project, reused while
+/// its text (and where it sits in the source map) is unchanged: an editor
+/// loads the project on every keystroke, and parsing a large registry is
+/// most of a load.
+#[derive(Default)]
+pub struct RegistryCache {
+    key: Option<(FileId, bool, String)>,
+    parsed: Option<Result<(Registry, Vec<Problem>), Problem>>,
+}
+
+/// Read a text file capped, from the overlay when it holds the file.
+fn read_text(overlay: Overlay<'_>, path: &Path, limit: usize) -> Result<Read, ProjectError> {
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    match overlay(&canonical) {
+        Some(t) if t.len() > limit => Ok(Read::TooLarge(t.len())),
+        Some(t) => Ok(Read::Text(t)),
+        None => read_capped(path, limit),
+    }
 }
 
 impl Checked {
@@ -314,6 +345,22 @@ impl Project {
     /// read capped, must be a regular file, and (unless the manifest opts
     /// out) must lie inside the project directory.
     pub fn load(path: &Path) -> Result<Project, ProjectError> {
+        Project::load_with(path, &|_| None)
+    }
+
+    /// [`Project::load`], reading any file the overlay holds from the overlay
+    /// instead of the disk (same limits, same checks of where files lie).
+    pub fn load_with(path: &Path, overlay: Overlay<'_>) -> Result<Project, ProjectError> {
+        Project::load_cached(path, overlay, &mut RegistryCache::default())
+    }
+
+    /// [`Project::load_with`], reusing the registry parsed by an earlier
+    /// load while its text is unchanged.
+    pub fn load_cached(
+        path: &Path,
+        overlay: Overlay<'_>,
+        cache: &mut RegistryCache,
+    ) -> Result<Project, ProjectError> {
         let manifest_path = if path.is_dir() {
             path.join(MANIFEST)
         } else {
@@ -336,7 +383,7 @@ impl Project {
                 "is a symlink that resolves outside its directory; the manifest must be a file in the project directory",
             ));
         }
-        let text = match read_capped(&manifest_path, MAX_MANIFEST_BYTES)? {
+        let text = match read_text(overlay, &manifest_path, MAX_MANIFEST_BYTES)? {
             Read::Text(t) => t,
             Read::Bytes(_) => return Err(load_error(&manifest_path, "is not UTF-8 text")),
             Read::TooLarge(n) => {
@@ -354,6 +401,7 @@ impl Project {
             manifest,
             registry: None,
             policies: Vec::new(),
+            paths: vec![manifest_path.clone()],
             problems: Vec::new(),
             lints: Lints::default(),
             parsed_registry: None,
@@ -396,12 +444,25 @@ impl Project {
         )?;
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
         let name = display(&reg.path);
-        match read_capped(&reg.path, registry::MAX_REGISTRY_BYTES)? {
+        project.paths.push(reg.path.clone());
+        match read_text(overlay, &reg.path, registry::MAX_REGISTRY_BYTES)? {
             Read::Bytes(_) => return Err(load_error(&reg.path, "is not UTF-8 text")),
             Read::Text(t) => {
                 let id = project.sources.add(name, t);
                 project.registry = Some(id);
-                let parsed = registry::parse(id, &project.sources.get(id).text, is_json);
+                let text = &project.sources.get(id).text;
+                let parsed = match &cache.key {
+                    Some((i, j, t)) if *i == id && *j == is_json && t == text => {
+                        cache.parsed.clone()
+                    }
+                    _ => None,
+                };
+                let parsed = parsed.unwrap_or_else(|| {
+                    let p = registry::parse(id, text, is_json);
+                    cache.key = Some((id, is_json, text.clone()));
+                    cache.parsed = Some(p.clone());
+                    p
+                });
                 let parsed = match parsed {
                     Ok(r) if reg.inside => r,
                     Ok(r) => {
@@ -441,7 +502,8 @@ impl Project {
                 allow,
             )?;
             let name = display(&pol.path);
-            match read_capped(&pol.path, parse::MAX_POLICY_BYTES)? {
+            project.paths.push(pol.path.clone());
+            match read_text(overlay, &pol.path, parse::MAX_POLICY_BYTES)? {
                 Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
                 Read::Text(t) => {
                     let id = project.sources.add(name, t);
@@ -490,23 +552,42 @@ impl Project {
         let manifest = sources.add(MANIFEST, "");
         let registry = Some(sources.add(registry.0, registry.1));
         let policies = policies.iter().map(|(n, t)| sources.add(*n, *t)).collect();
+        let paths = sources
+            .files()
+            .map(|(_, f)| PathBuf::from(&f.name))
+            .collect();
         Project {
             root: PathBuf::from("."),
             sources,
             manifest,
             registry,
             policies,
+            paths,
             problems: Vec::new(),
             lints: Lints::default(),
             parsed_registry: None,
         }
     }
 
+    /// The registry as parsed at load (`None` for [`Project::from_texts`],
+    /// whose registry is parsed in [`Project::check`]).
+    pub fn parsed_registry(&self) -> Option<&Registry> {
+        self.parsed_registry.as_ref().map(|(r, _)| r)
+    }
+
+    /// The file read from `path` (as [`Project::paths`] holds it).
+    pub fn file_at(&self, path: &Path) -> Option<FileId> {
+        self.paths
+            .iter()
+            .position(|p| p == path)
+            .map(|i| FileId(i as u32))
+    }
+
     /// Parse and validate everything.
     pub fn check(&self) -> Checked {
         let mut problems = self.problems.clone();
         let Some(reg_id) = self.registry else {
-            return self.finish(None, problems);
+            return self.finish(None, problems, Vec::new());
         };
         let reg_file = self.sources.get(reg_id);
         let parsed_here;
@@ -539,7 +620,7 @@ impl Project {
             .iter()
             .any(|p| matches!(p, Problem::TooLarge { .. }));
         if syntax_errors || unread {
-            return self.finish(None, problems);
+            return self.finish(None, problems, asts);
         }
         let provenance = Provenance {
             policies: self
@@ -558,11 +639,16 @@ impl Project {
             .collect();
         let (model, mut v) = validate::validate(&self.sources, &parsed, registry, provenance);
         problems.append(&mut v);
-        self.finish(model, problems)
+        self.finish(model, problems, asts)
     }
 
     /// Apply the suppressions; the model survives only when no error is left.
-    fn finish(&self, model: Option<Model>, problems: Vec<Problem>) -> Checked {
+    fn finish(
+        &self,
+        model: Option<Model>,
+        problems: Vec<Problem>,
+        asts: Vec<(FileId, crate::ast::PolicyFile)>,
+    ) -> Checked {
         let (kept, suppressed) =
             suppress::apply(&self.sources, &self.policies, &self.lints, problems);
         let (problems, severities): (Vec<Problem>, Vec<Severity>) = kept.into_iter().unzip();
@@ -571,6 +657,7 @@ impl Project {
             problems,
             severities,
             suppressed,
+            asts,
         };
         if checked.has_errors() {
             checked.model = None;
@@ -587,14 +674,17 @@ pub fn redact_problem(p: Problem) -> Problem {
             span,
             expected,
             found,
+            ..
         } => Problem::Syntax {
-            // Not even the token's length.
+            // Not even the token's length; no hint (it may quote the text).
             span: Span {
                 end: span.start,
                 ..span
             },
             expected,
             found: found.map(|_| "…".to_string()),
+            hint: None,
+            unclosed: None,
         },
         Problem::RegistryInvalid { span, message } => Problem::RegistryInvalid {
             span,

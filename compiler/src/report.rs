@@ -13,6 +13,15 @@ use crate::source::SourceMap;
 /// Where the catalogue lives, for links in SARIF and summaries.
 pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
 
+/// The address of a code's entry in the catalogue: the heading
+/// `## TG1001 unknown-tool` of docs/diagnostics.md, as GitHub anchors it.
+pub fn catalogue_url(code: &str) -> String {
+    match CATALOGUE.iter().find(|c| c.code == code) {
+        Some(c) => format!("{DOCS_URL}#{}-{}", c.code.to_lowercase(), c.name),
+        None => DOCS_URL.to_string(),
+    }
+}
+
 /// Counts of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -70,7 +79,7 @@ impl miette::Diagnostic for MietteDiag {
         )))
     }
     fn url<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(code_url(self.d.code)))
+        Some(Box::new(catalogue_url(self.d.code)))
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.d.severity {
@@ -184,11 +193,6 @@ pub fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// The catalogue entry of a code.
-pub fn code_url(code: &str) -> String {
-    format!("{DOCS_URL}#{}", code.to_lowercase())
 }
 
 pub fn summary_line(s: Summary) -> String {
@@ -424,8 +428,8 @@ pub fn sarif_document(results: Vec<Value>) -> String {
                 "name": c.name,
                 "shortDescription": {"text": c.summary},
                 "fullDescription": {"text": c.summary},
-                "helpUri": code_url(c.code),
-                "help": {"text": format!("{}: {} See docs/diagnostics.md#{} for a failing example and the fix.", c.code, c.summary, c.code.to_lowercase())},
+                "helpUri": catalogue_url(c.code),
+                "help": {"text": format!("{}: {} See {} for a failing example and the fix.", c.code, c.summary, catalogue_url(c.code))},
                 "defaultConfiguration": {"level": c.severity.as_str()},
             })
         })
@@ -520,9 +524,9 @@ pub fn github_summary_at_most(sources: &SourceMap, all: &[Diagnostic], limit: us
         let (file, line, column, _, _) = location(sources, d);
         let _ = writeln!(
             out,
-            "| [{}]({DOCS_URL}#{}) | {} | `{}:{}:{}` | {} |",
+            "| [{}]({}) | {} | `{}:{}:{}` | {} |",
             d.code,
-            d.code.to_lowercase(),
+            catalogue_url(d.code),
             d.severity.as_str(),
             file,
             line,

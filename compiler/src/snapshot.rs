@@ -8,6 +8,20 @@ use toolgate_runtime::{Role, Table};
 
 pub const FILE_NAME: &str = "effective-access.txt";
 
+/// Lines a snapshot writes without being told otherwise (about 60 MB):
+/// past it, a diff of two tables (`toolgate diff`) is the review tool.
+pub const MAX_LINES: u64 = 1_000_000;
+
+/// How many lines [`snapshot`] writes for `table`: configurations x roles x
+/// (consumers + 1) x tools, computed before anything is written.
+pub fn line_count(table: &Table) -> u64 {
+    let spec = table.spec();
+    spec.configurations.len() as u64
+        * Role::ALL.len() as u64
+        * (spec.consumers.len() as u64 + 1)
+        * table.tool_count() as u64
+}
+
 pub fn snapshot(table: &Table) -> String {
     let spec = table.spec();
     let mut out = String::from(

@@ -56,20 +56,53 @@ impl SourceFile {
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    /// The 0-based line of a byte offset (clamped to the text), and the
+    /// text of that line up to the offset.
+    fn line_prefix(&self, offset: usize) -> (usize, Option<&str>) {
         let offset = offset.min(self.text.len());
         let line = match self.line_starts.binary_search(&offset) {
             Ok(l) => l,
             Err(l) => l - 1,
         };
-        let start = self.line_starts[line];
-        let col = self
-            .text
-            .get(start..offset)
+        (line, self.text.get(self.line_starts[line]..offset))
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let (line, prefix) = self.line_prefix(offset);
+        let col = prefix
             .map(|s| s.chars().count())
-            .unwrap_or(offset - start);
+            .unwrap_or(offset.min(self.text.len()) - self.line_starts[line]);
         (line + 1, col + 1)
+    }
+
+    /// 0-based line and column in UTF-16 code units of a byte offset: the
+    /// Language Server Protocol's default position encoding.
+    pub fn position_utf16(&self, offset: usize) -> (u32, u32) {
+        let (line, prefix) = self.line_prefix(offset);
+        let col = prefix.map(|s| s.encode_utf16().count()).unwrap_or(0);
+        (line as u32, col as u32)
+    }
+
+    /// The byte offset of a 0-based line and UTF-16 column; a column past
+    /// the line's end is the line's end, a line past the text the text's end.
+    pub fn offset_utf16(&self, line: u32, col: u32) -> usize {
+        let Some(&start) = self.line_starts.get(line as usize) else {
+            return self.text.len();
+        };
+        let end = self
+            .line_starts
+            .get(line as usize + 1)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        let mut units = 0u32;
+        for (i, c) in self.text[start..end].char_indices() {
+            if units >= col {
+                return start + i;
+            }
+            units += c.len_utf16() as u32;
+        }
+        end
     }
 }
 

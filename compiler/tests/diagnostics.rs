@@ -87,12 +87,21 @@ fn tg0001_syntax_error() {
 
 #[test]
 fn tg0001_syntax_error_at_end_of_file() {
+    // The file ends inside a block: reported at the `{` that opened it.
     let (p, d) = run(reg(), "group content {", "TG0001");
     assert_eq!(
         d[0].message,
-        "expected `class`, `disabled`, `enabled` or `}`, found end of file"
+        "this `{` is never closed: expected `}` before end of file"
     );
-    assert_eq!(p.sources.text(d[0].span), "");
+    assert_eq!(p.sources.text(d[0].span), "{");
+    assert_eq!(p.sources.text(d[0].labels[0].span), "");
+    // Inside a block that is closed, the end of file is an ordinary error.
+    let (_, d) = run(reg(), "group content { class", "TG0001");
+    assert!(
+        d[0].message.ends_with("found end of file"),
+        "{}",
+        d[0].message
+    );
 }
 
 #[test]
@@ -467,6 +476,49 @@ fn an_acknowledged_exclusion_typo_compiles_as_a_stale_exclusion() {
     assert!(checked.model.is_none() && checked.has_errors());
 }
 
+/// Syntax errors with a fix: a keyword's near miss, a dotted name without
+/// quotes, and a missing `}` reported at the brace that opened the block.
+#[test]
+fn tg0001_syntax_errors_name_the_fix() {
+    let first = |policy: &str| {
+        let (project, d) = run(reg(), policy, "TG0001");
+        let d = d[0].clone();
+        let under = project.sources.text(d.span).to_string();
+        (project, d, under)
+    };
+    let (_, d, under) = first("configuration chat { excludes [delete_record] }");
+    assert_eq!(under, "excludes");
+    assert_eq!(d.help.as_deref(), Some("did you mean `exclude`?"));
+
+    let (_, d, under) = first("configuration chat { exclude [refund.issue] }");
+    assert_eq!(under, ".issue");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("a name that holds `.` is written in quotes: \"refund.issue\"")
+    );
+
+    let policy = "configuration chat {\n  exclude [delete_record]\n\nconfiguration b { }\n";
+    let (project, d, under) = first(policy);
+    assert_eq!(under, "{");
+    assert_eq!(
+        project
+            .sources
+            .get(d.span.file)
+            .line_col(d.span.start as usize),
+        (1, 20)
+    );
+    assert_eq!(
+        d.message,
+        "this `{` is never closed: expected `}` before `configuration`"
+    );
+    assert_eq!(d.labels.len(), 1);
+    assert_eq!(project.sources.text(d.labels[0].span), "configuration");
+    insta::assert_snapshot!(
+        "TG0001-unclosed-human",
+        report::human(&project.sources, &[d], false)
+    );
+}
+
 #[test]
 fn tg2006_missing_property() {
     case(
@@ -809,4 +861,62 @@ fn an_explicit_skill_loader_must_be_registered() {
         vec!["TG1001"]
     );
     assert!(codes(reg(), &[("p.tg", "skill-loader read_source")]).is_empty());
+}
+
+/// `Project::load_cached`: a file the overlay holds is read from it, not
+/// from disk (an editor's unsaved text), under the same limits; the registry
+/// parsed once is reused while its text is unchanged, and parsed again when
+/// it changes.
+#[test]
+fn a_project_loads_over_an_overlay_and_reuses_an_unchanged_registry() {
+    use toolgate_compiler::project::RegistryCache;
+    let dir = std::env::temp_dir().join(format!("tg-overlay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"r.toml\"\npolicies = [\"p.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("r.toml"),
+        "[[tool]]\nname = \"read_source\"\ngroup = \"code\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("p.tg"),
+        "configuration c { exclude [read_source] }\n",
+    )
+    .unwrap();
+    let policy = std::fs::canonicalize(dir.join("p.tg")).unwrap();
+    let registry = std::fs::canonicalize(dir.join("r.toml")).unwrap();
+    let codes = |p: &Project| -> Vec<&'static str> {
+        p.check().problems.iter().map(|p| p.code()).collect()
+    };
+    let mut cache = RegistryCache::default();
+    let clean = Project::load_cached(&dir, &|_| None, &mut cache).unwrap();
+    assert_eq!(codes(&clean), Vec::<&str>::new());
+    assert_eq!(clean.file_at(&dir.join("p.tg")), Some(clean.policies[0]));
+
+    let typo = |p: &std::path::Path| {
+        (p == policy).then(|| "configuration c { exclude [read_sourc] }\n".to_string())
+    };
+    let edited = Project::load_cached(&dir, &typo, &mut cache).unwrap();
+    assert_eq!(codes(&edited), ["TG1010"]);
+    assert_eq!(
+        edited.sources.get(edited.policies[0]).text,
+        "configuration c { exclude [read_sourc] }\n"
+    );
+    // The registry changed in the editor: parsed again, the exclusion is stale.
+    let renamed = |p: &std::path::Path| {
+        (p == registry).then(|| "[[tool]]\nname = \"write_file\"\ngroup = \"code\"\n".to_string())
+    };
+    let edited = Project::load_cached(&dir, &renamed, &mut cache).unwrap();
+    assert_eq!(codes(&edited), ["TG1009"]);
+    // Over the policy limit in the overlay: TG0002, as on disk.
+    let huge = |p: &std::path::Path| {
+        (p == policy).then(|| "#".repeat(toolgate_compiler::parse::MAX_POLICY_BYTES + 1))
+    };
+    let big = Project::load_with(&dir, &huge).unwrap();
+    assert_eq!(codes(&big), ["TG0002"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }

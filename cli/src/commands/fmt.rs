@@ -7,13 +7,13 @@ use toolgate_compiler::project::Project;
 use toolgate_compiler::{report, source::SourceMap};
 
 use super::Res;
-use crate::io::{read_file_capped, write_atomic, write_out, Failure};
+use crate::io::{read_file_capped, write_atomic, write_err, write_out, Failure};
 
 #[derive(Args)]
 pub struct FmtArgs {
     /// Policy files, or project directories (all their policy files). Default: the current directory.
     paths: Vec<PathBuf>,
-    /// List the files that are not formatted; exit 1 if any.
+    /// Show, as a unified diff, what formatting would change; exit 1 if anything.
     #[arg(long, conflicts_with = "write")]
     check: bool,
     /// Write the formatted text back to the files.
@@ -49,13 +49,22 @@ pub fn fmt(a: FmtArgs) -> Res {
         }
     }
     let mut changed = Vec::new();
+    let mut diffs = String::new();
     for (f, writable) in &files {
         let text = String::from_utf8(read_file_capped(
             f,
             toolgate_compiler::parse::MAX_POLICY_BYTES,
         )?)
         .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
-        let formatted = match toolgate_compiler::formatter::format(&text) {
+        // Windows line endings are read, and kept: the formatter sees LF.
+        let crlf = text.contains("\r\n");
+        let lf = if crlf {
+            text.replace("\r\n", "\n")
+        } else {
+            text.clone()
+        };
+        let formatted = match toolgate_compiler::formatter::format(&lf) {
+            Ok(t) if crlf => t.replace('\n', "\r\n"),
             Ok(t) => t,
             Err(problem) => {
                 let mut sources = SourceMap::new();
@@ -74,7 +83,18 @@ pub fn fmt(a: FmtArgs) -> Res {
             }
         };
         if formatted != text {
-            changed.push(f.display().to_string());
+            let name = f.display().to_string();
+            if a.check {
+                diffs.push_str(
+                    // Shown in LF: a CRLF file keeps its endings when written.
+                    &similar::TextDiff::from_lines(&lf, &formatted.replace("\r\n", "\n"))
+                        .unified_diff()
+                        .context_radius(3)
+                        .header(&name, &format!("{name} (formatted)"))
+                        .to_string(),
+                );
+            }
+            changed.push(name);
             if a.write {
                 if !writable {
                     return Err(Failure::Usage(format!(
@@ -90,8 +110,13 @@ pub fn fmt(a: FmtArgs) -> Res {
         }
     }
     if a.check {
-        for c in &changed {
-            write_out(&format!("{c}\n"));
+        write_out(&diffs);
+        if !changed.is_empty() {
+            write_err(&format!(
+                "{} file{} not formatted: run `toolgate fmt -w`\n",
+                changed.len(),
+                if changed.len() == 1 { "" } else { "s" }
+            ));
         }
         return Ok(u8::from(!changed.is_empty()));
     }

@@ -17,6 +17,7 @@ pub mod classify;
 pub mod distribute;
 pub mod fmt;
 pub mod init;
+pub mod lsp;
 pub mod query;
 pub mod registry;
 pub mod review;
@@ -72,6 +73,12 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
 pub fn load_table(project: &Path, table: Option<&Path>) -> Result<Table, Failure> {
     match table {
         Some(t) => {
+            if t.is_dir() {
+                return Err(Failure::Usage(format!(
+                    "{}: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p",
+                    t.display()
+                )));
+            }
             let bytes = read_file(t)?;
             Table::load(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", t.display())))
         }

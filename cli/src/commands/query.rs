@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use toolgate_runtime::{Context, Decision, GateOutcome, Reason, Role, Table};
+use toolgate_compiler::{registry, report, source::SourceMap};
+use toolgate_runtime::{Context, Decision, GateOutcome, LiveTool, Reason, Role, Table};
 
 use super::{did_you_mean, load_table, stored_run, OutFormat, Res};
-use crate::io::{write_err, write_out, Failure};
+use crate::io::{read_file, write_err, write_out, Failure};
 
 /// Where the table comes from, and who is asking.
 #[derive(Args, Clone)]
@@ -51,6 +52,84 @@ pub struct DecideArgs {
     /// Print the typed refusal (JSON: kind, class, retryable, action, remediation, model text) when refused.
     #[arg(long)]
     refusal: bool,
+    #[command(flatten)]
+    log: LogArg,
+    #[command(flatten)]
+    live: LiveArg,
+}
+
+/// `--log FILE`: append each decision to a decision log (docs/decision-log.md).
+#[derive(Args)]
+pub struct LogArg {
+    /// Append the decisions to this decision log (JSON lines, the runtime record of docs/decision-log.md; `toolgate stats` reads it).
+    #[arg(long = "log", value_name = "FILE")]
+    log_file: Option<PathBuf>,
+}
+
+impl LogArg {
+    /// Append `decisions`, made in `ctx`, as runtime records: every one,
+    /// hidden names included (a dashboard leaves out `nameVisible: false`).
+    fn write<'a>(
+        &self,
+        ctx: &Context<'_>,
+        decisions: impl IntoIterator<Item = &'a Decision<'a>>,
+    ) -> Result<(), Failure> {
+        let Some(path) = &self.log_file else {
+            return Ok(());
+        };
+        let fail = |e: std::io::Error| Failure::Usage(format!("{}: {e}", path.display()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+        let mut log = toolgate_runtime::log::DecisionLog::new(std::io::BufWriter::new(file));
+        for d in decisions {
+            log.record(ctx, d).map_err(fail)?;
+        }
+        use std::io::Write as _;
+        log.into_inner().flush().map_err(fail)
+    }
+}
+
+/// `--live FILE`: tools registered after the table was compiled.
+#[derive(Args)]
+pub struct LiveArg {
+    /// A registry fragment (TOML `[[tool]]` tables, or JSON) of tools registered after compilation: decided through the runtime's live-tool path.
+    #[arg(long = "live", value_name = "FILE")]
+    live_file: Option<PathBuf>,
+}
+
+impl LiveArg {
+    /// The fragment's tools, as the runtime takes them. A fragment with
+    /// errors is an input error: a live tool is never guessed.
+    fn tools(&self) -> Result<Vec<LiveTool>, Failure> {
+        let Some(path) = &self.live_file else {
+            return Ok(Vec::new());
+        };
+        let text = String::from_utf8(read_file(path)?)
+            .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
+        let mut sources = SourceMap::new();
+        let id = sources.add(path.display().to_string(), text);
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        let (reg, problems) = registry::load(id, &sources.get(id).text, is_json);
+        let diags: Vec<_> = problems.iter().map(|p| p.diagnostic()).collect();
+        if !diags.is_empty() {
+            return Err(Failure::Input(report::human(&sources, &diags, false)));
+        }
+        Ok(reg
+            .tools
+            .into_iter()
+            .map(|t| LiveTool {
+                remote: matches!(t.origin, registry::Origin::Remote { .. }),
+                name: t.name,
+                group: t.group,
+                enabled: t.enabled,
+                admin_only: t.admin_only,
+                class: t.class,
+            })
+            .collect())
+    }
 }
 
 #[derive(Args)]
@@ -77,6 +156,8 @@ pub struct UnavailableArgs {
     ctx: ContextArgs,
     #[arg(long, value_enum, default_value = "text")]
     format: UnavailableFormat,
+    #[command(flatten)]
+    live: LiveArg,
 }
 
 #[derive(Args)]
@@ -85,6 +166,10 @@ pub struct SimulateArgs {
     ctx: ContextArgs,
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
+    #[command(flatten)]
+    log: LogArg,
+    #[command(flatten)]
+    live: LiveArg,
 }
 
 fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure> {
@@ -152,7 +237,12 @@ fn decision_text(d: &Decision<'_>) -> String {
 pub fn decide(a: DecideArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
-    let d = ctx.decide(&a.tool);
+    let live = a.live.tools()?;
+    let d = match live.iter().find(|t| t.name == a.tool) {
+        Some(t) => ctx.decide_live(t),
+        None => ctx.decide(&a.tool),
+    };
+    a.log.write(&ctx, [&d])?;
     if a.refusal {
         match ctx.refusal(&d) {
             Some(r) => write_out(&format!("{}\n", serde_json::to_string_pretty(&r)?)),
@@ -216,7 +306,8 @@ pub fn explain(a: ExplainArgs) -> Res {
 pub fn unavailable(a: UnavailableArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
-    let list = ctx.unavailable();
+    let live = a.live.tools()?;
+    let list = ctx.unavailable_with(&live);
     match a.format {
         UnavailableFormat::Json => {
             write_out(&format!("{}\n", serde_json::to_string_pretty(&list)?))
@@ -239,7 +330,16 @@ pub fn simulate(a: SimulateArgs) -> Res {
     // For a person: the decisions as shown to this user, without the remote
     // tools whose names are hidden from them and refused. The note says the
     // rule, never how many it hid (a count would tell what exists).
-    let decisions: Vec<Decision> = ctx.decisions().filter(|d| !ctx.hides(d)).collect();
+    let live = a.live.tools()?;
+    let mut all: Vec<Decision> = ctx.decisions().collect();
+    // Live tools after the registered ones (a name the table has is the table's).
+    all.extend(
+        live.iter()
+            .filter(|t| table.tool_id(&t.name).is_none())
+            .map(|t| ctx.decide_live(t)),
+    );
+    a.log.write(&ctx, &all)?;
+    let decisions: Vec<Decision> = all.into_iter().filter(|d| !ctx.hides(d)).collect();
     if !ctx.remote_names_visible() {
         write_err("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
     }
@@ -295,6 +395,16 @@ pub fn simulate(a: SimulateArgs) -> Res {
 pub fn offered(a: SimulateArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
+    if a.live.live_file.is_some() {
+        // The runtime's tool set has no live-tool form: refuse rather than ignore.
+        return Err(Failure::Usage(
+            "`offered` does not take --live (use `unavailable` or `simulate` with --live)".into(),
+        ));
+    }
+    if a.log.log_file.is_some() {
+        let all: Vec<Decision> = ctx.decisions().collect();
+        a.log.write(&ctx, &all)?;
+    }
     let set = ctx.tool_set();
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&set)?)),

@@ -63,6 +63,9 @@ pub struct SnapshotArgs {
     /// The file (default: PROJECT/effective-access.txt).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Write (or check) at most this many lines (default 1,000,000).
+    #[arg(long)]
+    max_lines: Option<u64>,
 }
 
 /// Extract `project` as it is at git revision `rev` into a temporary directory.
@@ -141,6 +144,17 @@ pub fn diff(a: DiffArgs) -> Res {
 
 pub fn snapshot(a: SnapshotArgs) -> Res {
     let table = load_table(&a.project, None)?;
+    let lines = toolgate_compiler::snapshot::line_count(&table);
+    let limit = a
+        .max_lines
+        .unwrap_or(toolgate_compiler::snapshot::MAX_LINES);
+    if lines > limit {
+        return Err(Failure::Usage(format!(
+            "the snapshot would hold {} lines (configurations x roles x consumers x tools), over the limit of {}; give --max-lines {lines} to write it anyway, or review changes with `toolgate diff`",
+            toolgate_compiler::report::thousands(lines as usize),
+            toolgate_compiler::report::thousands(limit as usize),
+        )));
+    }
     let text = toolgate_compiler::snapshot::snapshot(&table);
     let path = a
         .output

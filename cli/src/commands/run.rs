@@ -2,38 +2,39 @@
 
 use std::path::PathBuf;
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use toolgate_runtime::RunState;
 
 use super::{did_you_mean, load_table, stored_run, Res, SourceArgs};
 use crate::io::{write_out, Failure};
 
+/// What a run starts from: the table, the configuration, the skills.
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    src: SourceArgs,
+    #[arg(long = "config", short = 'c')]
+    config: String,
+    /// Forced or invoked skills, besides the configuration's attached ones.
+    #[arg(long = "skill")]
+    skills: Vec<String>,
+}
+
 #[derive(Subcommand)]
 pub enum RunCommand {
     /// Resolve a new run's stored state from its configuration and skills.
-    Start {
-        #[command(flatten)]
-        src: SourceArgs,
-        #[arg(long = "config", short = 'c')]
-        config: String,
-        /// Forced or invoked skills, besides the configuration's attached ones.
-        #[arg(long = "skill")]
-        skills: Vec<String>,
-    },
+    Start(RunArgs),
     /// Resume a stored run: intersect its allow-list with the live one, union the exclusions.
     Resume {
         #[command(flatten)]
-        src: SourceArgs,
-        #[arg(long = "config", short = 'c')]
-        config: String,
-        #[arg(long = "skill")]
-        skills: Vec<String>,
+        run: RunArgs,
         /// The stored run state (JSON).
         stored: PathBuf,
     },
 }
 
-fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Option<PathBuf>) -> Res {
+fn run_start(a: RunArgs, stored: Option<PathBuf>) -> Res {
+    let (src, config, skills) = (a.src, a.config.as_str(), &a.skills);
     let table = load_table(&src.project, src.table.as_deref())?;
     let known = &table.spec().skills;
     if let Some(s) = skills.iter().find(|s| !known.iter().any(|k| &k.name == *s)) {
@@ -54,16 +55,7 @@ fn run_start(src: SourceArgs, config: &str, skills: &[String], stored: Option<Pa
 
 pub fn run(c: RunCommand) -> Res {
     match c {
-        RunCommand::Start {
-            src,
-            config,
-            skills,
-        } => run_start(src, &config, &skills, None),
-        RunCommand::Resume {
-            src,
-            config,
-            skills,
-            stored,
-        } => run_start(src, &config, &skills, Some(stored)),
+        RunCommand::Start(a) => run_start(a, None),
+        RunCommand::Resume { run, stored } => run_start(run, Some(stored)),
     }
 }
