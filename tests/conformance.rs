@@ -96,7 +96,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                     "configurations": t.configuration_names().collect::<Vec<_>>(),
                 }),
                 Err(e) => {
-                    json!({"ok": false, "error": load_error_code(&e), "message": e.to_string()})
+                    json!({"ok": false, "error": toolgate_tests::load_error_code(&e), "message": e.to_string()})
                 }
             }
         }
@@ -241,20 +241,6 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
             json!({"run": s.resume(&l).to_json()})
         }
         other => panic!("kind {other}"),
-    }
-}
-
-fn load_error_code(e: &toolgate_runtime::LoadError) -> &'static str {
-    use toolgate_runtime::LoadError::*;
-    match e {
-        NotATable => "notATable",
-        Version { .. } => "version",
-        Truncated { .. } => "truncated",
-        TrailingBytes { .. } => "trailingBytes",
-        Checksum { .. } => "checksum",
-        // Altered payload with a fixed-up CRC: hosts see the same code as a CRC mismatch.
-        Digest => "checksum",
-        Corrupt(_) => "corrupt",
     }
 }
 

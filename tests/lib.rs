@@ -286,3 +286,22 @@ configuration editor-chat { provider p groups [editing, content, skills] exclude
 configuration other { provider p groups [editing, content, skills] }
 ";
 }
+
+/// The code a host reports for a load error (the conformance corpus' and
+/// conformance/signed/expect.json's `error`; the bindings use the same names).
+pub fn load_error_code(e: &toolgate_runtime::LoadError) -> &'static str {
+    use toolgate_runtime::LoadError::*;
+    match e {
+        NotATable => "notATable",
+        Version { .. } => "version",
+        Truncated { .. } => "truncated",
+        TrailingBytes { .. } => "trailingBytes",
+        Checksum { .. } => "checksum",
+        // Altered payload with a fixed-up CRC: hosts see the same code as a CRC mismatch.
+        Digest => "checksum",
+        Corrupt(_) => "corrupt",
+        Unsigned => "unsigned",
+        UntrustedKey { .. } => "untrustedKey",
+        BadSignature { .. } => "badSignature",
+    }
+}

@@ -9,7 +9,8 @@ mod io;
 mod mcp_client;
 
 use commands::{
-    check, classify, drift, fmt, init, lsp, query, registry, review, run, serve, shell, show, stats,
+    check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, serve,
+    shell, show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -46,6 +47,12 @@ enum Command {
     Init(init::InitArgs),
     /// Compile a project into a decision table file.
     Compile(check::CompileArgs),
+    /// Generate an Ed25519 key pair for signing tables (NAME.key secret, NAME.pub public); prints the key id.
+    Keygen(sign::KeygenArgs),
+    /// Publish a compiled table (or a project, compiled) to an OCI registry; prints REF@DIGEST.
+    Push(distribute::PushArgs),
+    /// Fetch a table from an OCI registry, verified with --trusted-key; prints its manifest digest.
+    Pull(distribute::PullArgs),
     /// Registry tools: import an MCP server's tools, or sync the registry with a server.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
@@ -117,6 +124,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::check(a),
         Command::Compile(a) => check::compile(a),
+        Command::Keygen(a) => sign::keygen(a),
+        Command::Push(a) => distribute::push(a),
+        Command::Pull(a) => distribute::pull(a),
         Command::Init(a) => init::init(a),
         Command::Registry(c) => registry::run(c),
         Command::Decide(a) => query::decide(a),

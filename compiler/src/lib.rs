@@ -19,6 +19,7 @@ pub mod project;
 pub mod registry;
 pub mod replay;
 pub mod report;
+pub mod signing;
 pub mod snapshot;
 pub mod source;
 pub mod suggest;

@@ -11,6 +11,16 @@ pub const FORMAT_VERSION: u32 = 2;
 /// magic, version, payload length, digest, crc.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32 + 4;
 
+/// The optional signature block after the payload (docs/table-format.md).
+pub const SIGNATURE_MAGIC: &[u8; 8] = b"TGSIG\0\0\0";
+/// The one signature algorithm: Ed25519 (RFC 8032, strict verification).
+pub const SIGNATURE_ED25519: u32 = 1;
+/// magic, algorithm, public key, signature.
+pub const SIGNATURE_LEN: usize = 8 + 4 + 32 + 64;
+/// Prefixed to the header to form the signed message, so that a signature
+/// made for anything else never verifies as a table's.
+pub const SIGNATURE_CONTEXT: &[u8] = b"toolgate table signature v1\0";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
     /// Not a toolgate table (wrong magic).
@@ -28,6 +38,13 @@ pub enum LoadError {
     Digest,
     /// The checksum matched but the content does not make a valid table.
     Corrupt(String),
+    /// A signature is required and the table carries none.
+    Unsigned,
+    /// Signed, but by a key that is not among the trusted ones.
+    UntrustedKey { key_id: String },
+    /// Signed by a trusted key, but the signature does not verify: the
+    /// header (and with it the payload's digest) was altered after signing.
+    BadSignature { key_id: String },
 }
 
 impl std::fmt::Display for LoadError {
@@ -53,6 +70,18 @@ impl std::fmt::Display for LoadError {
                 "table digest mismatch: the payload's sha256 is not the digest in the header; the file was altered after compilation, recompile it"
             ),
             LoadError::Corrupt(m) => write!(f, "table is corrupt: {m}"),
+            LoadError::Unsigned => write!(
+                f,
+                "table is not signed, and a signature by a trusted key is required; sign it with `toolgate compile --sign KEY`"
+            ),
+            LoadError::UntrustedKey { key_id } => write!(
+                f,
+                "table is signed by key {key_id}, which is not trusted; sign it with a trusted key or add its public key to the trusted keys"
+            ),
+            LoadError::BadSignature { key_id } => write!(
+                f,
+                "table signature by key {key_id} does not verify: the table was altered after it was signed; recompile and sign it again"
+            ),
         }
     }
 }
@@ -184,9 +213,98 @@ pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
     out
 }
 
+/// A table's signature block: who signed, and the Ed25519 signature over
+/// [`signed_message`] of the table's header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureBlock {
+    pub public_key: [u8; 32],
+    pub signature: [u8; 64],
+}
+
+impl SignatureBlock {
+    /// The block as it follows the payload.
+    pub fn encode(&self) -> [u8; SIGNATURE_LEN] {
+        let mut out = [0u8; SIGNATURE_LEN];
+        out[..8].copy_from_slice(SIGNATURE_MAGIC);
+        out[8..12].copy_from_slice(&SIGNATURE_ED25519.to_le_bytes());
+        out[12..44].copy_from_slice(&self.public_key);
+        out[44..].copy_from_slice(&self.signature);
+        out
+    }
+
+    /// The signer's key id (see [`key_id`]).
+    pub fn key_id(&self) -> String {
+        key_id(&self.public_key)
+    }
+}
+
+/// A key's short id, as messages, `toolgate keygen` and the docs show it:
+/// `ed25519:` and the first 16 hex digits of the sha256 of the raw public key.
+pub fn key_id(public_key: &[u8; 32]) -> String {
+    format!("ed25519:{}", &sha256_hex(public_key)[..16])
+}
+
+/// The message a table's signature signs: [`SIGNATURE_CONTEXT`] and the
+/// table's header. The header holds the payload's sha256, which every load
+/// verifies, so the signature covers every payload byte.
+pub fn signed_message(table: &[u8]) -> Vec<u8> {
+    let header = &table[..HEADER_LEN.min(table.len())];
+    let mut m = Vec::with_capacity(SIGNATURE_CONTEXT.len() + header.len());
+    m.extend_from_slice(SIGNATURE_CONTEXT);
+    m.extend_from_slice(header);
+    m
+}
+
+/// Split a file into the table (header and payload) and its signature
+/// block, if it has one. Only the framing is checked here: [`decode`]
+/// checks the table, and verification (feature `signature`) the signature.
+pub fn split_signature(bytes: &[u8]) -> Result<(&[u8], Option<SignatureBlock>), LoadError> {
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Ok((bytes, None));
+    }
+    let mut len8 = [0u8; 8];
+    len8.copy_from_slice(&bytes[12..20]);
+    let end = (HEADER_LEN as u64).saturating_add(u64::from_le_bytes(len8));
+    if (bytes.len() as u64) <= end {
+        return Ok((bytes, None));
+    }
+    // end < bytes.len(), so it fits a usize.
+    let (table, rest) = bytes.split_at(end as usize);
+    if rest.len() < 8 || &rest[..8] != SIGNATURE_MAGIC {
+        return Err(LoadError::TrailingBytes {
+            extra: rest.len() as u64,
+        });
+    }
+    if rest.len() != SIGNATURE_LEN {
+        return Err(LoadError::Corrupt(format!(
+            "the signature block is {} bytes, expected {SIGNATURE_LEN}",
+            rest.len()
+        )));
+    }
+    let algorithm = u32::from_le_bytes([rest[8], rest[9], rest[10], rest[11]]);
+    if algorithm != SIGNATURE_ED25519 {
+        return Err(LoadError::Corrupt(format!(
+            "signature algorithm {algorithm} is not supported (this runtime knows 1, Ed25519)"
+        )));
+    }
+    let mut public_key = [0u8; 32];
+    public_key.copy_from_slice(&rest[12..44]);
+    let mut signature = [0u8; 64];
+    signature.copy_from_slice(&rest[44..]);
+    Ok((
+        table,
+        Some(SignatureBlock {
+            public_key,
+            signature,
+        }),
+    ))
+}
+
 /// Check the header and checksum; decode the payload. Returns the spec and
-/// the digest from the header.
+/// the digest from the header. A signature block, if any, is checked for
+/// its framing only: verifying it is [`crate::Table::load_verified`]'s job.
 pub fn decode(bytes: &[u8]) -> Result<(TableSpec, [u8; 32]), LoadError> {
+    let (bytes, _signature) = split_signature(bytes)?;
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(LoadError::NotATable);
     }

@@ -27,6 +27,8 @@ pub mod refusal;
 pub mod reload;
 pub mod resolve;
 pub mod run;
+#[cfg(feature = "signature")]
+pub mod signature;
 pub mod spec;
 pub mod table;
 
@@ -38,5 +40,7 @@ pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
 pub use reload::TableHandle;
 pub use resolve::{render_prompt, Excluded, ToolSet, Unavailable};
 pub use run::{AllowList, Exclusions, RunState, RunStateError};
+#[cfg(feature = "signature")]
+pub use signature::{KeyError, TrustedKeys};
 pub use spec::TableSpec;
 pub use table::Table;

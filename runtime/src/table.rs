@@ -114,6 +114,18 @@ impl Table {
         Table::from_spec(spec, digest)
     }
 
+    /// Load a table file that must be signed by one of `keys`: unsigned,
+    /// signed by another key, or altered after signing is a [`LoadError`].
+    /// The signature is checked first, then everything [`Table::load`] checks.
+    #[cfg(feature = "signature")]
+    pub fn load_verified(
+        bytes: &[u8],
+        keys: &crate::signature::TrustedKeys,
+    ) -> Result<Table, LoadError> {
+        keys.verify(bytes)?;
+        Table::load(bytes)
+    }
+
     /// Build from a spec (the compiler's in-memory path; `load` ends here too).
     pub fn from_spec(spec: TableSpec, digest: [u8; 32]) -> Result<Table, LoadError> {
         check_ranks(&spec)?;

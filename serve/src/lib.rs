@@ -14,11 +14,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use toolgate_runtime::{Table, TableHandle};
+use toolgate_runtime::{Table, TableHandle, TrustedKeys};
 
 pub mod api;
 pub mod declog;
 pub mod metrics;
+pub mod poll;
 pub mod server;
 pub mod source;
 pub mod util;
@@ -58,8 +59,13 @@ pub struct Options {
     pub decision_log: Option<LogTarget>,
     /// Decision log records queued at most; beyond, records are dropped and counted.
     pub log_buffer: usize,
-    /// Watch the source and reload on change.
+    /// Watch the source and reload on change (poll it, for a registry).
     pub watch: bool,
+    /// When set, every table served (the first and every reload) must be
+    /// signed by one of these keys.
+    pub trusted_keys: Option<TrustedKeys>,
+    /// How often a registry source is polled.
+    pub poll_interval: Duration,
 }
 
 impl Options {
@@ -72,6 +78,8 @@ impl Options {
             decision_log: None,
             log_buffer: 65_536,
             watch: true,
+            trusted_keys: None,
+            poll_interval: Duration::from_secs(30),
         }
     }
 }
@@ -96,6 +104,8 @@ pub struct Shared {
     pub log: Option<declog::DecisionLogSink>,
     pub ids: util::IdGen,
     pub public_url: String,
+    /// Reloads accept only tables signed by these keys, when set.
+    pub trusted_keys: Option<TrustedKeys>,
     status: Mutex<ReloadStatus>,
 }
 
@@ -144,6 +154,14 @@ impl Shared {
         true
     }
 
+    /// A reload found the table in place unchanged: any past failure is over.
+    pub fn settled(&self) {
+        let mut status = self.status();
+        status.last_attempt = Some(SystemTime::now());
+        status.error = None;
+        self.metrics.last_reload_failed.set(0);
+    }
+
     /// Record a reload that failed: the current table stays.
     pub fn failed(&self, error: String) {
         let mut status = self.status();
@@ -165,7 +183,7 @@ impl Shared {
         let Some(source) = &self.source else {
             return Err("no source to reload from".into());
         };
-        match source.load() {
+        match source.load_with(self.trusted_keys.as_ref()) {
             Ok(table) => {
                 let swapped = self.install(table);
                 if swapped {
@@ -183,12 +201,12 @@ impl Shared {
         }
     }
 
-    /// Load a table from bytes and swap it in (the same rules as [`Shared::reload`]).
+    /// Load a table from bytes and swap it in (the same rules as
+    /// [`Shared::reload`]: verified when trusted keys are set).
     pub fn install_bytes(&self, bytes: &[u8]) -> Result<bool, String> {
-        match Table::load(bytes) {
+        match source::load_bytes(bytes, self.trusted_keys.as_ref()) {
             Ok(t) => Ok(self.install(t)),
             Err(e) => {
-                let e = e.to_string();
                 self.failed(e.clone());
                 Err(e)
             }
@@ -211,6 +229,19 @@ impl Service {
         public_url: String,
         decision_log: Option<(&LogTarget, usize)>,
     ) -> Result<Service, String> {
+        Service::with_trusted_keys(table, source, limits, public_url, decision_log, None)
+    }
+
+    /// [`Service::new`], and every reload must be signed by one of
+    /// `trusted_keys` when given (the caller verified `table`).
+    pub fn with_trusted_keys(
+        table: Table,
+        source: Option<Source>,
+        limits: Limits,
+        public_url: String,
+        decision_log: Option<(&LogTarget, usize)>,
+        trusted_keys: Option<TrustedKeys>,
+    ) -> Result<Service, String> {
         let metrics = metrics::Metrics::default();
         let now = SystemTime::now();
         metrics.set_table(None, &table.digest_hex(), unix_s(now));
@@ -232,6 +263,7 @@ impl Service {
                 log,
                 ids: util::IdGen::default(),
                 public_url,
+                trusted_keys,
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -244,13 +276,14 @@ impl Service {
 
     /// The service `opts` describe, its table loaded (an error when it does not load).
     pub fn from_options(opts: &Options, public_url: String) -> Result<Service, String> {
-        let table = opts.source.load()?;
-        Service::new(
+        let table = opts.source.load_with(opts.trusted_keys.as_ref())?;
+        Service::with_trusted_keys(
             table,
             Some(opts.source.clone()),
             opts.limits,
             public_url,
             opts.decision_log.as_ref().map(|t| (t, opts.log_buffer)),
+            opts.trusted_keys.clone(),
         )
     }
 
@@ -274,16 +307,31 @@ impl Service {
         r
     }
 
-    /// Watch the source; on a change, reload (debounced). The watch stops
-    /// when the returned watcher is dropped.
-    pub fn watch(&self) -> Result<Watch, String> {
+    /// Watch the source; on a change, reload (debounced). A registry is
+    /// polled every `poll_interval` instead ([`poll`]). The watch stops when
+    /// the returned value is dropped.
+    pub fn watch(&self, poll_interval: Duration) -> Result<Watch, String> {
         use notify::{EventKind, RecursiveMode, Watcher};
         let source = self
             .shared
             .source
             .clone()
             .ok_or_else(|| "no source to watch".to_string())?;
-        let (root, recursive) = source.watch_root();
+        let Some((root, recursive)) = source.watch_root() else {
+            let Source::Oci {
+                reference,
+                registry,
+            } = source
+            else {
+                return Err("no directory to watch".into());
+            };
+            return Ok(Watch::Poll(poll::spawn(
+                self.shared.clone(),
+                reference,
+                registry,
+                poll_interval,
+            )?));
+        };
         let (tx, rx) = std::sync::mpsc::channel::<notify::Event>();
         let mut watcher = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
             if let Ok(ev) = ev {
@@ -331,13 +379,14 @@ impl Service {
                 }
             })
             .map_err(|e| e.to_string())?;
-        Ok(Watch { _watcher: watcher })
+        Ok(Watch::Files(watcher))
     }
 }
 
 /// A running watch of the source; dropping it stops the watch.
-pub struct Watch {
-    _watcher: notify::RecommendedWatcher,
+pub enum Watch {
+    Files(notify::RecommendedWatcher),
+    Poll(poll::Poller),
 }
 
 /// Resolves at SIGINT (Ctrl-C) or SIGTERM.
@@ -379,7 +428,7 @@ pub fn run(opts: Options) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{addr}"));
         let service = Service::from_options(&opts, public_url)?;
         let _watch = if opts.watch {
-            Some(service.watch()?)
+            Some(service.watch(opts.poll_interval)?)
         } else {
             None
         };

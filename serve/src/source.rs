@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use toolgate_compiler::project::{read_capped_bytes, Project, Read};
 use toolgate_compiler::registry::MAX_REGISTRY_BYTES;
 use toolgate_compiler::{lower, report};
-use toolgate_runtime::Table;
+use toolgate_oci::RegistryOptions;
+use toolgate_runtime::{Table, TrustedKeys};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -16,12 +17,39 @@ pub enum Source {
     Table(PathBuf),
     /// A project directory (or its `toolgate.toml`).
     Project(PathBuf),
+    /// A table published to an OCI registry (`toolgate push`), polled.
+    Oci {
+        reference: String,
+        registry: RegistryOptions,
+    },
 }
 
 impl Source {
     /// Load (or compile) the table. The error is a message for the operator.
     pub fn load(&self) -> Result<Table, String> {
+        self.load_with(None)
+    }
+
+    /// Load the table; with `keys`, only a table signed by one of them
+    /// (a project compiled in memory is never signed, so it is refused).
+    pub fn load_with(&self, keys: Option<&TrustedKeys>) -> Result<Table, String> {
         match self {
+            Source::Oci {
+                reference,
+                registry,
+            } => {
+                let pulled = crate::poll::pull_blocking(reference, registry)?;
+                load_bytes(&pulled.bytes, keys).map_err(|e| {
+                    format!(
+                        "{reference} ({}): {e}",
+                        pulled.artifact.manifest_digest
+                    )
+                })
+            }
+            Source::Project(path) if keys.is_some() => Err(format!(
+                "{}: a project compiled in memory is not signed; serve a signed table (--table or --oci) when trusted keys are given",
+                path.display()
+            )),
             Source::Table(path) => {
                 let bytes =
                     match read_capped_bytes(path, MAX_REGISTRY_BYTES).map_err(|e| e.to_string())? {
@@ -34,7 +62,7 @@ impl Source {
                             ))
                         }
                     };
-                Table::load(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+                load_bytes(&bytes, keys).map_err(|e| format!("{}: {e}", path.display()))
             }
             Source::Project(path) => {
                 let project = Project::load(path).map_err(|e| e.to_string())?;
@@ -56,13 +84,14 @@ impl Source {
         }
     }
 
-    /// The directory to watch, and whether recursively.
-    pub fn watch_root(&self) -> (PathBuf, bool) {
-        match self {
+    /// The directory to watch, and whether recursively (none for a registry: it is polled).
+    pub fn watch_root(&self) -> Option<(PathBuf, bool)> {
+        Some(match self {
+            Source::Oci { .. } => return None,
             Source::Table(path) => (parent_or_dot(path), false),
             Source::Project(path) if path.is_dir() => (path.clone(), true),
             Source::Project(path) => (parent_or_dot(path), true),
-        }
+        })
     }
 
     /// Whether a change at `changed` may change the table. A table file is
@@ -72,6 +101,7 @@ impl Source {
     pub fn is_relevant(&self, changed: &Path) -> bool {
         match self {
             Source::Table(path) => changed.file_name() == path.file_name(),
+            Source::Oci { .. } => false,
             Source::Project(_) => !changed
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -85,4 +115,13 @@ fn parent_or_dot(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// Load table bytes, verified when `keys` are given.
+pub fn load_bytes(bytes: &[u8], keys: Option<&TrustedKeys>) -> Result<Table, String> {
+    match keys {
+        Some(keys) => Table::load_verified(bytes, keys),
+        None => Table::load(bytes),
+    }
+    .map_err(|e| e.to_string())
 }

@@ -192,7 +192,10 @@ async fn a_watched_table_file_is_reloaded_and_a_bad_one_never_replaces_the_curre
         None,
     )
     .await;
-    let _watch = s.service.watch().expect("watch");
+    let _watch = s
+        .service
+        .watch(std::time::Duration::from_secs(30))
+        .expect("watch");
     assert_eq!(s.digest(), da);
 
     replace(&path, &b);

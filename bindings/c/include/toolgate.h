@@ -89,6 +89,27 @@
 #define TOOLGATE_ERR_LOAD_CORRUPT 15
 
 /*
+ Table load with a required signature: the table is not signed.
+ */
+#define TOOLGATE_ERR_LOAD_UNSIGNED 16
+
+/*
+ Table load with a required signature: signed by a key not trusted.
+ */
+#define TOOLGATE_ERR_LOAD_UNTRUSTED_KEY 17
+
+/*
+ Table load with a required signature: the signature does not verify
+ (the table was altered after signing).
+ */
+#define TOOLGATE_ERR_LOAD_BAD_SIGNATURE 18
+
+/*
+ The trusted public keys are not Ed25519 public keys in PEM.
+ */
+#define TOOLGATE_ERR_KEYS 19
+
+/*
  A Rust panic was caught at the boundary (a bug; the call had no effect).
  */
 #define TOOLGATE_ERR_PANIC 99
@@ -189,6 +210,19 @@ int32_t toolgate_last_error(toolgate_buf *out);
  */
 int32_t toolgate_table_load(const char *bytes, size_t len, toolgate_table **out);
 
+/*
+ Load a table that must be signed by one of the trusted keys
+ (`public_keys_pem`: one or more `-----BEGIN PUBLIC KEY-----` blocks, as
+ `toolgate keygen` writes them). Unsigned, signed by another key or
+ altered after signing fails with `TOOLGATE_ERR_LOAD_UNSIGNED`,
+ `_UNTRUSTED_KEY` or `_BAD_SIGNATURE`; bad keys with `TOOLGATE_ERR_KEYS`.
+ */
+int32_t toolgate_table_load_verified(const char *bytes,
+                                     size_t len,
+                                     const char *public_keys_pem,
+                                     size_t public_keys_pem_len,
+                                     toolgate_table **out);
+
 void toolgate_table_free(toolgate_table *table);
 
 /*
@@ -237,6 +271,17 @@ int32_t toolgate_table_policy_json(const toolgate_table *table, toolgate_buf *ou
  */
 int32_t toolgate_handle_new(const char *bytes, size_t len, toolgate_handle **out);
 
+/*
+ A reloadable handle that requires a signature: the first table and
+ every `toolgate_handle_reload` must be signed by one of the trusted keys
+ (fails as `toolgate_table_load_verified` does).
+ */
+int32_t toolgate_handle_new_verified(const char *bytes,
+                                     size_t len,
+                                     const char *public_keys_pem,
+                                     size_t public_keys_pem_len,
+                                     toolgate_handle **out);
+
 void toolgate_handle_free(toolgate_handle *handle);
 
 /*
@@ -248,8 +293,9 @@ void toolgate_handle_free(toolgate_handle *handle);
 int32_t toolgate_handle_current(const toolgate_handle *handle, toolgate_table **out);
 
 /*
- Load `bytes` and swap the table in atomically. On any load error the
- current table stays (a corrupt update never replaces a good table).
+ Load `bytes` and swap the table in atomically. On any load error (and,
+ on a handle made by `toolgate_handle_new_verified`, any signature error)
+ the current table stays: a bad update never replaces a good table.
  */
 int32_t toolgate_handle_reload(const toolgate_handle *handle, const char *bytes, size_t len);
 

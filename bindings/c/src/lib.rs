@@ -32,7 +32,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use serde::Deserialize;
-use toolgate_runtime::{Context, Decision, LiveTool, LoadError, Reason, Role, RunState, Table};
+use toolgate_runtime::{
+    Context, Decision, LiveTool, LoadError, Reason, Role, RunState, Table, TrustedKeys,
+};
 
 pub mod compat;
 
@@ -69,6 +71,15 @@ pub const TOOLGATE_ERR_LOAD_TRAILING_BYTES: i32 = 13;
 pub const TOOLGATE_ERR_LOAD_CHECKSUM: i32 = 14;
 /// Table load: checksum fine, content not a valid table.
 pub const TOOLGATE_ERR_LOAD_CORRUPT: i32 = 15;
+/// Table load with a required signature: the table is not signed.
+pub const TOOLGATE_ERR_LOAD_UNSIGNED: i32 = 16;
+/// Table load with a required signature: signed by a key not trusted.
+pub const TOOLGATE_ERR_LOAD_UNTRUSTED_KEY: i32 = 17;
+/// Table load with a required signature: the signature does not verify
+/// (the table was altered after signing).
+pub const TOOLGATE_ERR_LOAD_BAD_SIGNATURE: i32 = 18;
+/// The trusted public keys are not Ed25519 public keys in PEM.
+pub const TOOLGATE_ERR_KEYS: i32 = 19;
 /// A Rust panic was caught at the boundary (a bug; the call had no effect).
 pub const TOOLGATE_ERR_PANIC: i32 = 99;
 
@@ -191,11 +202,24 @@ fn load_error_code(e: &LoadError) -> i32 {
         // The payload does not hash to the digest in the header: altered, like a CRC mismatch.
         LoadError::Digest => TOOLGATE_ERR_LOAD_CHECKSUM,
         LoadError::Corrupt(_) => TOOLGATE_ERR_LOAD_CORRUPT,
+        LoadError::Unsigned => TOOLGATE_ERR_LOAD_UNSIGNED,
+        LoadError::UntrustedKey { .. } => TOOLGATE_ERR_LOAD_UNTRUSTED_KEY,
+        LoadError::BadSignature { .. } => TOOLGATE_ERR_LOAD_BAD_SIGNATURE,
     }
 }
 
+fn load_err(e: LoadError) -> Error {
+    err(load_error_code(&e), e.to_string())
+}
+
 fn load(bytes: &[u8]) -> Result<Table, Error> {
-    Table::load(bytes).map_err(|e| err(load_error_code(&e), e.to_string()))
+    Table::load(bytes).map_err(load_err)
+}
+
+/// The trusted keys argument: one or more PEM public keys, UTF-8.
+unsafe fn keys_arg(ptr: *const c_char, len: usize) -> Result<TrustedKeys, Error> {
+    let pem = unsafe { str_arg(ptr, len, "public_keys_pem")? };
+    TrustedKeys::from_pem(pem).map_err(|e| err(TOOLGATE_ERR_KEYS, e.to_string()))
 }
 
 // --------------------------------------------------------------- arguments
@@ -419,6 +443,28 @@ pub unsafe extern "C" fn toolgate_table_load(
     })
 }
 
+/// Load a table that must be signed by one of the trusted keys
+/// (`public_keys_pem`: one or more `-----BEGIN PUBLIC KEY-----` blocks, as
+/// `toolgate keygen` writes them). Unsigned, signed by another key or
+/// altered after signing fails with `TOOLGATE_ERR_LOAD_UNSIGNED`,
+/// `_UNTRUSTED_KEY` or `_BAD_SIGNATURE`; bad keys with `TOOLGATE_ERR_KEYS`.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_table_load_verified(
+    bytes: *const c_char,
+    len: usize,
+    public_keys_pem: *const c_char,
+    public_keys_pem_len: usize,
+    out: *mut *mut toolgate_table,
+) -> i32 {
+    with_handle(out, || {
+        let keys = unsafe { keys_arg(public_keys_pem, public_keys_pem_len)? };
+        let b = unsafe { bytes_arg(bytes, len, "bytes")? };
+        Ok(toolgate_table {
+            table: Arc::new(Table::load_verified(b, &keys).map_err(load_err)?),
+        })
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_table_free(table: *mut toolgate_table) {
     unsafe { free_handle(table) }
@@ -547,6 +593,26 @@ pub unsafe extern "C" fn toolgate_handle_new(
     })
 }
 
+/// A reloadable handle that requires a signature: the first table and
+/// every `toolgate_handle_reload` must be signed by one of the trusted keys
+/// (fails as `toolgate_table_load_verified` does).
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_handle_new_verified(
+    bytes: *const c_char,
+    len: usize,
+    public_keys_pem: *const c_char,
+    public_keys_pem_len: usize,
+    out: *mut *mut toolgate_handle,
+) -> i32 {
+    with_handle(out, || {
+        let keys = unsafe { keys_arg(public_keys_pem, public_keys_pem_len)? };
+        let b = unsafe { bytes_arg(bytes, len, "bytes")? };
+        Ok(toolgate_handle {
+            handle: toolgate_runtime::TableHandle::load_verified(b, keys).map_err(load_err)?,
+        })
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_handle_free(handle: *mut toolgate_handle) {
     unsafe { free_handle(handle) }
@@ -569,8 +635,9 @@ pub unsafe extern "C" fn toolgate_handle_current(
     })
 }
 
-/// Load `bytes` and swap the table in atomically. On any load error the
-/// current table stays (a corrupt update never replaces a good table).
+/// Load `bytes` and swap the table in atomically. On any load error (and,
+/// on a handle made by `toolgate_handle_new_verified`, any signature error)
+/// the current table stays: a bad update never replaces a good table.
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_handle_reload(
     handle: *const toolgate_handle,
@@ -580,7 +647,7 @@ pub unsafe extern "C" fn toolgate_handle_reload(
     guard(|| {
         let h = unsafe { handle_ref(handle, "handle")? };
         let b = unsafe { bytes_arg(bytes, len, "bytes")? };
-        h.handle.swap(load(b)?);
+        h.handle.reload(b).map_err(load_err)?;
         Ok(())
     })
 }

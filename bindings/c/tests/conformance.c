@@ -848,6 +848,88 @@ static void count(int ok) {
   else failed++;
 }
 
+/* Requiring a signature: conformance/signed/ (expect.json gives each file's
+ * outcome under trusted.pub), then a verified handle keeps its table when a
+ * reload is refused. */
+static int signatures(void) {
+  int ok = 1;
+  current_case = "signatures";
+  size_t kl, el;
+  char *kp = path_join(corpus_dir, "signed/trusted.pub"), *ep = path_join(corpus_dir, "signed/expect.json");
+  char *keys = read_file(kp, &kl), *etext = read_file(ep, &el);
+  free(kp);
+  free(ep);
+  jv *expect = etext ? jparse(etext, el) : NULL;
+  CHECK(keys && expect && expect->len == 6, "signed fixtures");
+  if (!keys || !expect) { free(keys); free(etext); jfree(expect); return 0; }
+  static const char *errors[] = {"unsigned", "untrustedKey", "badSignature", "checksum"};
+  static const int32_t codes[] = {TOOLGATE_ERR_LOAD_UNSIGNED, TOOLGATE_ERR_LOAD_UNTRUSTED_KEY,
+                                  TOOLGATE_ERR_LOAD_BAD_SIGNATURE, TOOLGATE_ERR_LOAD_CHECKSUM};
+  for (size_t i = 0; i < expect->len; i++) {
+    const char *name = expect->keys[i]->s;
+    const jv *e = expect->items[i];
+    char *p = path_join(corpus_dir, "signed"), *fp = path_join(p, name);
+    size_t len;
+    char *bytes = read_file(fp, &len);
+    free(p);
+    free(fp);
+    CHECK(bytes != NULL, "read %s", name);
+    if (!bytes) continue;
+    toolgate_table *t = NULL;
+    int32_t s = toolgate_table_load_verified(bytes, len, keys, kl, &t);
+    free(bytes);
+    if (jget(e, "ok")->b) {
+      CHECK(s == TOOLGATE_OK && t, "%s: %d", name, s);
+      toolgate_buf b;
+      if (t && toolgate_table_digest_hex(t, &b) == TOOLGATE_OK) CHECK(buf_eq_str(b, jget(e, "digest")), "%s digest", name);
+    } else {
+      int32_t want = -1;
+      for (size_t k = 0; k < 4; k++) if (!strcmp(jget(e, "error")->s, errors[k])) want = codes[k];
+      int32_t code = 0;
+      char *m = last_error(&code);
+      CHECK(s == want && code == want && !t, "%s: status %d, expected %d", name, s, want);
+      CHECK(m && !strcmp(m, jget(e, "message")->s), "%s: message %s", name, m ? m : "(none)");
+      free(m);
+    }
+    toolgate_table_free(t);
+  }
+  /* A verified handle: refused reloads keep the table, a signed one swaps. */
+  size_t la, lu, ln;
+  char *pa = path_join(corpus_dir, "signed/signed.tgt"), *pu = path_join(corpus_dir, "signed/unsigned.tgt"),
+       *pn = path_join(corpus_dir, "signed/signed-next.tgt");
+  char *a = read_file(pa, &la), *u = read_file(pu, &lu), *n = read_file(pn, &ln);
+  free(pa);
+  free(pu);
+  free(pn);
+  toolgate_handle *h = NULL;
+  CHECK(a && u && n && toolgate_handle_new_verified(a, la, keys, kl, &h) == TOOLGATE_OK, "verified handle");
+  if (h) {
+    CHECK(toolgate_handle_reload(h, u, lu) == TOOLGATE_ERR_LOAD_UNSIGNED, "unsigned reload refused");
+    toolgate_table *t = NULL;
+    toolgate_buf b;
+    toolgate_handle_current(h, &t);
+    toolgate_table_digest_hex(t, &b);
+    CHECK(buf_eq_str(b, jget(jget(expect, "signed.tgt"), "digest")), "current kept");
+    toolgate_table_free(t);
+    CHECK(toolgate_handle_reload(h, n, ln) == TOOLGATE_OK, "signed reload");
+    toolgate_handle_current(h, &t);
+    toolgate_table_digest_hex(t, &b);
+    CHECK(buf_eq_str(b, jget(jget(expect, "signed-next.tgt"), "digest")), "swapped");
+    toolgate_table_free(t);
+    toolgate_handle_free(h);
+  }
+  /* Keys that are not public keys. */
+  toolgate_table *t = NULL;
+  CHECK(toolgate_table_load_verified(a, la, "x", 1, &t) == TOOLGATE_ERR_KEYS && !t, "bad keys");
+  free(a);
+  free(u);
+  free(n);
+  free(keys);
+  free(etext);
+  jfree(expect);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   corpus_dir = argc > 1 ? argv[1] : "conformance";
   size_t len;
@@ -888,6 +970,7 @@ int main(int argc, char **argv) {
   }
   count(api_errors());
   count(hot_reload());
+  count(signatures());
   for (size_t i = 0; i < n_tables; i++) { toolgate_table_free(tables[i].t); free(tables[i].path); }
   for (int i = 1; i < 8; i++) free(messages[i]);
   free(prompt_heading);

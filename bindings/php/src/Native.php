@@ -38,6 +38,10 @@ final class Native
     public const ERR_LOAD_TRAILING_BYTES = 13;
     public const ERR_LOAD_CHECKSUM = 14;
     public const ERR_LOAD_CORRUPT = 15;
+    public const ERR_LOAD_UNSIGNED = 16;
+    public const ERR_LOAD_UNTRUSTED_KEY = 17;
+    public const ERR_LOAD_BAD_SIGNATURE = 18;
+    public const ERR_KEYS = 19;
     public const ERR_PANIC = 99;
 
     public const ROLE_NONE = 0;
@@ -134,10 +138,10 @@ final class Native
         }
         $message = self::lastError();
         throw match (true) {
-            $status >= self::ERR_LOAD_NOT_A_TABLE && $status <= self::ERR_LOAD_CORRUPT => new LoadException($message, $status),
+            $status >= self::ERR_LOAD_NOT_A_TABLE && $status <= self::ERR_LOAD_BAD_SIGNATURE => new LoadException($message, $status),
             $status === self::ERR_UNKNOWN_CONFIGURATION => new UnknownConfigurationException($message, $status),
             $status === self::ERR_UNKNOWN_SKILL => new UnknownSkillException($message, $status),
-            in_array($status, [self::ERR_NULL, self::ERR_UTF8, self::ERR_ARGUMENT, self::ERR_OUT_OF_RANGE, self::ERR_NOT_FOUND], true)
+            in_array($status, [self::ERR_NULL, self::ERR_UTF8, self::ERR_ARGUMENT, self::ERR_OUT_OF_RANGE, self::ERR_NOT_FOUND, self::ERR_KEYS], true)
                 => new InvalidArgumentException($message, $status),
             default => new ToolgateException($message, $status),
         };

@@ -19,22 +19,31 @@ final class Table
     {
     }
 
-    /** Load from the bytes of a table file; fails closed with a LoadException. */
-    public static function fromBytes(string $bytes): self
+    /**
+     * Load from the bytes of a table file; fails closed with a LoadException.
+     * With $trustedKeys (one or more PEM public keys, as `toolgate keygen`
+     * writes them), the table must be signed by one of them: unsigned, signed
+     * by another key or altered after signing is a LoadException
+     * (Native::ERR_LOAD_UNSIGNED, _UNTRUSTED_KEY, _BAD_SIGNATURE); keys that
+     * are not Ed25519 public keys are an InvalidArgumentException.
+     */
+    public static function fromBytes(string $bytes, ?string $trustedKeys = null): self
     {
         $ffi = Native::ffi();
         $out = $ffi->new('toolgate_table*');
-        Native::check($ffi->toolgate_table_load($bytes, strlen($bytes), FFI::addr($out)));
+        Native::check($trustedKeys === null
+            ? $ffi->toolgate_table_load($bytes, strlen($bytes), FFI::addr($out))
+            : $ffi->toolgate_table_load_verified($bytes, strlen($bytes), $trustedKeys, strlen($trustedKeys), FFI::addr($out)));
         return new self($out);
     }
 
-    public static function fromFile(string $path): self
+    public static function fromFile(string $path, ?string $trustedKeys = null): self
     {
         $bytes = @file_get_contents($path);
         if ($bytes === false) {
             throw new ToolgateException("cannot read table file {$path}");
         }
-        return self::fromBytes($bytes);
+        return self::fromBytes($bytes, $trustedKeys);
     }
 
     /** @internal a reference the library already counted (handle current()). */

@@ -17,11 +17,17 @@ final class TableHandle
     {
     }
 
-    public static function fromBytes(string $bytes): self
+    /**
+     * With $trustedKeys (PEM public keys), the first table and every
+     * reload() must be signed by one of them (as Table::fromBytes).
+     */
+    public static function fromBytes(string $bytes, ?string $trustedKeys = null): self
     {
         $ffi = Native::ffi();
         $out = $ffi->new('toolgate_handle*');
-        Native::check($ffi->toolgate_handle_new($bytes, strlen($bytes), FFI::addr($out)));
+        Native::check($trustedKeys === null
+            ? $ffi->toolgate_handle_new($bytes, strlen($bytes), FFI::addr($out))
+            : $ffi->toolgate_handle_new_verified($bytes, strlen($bytes), $trustedKeys, strlen($trustedKeys), FFI::addr($out)));
         return new self($out);
     }
 
@@ -39,7 +45,7 @@ final class TableHandle
         return Table::adopt($out);
     }
 
-    /** Load and swap in; on a LoadException the current table stays. */
+    /** Load (verified, on a handle with trusted keys) and swap in; on a LoadException the current table stays. */
     public function reload(string $bytes): void
     {
         Native::check(Native::ffi()->toolgate_handle_reload($this->ptr, $bytes, strlen($bytes)));

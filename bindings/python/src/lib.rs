@@ -53,7 +53,16 @@ fn load_error_code(e: &rt::LoadError) -> &'static str {
         // An edited payload whose CRC was fixed up: the same code as a CRC mismatch.
         Digest => "checksum",
         Corrupt(_) => "corrupt",
+        Unsigned => "unsigned",
+        UntrustedKey { .. } => "untrustedKey",
+        BadSignature { .. } => "badSignature",
     }
+}
+
+/// The `trusted_keys` argument: PEM public keys (`str`), or none.
+fn trusted_keys(py: Python<'_>, pem: Option<&str>) -> PyResult<Option<rt::TrustedKeys>> {
+    pem.map(|p| rt::TrustedKeys::from_pem(p).map_err(|e| argument_error(py, e.to_string())))
+        .transpose()
 }
 
 fn load_error(py: Python<'_>, e: &rt::LoadError) -> PyErr {
@@ -220,15 +229,49 @@ impl PyTable {
         })
     }
 
-    fn load_bytes(py: Python<'_>, bytes: &[u8]) -> PyResult<PyTable> {
+    fn load_bytes(
+        py: Python<'_>,
+        bytes: &[u8],
+        keys: Option<&rt::TrustedKeys>,
+    ) -> PyResult<PyTable> {
+        let load = || match keys {
+            Some(k) => rt::Table::load_verified(bytes, k),
+            None => rt::Table::load(bytes),
+        };
         let loaded = if bytes.len() > (1 << 20) {
-            py.detach(|| rt::Table::load(bytes))
+            py.detach(load)
         } else {
-            rt::Table::load(bytes)
+            load()
         };
         loaded
             .map(|t| PyTable::wrap(Arc::new(t)))
             .map_err(|e| load_error(py, &e))
+    }
+
+    fn load_from(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        keys: Option<&rt::TrustedKeys>,
+    ) -> PyResult<PyTable> {
+        if let Ok(b) = source.cast::<PyBytes>() {
+            return PyTable::load_bytes(py, b.as_bytes(), keys);
+        }
+        if source.cast::<PyByteArray>().is_ok() || source.hasattr("tobytes")? {
+            let bytes = bytes_of(py, source, "table")?;
+            return PyTable::load_bytes(py, &bytes, keys);
+        }
+        if source.cast::<PyString>().is_ok() || source.hasattr("__fspath__")? {
+            let path: PathBuf = source.extract()?;
+            let bytes = read_capped(py, &path, "table")?;
+            return PyTable::load_bytes(py, &bytes, keys);
+        }
+        Err(argument_error(
+            py,
+            format!(
+                "Table.load: expected bytes or a path, got {}",
+                source.get_type().name()?
+            ),
+        ))
     }
 
     fn make_context(
@@ -301,27 +344,16 @@ fn run_state_error(py: Python<'_>, e: rt::RunStateError) -> PyErr {
 #[pymethods]
 impl PyTable {
     /// Load a table from bytes, or from a file path (`str` or `os.PathLike`).
+    /// With `trusted_keys` (PEM public keys), only a table signed by one of them.
     #[staticmethod]
-    fn load(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyTable> {
-        if let Ok(b) = source.cast::<PyBytes>() {
-            return PyTable::load_bytes(py, b.as_bytes());
-        }
-        if source.cast::<PyByteArray>().is_ok() || source.hasattr("tobytes")? {
-            let bytes = bytes_of(py, source, "table")?;
-            return PyTable::load_bytes(py, &bytes);
-        }
-        if source.cast::<PyString>().is_ok() || source.hasattr("__fspath__")? {
-            let path: PathBuf = source.extract()?;
-            let bytes = read_capped(py, &path, "table")?;
-            return PyTable::load_bytes(py, &bytes);
-        }
-        Err(argument_error(
-            py,
-            format!(
-                "Table.load: expected bytes or a path, got {}",
-                source.get_type().name()?
-            ),
-        ))
+    #[pyo3(signature = (source, *, trusted_keys=None))]
+    fn load(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        trusted_keys: Option<&str>,
+    ) -> PyResult<PyTable> {
+        let keys = self::trusted_keys(py, trusted_keys)?;
+        PyTable::load_from(py, source, keys.as_ref())
     }
 
     /// A context: who is asking. `run` is a `RunState` or its stored form
@@ -1441,12 +1473,20 @@ impl PyTableHandle {
 
 #[pymethods]
 impl PyTableHandle {
+    /// With `trusted_keys` (PEM public keys), every `reload` must be signed
+    /// by one of them (load `table` itself with `Table.load(..., trusted_keys=...)`).
     #[new]
-    fn new(table: &PyTable) -> Self {
-        PyTableHandle {
-            handle: rt::TableHandle::new((*table.table).clone()),
+    #[pyo3(signature = (table, *, trusted_keys=None))]
+    fn new(py: Python<'_>, table: &PyTable, trusted_keys: Option<&str>) -> PyResult<Self> {
+        let table = (*table.table).clone();
+        let handle = match self::trusted_keys(py, trusted_keys)? {
+            Some(keys) => rt::TableHandle::with_trusted_keys(table, keys),
+            None => rt::TableHandle::new(table),
+        };
+        Ok(PyTableHandle {
+            handle,
             current: Mutex::new(None),
-        }
+        })
     }
 
     /// The table to decide with now; hold it (or a context of it) for one request.
@@ -1463,7 +1503,7 @@ impl PyTableHandle {
     /// Load `data` (bytes or a path) and swap it in; on any load error the
     /// current table stays and `LoadError` is raised. Returns the old table.
     fn reload(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyTable>> {
-        let loaded = PyTable::load(py, data)?;
+        let loaded = PyTable::load_from(py, data, self.handle.trusted_keys())?;
         self.swap(py, &loaded)
     }
 

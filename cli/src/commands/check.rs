@@ -39,6 +39,9 @@ pub struct CompileArgs {
     /// Where to write the table.
     #[arg(short, long)]
     output: PathBuf,
+    /// Sign the table with this Ed25519 secret key (PKCS#8 PEM, from `toolgate keygen`).
+    #[arg(long, value_name = "KEY")]
+    sign: Option<PathBuf>,
 }
 
 /// At most this many diagnostics are rendered per project by the formats for
@@ -149,9 +152,16 @@ pub fn compile(a: CompileArgs) -> Res {
     let bytes = lower::compile(&model);
     // Verify by loading before anything is written: never leave a table the runtime would refuse.
     let table = Table::load(&bytes)?;
+    let (bytes, signed) = match &a.sign {
+        Some(key) => {
+            let (signed, key_id) = super::sign::sign_with(&bytes, key)?;
+            (signed, format!(", signed by {key_id}"))
+        }
+        None => (bytes, String::new()),
+    };
     write_atomic(&a.output, &bytes)?;
     write_err(&format!(
-        "compiled {} tools, {} configurations into {} ({} bytes, digest {})\n",
+        "compiled {} tools, {} configurations into {} ({} bytes, digest {}{signed})\n",
         table.tool_count(),
         table.spec().configurations.len(),
         a.output.display(),

@@ -14,6 +14,7 @@ use crate::io::{read_file, Failure};
 
 pub mod check;
 pub mod classify;
+pub mod distribute;
 pub mod drift;
 pub mod fmt;
 pub mod init;
@@ -26,6 +27,7 @@ pub mod run;
 pub mod serve;
 pub mod shell;
 pub mod show;
+pub mod sign;
 pub mod stats;
 
 /// What a command returns: its exit code, or why it stopped early.

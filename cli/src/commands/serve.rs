@@ -10,11 +10,22 @@ use crate::io::Failure;
 #[derive(Args)]
 pub struct ServeArgs {
     /// A compiled table file to serve.
-    #[arg(long, conflicts_with = "project", required_unless_present = "project")]
+    #[arg(long, conflicts_with_all = ["project", "oci"], required_unless_present_any = ["project", "oci"])]
     table: Option<PathBuf>,
     /// A project directory (or its toolgate.toml), compiled in memory.
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', conflicts_with = "oci")]
     project: Option<PathBuf>,
+    /// A table in an OCI registry (REGISTRY/REPOSITORY:TAG, from `toolgate push`), polled; requires --trusted-key.
+    #[arg(long, value_name = "REF", requires = "trusted_key")]
+    oci: Option<String>,
+    /// Serve only tables signed by one of these public keys, at start and at every reload (repeatable).
+    #[arg(long, value_name = "FILE")]
+    trusted_key: Vec<PathBuf>,
+    /// Seconds between two polls of the registry (--oci); doubled after a failure, up to 300.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    poll_interval: u64,
+    #[command(flatten)]
+    registry: super::distribute::RegistryArgs,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8181")]
     addr: std::net::SocketAddr,
@@ -43,12 +54,22 @@ pub struct ServeArgs {
 
 pub fn serve(a: ServeArgs) -> Res {
     use toolgate_serve::{Limits, LogTarget, Options, Source};
-    let source = match (a.table, a.project) {
-        (Some(t), _) => Source::Table(t),
-        (None, Some(p)) => Source::Project(p),
-        (None, None) => return Err(Failure::Usage("give --table FILE or --project DIR".into())),
+    let source = match (a.table, a.project, a.oci) {
+        (Some(t), _, _) => Source::Table(t),
+        (None, Some(p), _) => Source::Project(p),
+        (None, None, Some(reference)) => Source::Oci {
+            registry: a.registry.options(&reference)?,
+            reference,
+        },
+        (None, None, None) => {
+            return Err(Failure::Usage(
+                "give --table FILE, --project DIR or --oci REF".into(),
+            ))
+        }
     };
     let mut opts = Options::new(source);
+    opts.trusted_keys = super::sign::trusted_keys(&a.trusted_key)?;
+    opts.poll_interval = std::time::Duration::from_secs(a.poll_interval);
     opts.addr = a.addr;
     opts.public_url = a.public_url;
     opts.limits = Limits {

@@ -24,7 +24,9 @@ class LoadError(ToolgateError):
 
     ``code`` is one of ``notATable``, ``version``, ``truncated``,
     ``trailingBytes``, ``checksum``, ``corrupt`` (the conformance corpus'
-    codes), ``io`` (unreadable, not a regular file) or ``tooLarge``.
+    codes), ``unsigned``, ``untrustedKey``, ``badSignature`` (a signature
+    was required: ``trusted_keys``), ``io`` (unreadable, not a regular file)
+    or ``tooLarge``.
     """
 
     def __init__(self, code: str, message: str) -> None:

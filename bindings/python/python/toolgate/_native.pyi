@@ -35,8 +35,13 @@ MAX_FILE_BYTES: int
 @final
 class Table:
     @staticmethod
-    def load(source: TableSource) -> Table:
-        """Load from bytes, or from a file path (str or os.PathLike). Raises LoadError."""
+    def load(source: TableSource, *, trusted_keys: Optional[str] = None) -> Table:
+        """Load from bytes, or from a file path (str or os.PathLike). Raises LoadError.
+
+        With ``trusted_keys`` (one or more PEM public keys), the table must be
+        signed by one of them (LoadError ``unsigned``, ``untrustedKey``,
+        ``badSignature``); keys that are not Ed25519 public keys raise ArgumentError.
+        """
     def context(
         self,
         configuration: str,
@@ -222,7 +227,7 @@ class LiveTool:
 
 @final
 class TableHandle:
-    def __init__(self, table: Table) -> None: ...
+    def __init__(self, table: Table, *, trusted_keys: Optional[str] = None) -> None: ...
     def current(self) -> Table: ...
     def swap(self, table: Table) -> Table: ...
     def reload(self, data: TableSource) -> Table: ...

@@ -1,0 +1,193 @@
+//! `keygen`, `compile --sign`, `push` and `pull` through the binary,
+//! against a real registry (Debian's distribution registry on 127.0.0.1).
+
+mod common;
+#[path = "../../oci/tests/common/registry.rs"]
+mod registry;
+
+use common::{stderr, stdout, toolgate};
+
+#[test]
+fn keygen_compile_sign_push_pull_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let demo = common::root().join("policies/demo");
+    let demo = demo.to_str().unwrap();
+
+    let o = toolgate(d, &["keygen", "-o", "release"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let key_id = stdout(&o).trim().to_string();
+    assert!(
+        key_id.starts_with("ed25519:") && key_id.len() == 8 + 16,
+        "{key_id}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(d.join("release.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // Never overwritten.
+    let o = toolgate(d, &["keygen", "-o", "release"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: release.key: already exists; keygen never overwrites a key (choose another -o)\n"
+    );
+    assert_eq!(
+        toolgate(d, &["keygen", "-o", "other"]).status.code(),
+        Some(0)
+    );
+
+    let o = toolgate(
+        d,
+        &["compile", demo, "-o", "signed.tgt", "--sign", "release.key"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).ends_with(&format!(", signed by {key_id})\n")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        toolgate(d, &["compile", demo, "-o", "plain.tgt"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    let reg = registry::TestRegistry::start();
+    let reference = format!("{}/policies/demo:v1", reg.host());
+    // Pushing an unsigned table under --trusted-key is refused before any upload.
+    let o = toolgate(
+        d,
+        &[
+            "push",
+            "plain.tgt",
+            &reference,
+            "--plain-http",
+            "--trusted-key",
+            "release.pub",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: plain.tgt: table is not signed, and a signature by a trusted key is required; sign it with `toolgate compile --sign KEY`\n"
+    );
+    let o = toolgate(
+        d,
+        &[
+            "push",
+            "signed.tgt",
+            &reference,
+            "--plain-http",
+            "--trusted-key",
+            "release.pub",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pinned = stdout(&o).trim().to_string();
+    assert!(
+        pinned.starts_with(&format!("{}/policies/demo@sha256:", reg.host())),
+        "{pinned}"
+    );
+
+    let o = toolgate(
+        d,
+        &[
+            "pull",
+            &reference,
+            "-o",
+            "pulled.tgt",
+            "--plain-http",
+            "--trusted-key",
+            "release.pub",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        format!("{}/policies/demo@{}", reg.host(), stdout(&o).trim()),
+        pinned
+    );
+    assert!(
+        stderr(&o).contains(&format!("signature by {key_id} verified")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(d.join("pulled.tgt")).unwrap(),
+        std::fs::read(d.join("signed.tgt")).unwrap()
+    );
+    // By digest, the same artifact.
+    let o = toolgate(d, &["pull", &pinned, "-o", "by-digest.tgt", "--plain-http"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(not verified: no --trusted-key)"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A key that did not sign it: refused, nothing written.
+    let o = toolgate(
+        d,
+        &[
+            "pull",
+            &reference,
+            "-o",
+            "refused.tgt",
+            "--plain-http",
+            "--trusted-key",
+            "other.pub",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).ends_with(&format!(
+            "table is signed by key {key_id}, which is not trusted; sign it with a trusted key or add its public key to the trusted keys\n"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("refused.tgt").exists());
+
+    // A project pushed directly, signed on the way.
+    let o = toolgate(
+        d,
+        &[
+            "push",
+            demo,
+            &format!("{}/policies/demo:v2", reg.host()),
+            "--plain-http",
+            "--sign",
+            "other.key",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_ne!(stdout(&o).trim(), pinned, "another key, another artifact");
+}
+
+#[test]
+fn serve_oci_requires_trusted_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = toolgate(dir.path(), &["serve", "--oci", "127.0.0.1:1/p:v1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--trusted-key <FILE>"),
+        "{}",
+        stderr(&o)
+    );
+    let o = toolgate(
+        dir.path(),
+        &["serve", "--project", "x", "--trusted-key", "missing.pub"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: missing.pub: "),
+        "{}",
+        stderr(&o)
+    );
+}
