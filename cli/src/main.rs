@@ -9,8 +9,8 @@ mod io;
 mod mcp_client;
 
 use commands::{
-    check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, serve,
-    shell, show, sign, stats,
+    check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, serve, shell,
+    show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
