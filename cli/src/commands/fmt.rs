@@ -35,8 +35,10 @@ pub fn fmt(a: FmtArgs) -> Res {
             || p.file_name()
                 .is_some_and(|n| n == toolgate_compiler::project::MANIFEST)
         {
-            let project = Project::load(p)?;
-            files.extend(project.policy_files());
+            // A directory holding projects: every project below it.
+            for dir in toolgate_compiler::discover::projects(Some(p))? {
+                files.extend(Project::load(&dir)?.policy_files());
+            }
         } else {
             // A file named on the command line is written and quoted only
             // when it lies inside the current directory (a symlink that
