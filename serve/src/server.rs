@@ -137,6 +137,21 @@ fn body(b: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     })
 }
 
+/// A POST endpoint's frame: read the body, answer it with `f`, time the
+/// whole into the endpoint's latency histogram (`ENDPOINTS[endpoint]`), and
+/// turn an error into its JSON error answer.
+fn timed_answer(
+    shared: &Shared,
+    endpoint: usize,
+    b: Result<Bytes, BytesRejection>,
+    f: impl FnOnce(&[u8]) -> Result<Response, ApiError>,
+) -> Response {
+    let started = Instant::now();
+    let r = body(b).and_then(|bytes| f(&bytes));
+    shared.metrics.latency[endpoint].observe(started.elapsed().as_secs_f64());
+    r.unwrap_or_else(|e| shared.fail(&e))
+}
+
 fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, ApiError> {
     serde_json::from_slice(bytes).map_err(|e| ApiError::bad("malformedRequest", e.to_string()))
 }
@@ -201,30 +216,51 @@ struct Batch<'t, 'r> {
     tally: Tally<'t>,
 }
 
+/// An evaluation's own member, else the request's default for it.
+fn or_default<'a, T>(
+    own: &'a Option<T>,
+    default: &'a Option<T>,
+    what: &str,
+) -> Result<&'a T, ApiError> {
+    own.as_ref()
+        .or(default.as_ref())
+        .ok_or_else(|| ApiError::bad("badRequest", format!("{what} is required")))
+}
+
 impl<'t, 'r> Batch<'t, 'r> {
+    /// A batch that names the digest in each answer and carries refusals.
+    fn new(
+        shared: &'r Shared,
+        table: &'t Table,
+        digest: &'r str,
+        defaults: &'r Evaluation<'r>,
+        path: &'static str,
+        request_id: Option<&'r str>,
+    ) -> Self {
+        Batch {
+            shared,
+            table,
+            digest,
+            defaults,
+            digest_per_answer: true,
+            refusals: true,
+            path,
+            request_id,
+            default_built: None,
+            tally: Tally::default(),
+        }
+    }
+
     fn one(&mut self, item: &'r Evaluation<'r>) -> Result<DecisionOut<'r>, ApiError> {
         let d = self.defaults;
-        let missing = |what: &str| ApiError::bad("badRequest", format!("{what} is required"));
-        let subject = item
-            .subject
-            .as_ref()
-            .or(d.subject.as_ref())
-            .ok_or_else(|| missing("subject"))?;
-        let action = item
-            .action
-            .as_ref()
-            .or(d.action.as_ref())
-            .ok_or_else(|| missing("action"))?;
-        let resource = item
-            .resource
-            .as_ref()
-            .or(d.resource.as_ref())
-            .ok_or_else(|| missing("resource"))?;
-        let context = item
-            .context
-            .as_ref()
-            .or(d.context.as_ref())
-            .ok_or_else(|| missing("context (with its configuration)"))?;
+        let subject = or_default(&item.subject, &d.subject, "subject")?;
+        let action = or_default(&item.action, &d.action, "action")?;
+        let resource = or_default(&item.resource, &d.resource, "resource")?;
+        let context = or_default(
+            &item.context,
+            &d.context,
+            "context (with its configuration)",
+        )?;
         let stage = Stage::parse(action)?;
         let own;
         let built = if item.subject.is_none() && item.context.is_none() {
@@ -279,33 +315,25 @@ async fn evaluation(
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let started = Instant::now();
-    let r = (|| {
-        let bytes = body(b)?;
-        let item: Evaluation = parse(&bytes)?;
+    timed_answer(&shared, 0, b, |bytes| {
+        let item: Evaluation = parse(bytes)?;
         let table = shared.handle.current();
         let digest = table.digest_hex();
         let defaults = Evaluation::default();
         let rid = request_id(&headers);
-        let mut batch = Batch {
-            shared: &shared,
-            table: &table,
-            digest: &digest,
-            defaults: &defaults,
-            digest_per_answer: true,
-            refusals: true,
-            path: "access/v1/evaluation",
-            request_id: rid.as_deref(),
-            default_built: None,
-            tally: Tally::default(),
-        };
+        let mut batch = Batch::new(
+            &shared,
+            &table,
+            &digest,
+            &defaults,
+            "access/v1/evaluation",
+            rid.as_deref(),
+        );
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
         batch.tally.flush(&shared);
         Ok::<_, ApiError>(response)
-    })();
-    shared.metrics.latency[0].observe(started.elapsed().as_secs_f64());
-    r.unwrap_or_else(|e| shared.fail(&e))
+    })
 }
 
 #[derive(Serialize)]
@@ -326,10 +354,8 @@ async fn evaluations(
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let started = Instant::now();
-    let r = (|| {
-        let bytes = body(b)?;
-        let req: EvaluationsRequest = parse(&bytes)?;
+    timed_answer(&shared, 1, b, |bytes| {
+        let req: EvaluationsRequest = parse(bytes)?;
         let semantic = Semantic::parse(req.options.as_ref())?;
         let items = req.evaluations.unwrap_or_default();
         if items.len() > shared.limits.max_evaluations {
@@ -351,22 +377,20 @@ async fn evaluations(
         let table = shared.handle.current();
         let digest = table.digest_hex();
         let rid = request_id(&headers);
-        let mut batch = Batch {
-            shared: &shared,
-            table: &table,
-            digest: &digest,
-            defaults: &defaults,
-            digest_per_answer: items.is_empty(),
-            refusals: req
-                .options
-                .as_ref()
-                .and_then(|o| o.refusals)
-                .unwrap_or(true),
-            path: "access/v1/evaluations",
-            request_id: rid.as_deref(),
-            default_built: None,
-            tally: Tally::default(),
-        };
+        let mut batch = Batch::new(
+            &shared,
+            &table,
+            &digest,
+            &defaults,
+            "access/v1/evaluations",
+            rid.as_deref(),
+        );
+        batch.digest_per_answer = items.is_empty();
+        batch.refusals = req
+            .options
+            .as_ref()
+            .and_then(|o| o.refusals)
+            .unwrap_or(true);
         let response = if items.is_empty() {
             // No evaluations: the request is one evaluation (AuthZEN's
             // backwards-compatible form), answered as one.
@@ -395,9 +419,7 @@ async fn evaluations(
         };
         batch.tally.flush(&shared);
         Ok(response)
-    })();
-    shared.metrics.latency[1].observe(started.elapsed().as_secs_f64());
-    r.unwrap_or_else(|e| shared.fail(&e))
+    })
 }
 
 // ------------------------------------------------------------------ search
@@ -455,10 +477,8 @@ async fn search_resource(
     State(shared): State<Arc<Shared>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let started = Instant::now();
-    let r = (|| {
-        let bytes = body(b)?;
-        let req: SearchRequest = parse(&bytes)?;
+    timed_answer(&shared, 2, b, |bytes| {
+        let req: SearchRequest = parse(bytes)?;
         Stage::parse(&req.action)?;
         if req.resource.kind.as_ref() != "tool" {
             return Err(ApiError::bad(
@@ -507,9 +527,7 @@ async fn search_resource(
             },
         };
         Ok(json(StatusCode::OK, &out, Some(&digest)))
-    })();
-    shared.metrics.latency[2].observe(started.elapsed().as_secs_f64());
-    r.unwrap_or_else(|e| shared.fail(&e))
+    })
 }
 
 // ------------------------------------------------------------------ native
@@ -529,10 +547,8 @@ async fn unavailable(
     State(shared): State<Arc<Shared>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let started = Instant::now();
-    let r = (|| {
-        let bytes = body(b)?;
-        let req: UnavailableRequest = parse(&bytes)?;
+    timed_answer(&shared, 3, b, |bytes| {
+        let req: UnavailableRequest = parse(bytes)?;
         let table = shared.handle.current();
         let digest = table.digest_hex();
         let built = api::build(&table, &req.subject, &req.context)?;
@@ -544,9 +560,7 @@ async fn unavailable(
             run_error: built.run_error.clone(),
         };
         Ok(json(StatusCode::OK, &out, Some(&digest)))
-    })();
-    shared.metrics.latency[3].observe(started.elapsed().as_secs_f64());
-    r.unwrap_or_else(|e| shared.fail(&e))
+    })
 }
 
 // ------------------------------------------------------------------ discovery, health, metrics

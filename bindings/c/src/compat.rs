@@ -4,33 +4,18 @@
 //! JSON: a `policy` refusal) and classifies. Everything that classifies (the
 //! C ABI, the conformance corpus generator) goes through [`classify_raw`].
 
-use toolgate_runtime::classify::{self, Classified, RawAnswer};
-use toolgate_runtime::Table;
-
 /// One gateway answer as a host has it: the body as received (bytes; not
 /// necessarily JSON), the HTTP status and headers, the gateway and the tool,
 /// when known.
-#[derive(Debug, Clone, Copy)]
-pub struct Answer<'a> {
-    pub body: &'a [u8],
-    pub http_status: Option<u16>,
-    pub headers: &'a [(String, String)],
-    pub origin: Option<&'a str>,
-    pub tool: Option<&'a str>,
-}
+pub use toolgate_runtime::classify::RawAnswer;
+use toolgate_runtime::classify::{self, Classified};
+use toolgate_runtime::Table;
 
 /// Classify with `table`'s declared rules for the answer's origin (when a
 /// table is given), then the built-in rule sets.
-pub fn classify_raw(table: Option<&Table>, a: &Answer<'_>) -> Classified {
-    let raw = RawAnswer {
-        body: a.body,
-        http_status: a.http_status,
-        headers: a.headers,
-        origin: a.origin,
-        tool: a.tool,
-    };
+pub fn classify_raw(table: Option<&Table>, a: &RawAnswer<'_>) -> Classified {
     match table {
-        Some(t) => t.classify_raw(&raw),
-        None => classify::classify_raw(&raw),
+        Some(t) => t.classify_raw(a),
+        None => classify::classify_raw(a),
     }
 }

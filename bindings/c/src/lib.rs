@@ -1079,7 +1079,7 @@ pub unsafe extern "C" fn toolgate_classify_json(
         };
         let origin = unsafe { opt_str_arg(origin, origin_len, "origin")? };
         let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
-        let answer = compat::Answer {
+        let answer = compat::RawAnswer {
             body,
             http_status,
             headers: &[],
@@ -1111,15 +1111,7 @@ pub unsafe extern "C" fn toolgate_classify_envelope(
         let data = unsafe { bytes_arg(data, data_len, "data")? };
         let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
         let envelope = toolgate_runtime::Envelope::read(data);
-        let raw = envelope.answer(None, None, tool);
-        let answer = compat::Answer {
-            body: raw.body,
-            http_status: raw.http_status,
-            headers: raw.headers,
-            origin: raw.origin,
-            tool: raw.tool,
-        };
-        json(&compat::classify_raw(t, &answer))
+        json(&compat::classify_raw(t, &envelope.answer(None, None, tool)))
     })
 }
 
