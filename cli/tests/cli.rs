@@ -9,20 +9,9 @@ use common::*;
 
 /// A scratch project with the given policy over the exclusions registry.
 fn scratch(name: &str, policy: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolgate-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::copy(
-        root().join("policies/exclusions/registry.toml"),
-        dir.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(dir.join("policy.tg"), policy).unwrap();
-    dir
+    let registry =
+        std::fs::read_to_string(root().join("policies/exclusions/registry.toml")).unwrap();
+    scratch_project(name, &registry, policy)
 }
 
 const TYPO: &str = "configuration editor-chat {\n  exclude [delete_recrod]\n}\n";

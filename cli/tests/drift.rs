@@ -8,19 +8,24 @@ const PROJECT: &str = "policies/mcp-profiles";
 const LIST: &str = "crm=tests/fixtures/drift/support-bot.crm.tools-list.json";
 const LOG: &str = "tests/fixtures/drift/support-bot.decisions.jsonl";
 
-#[test]
-fn drift_reports_both_directions_and_the_log_and_exits_1() {
-    let o = run(&[
+/// `toolgate drift -p PROJECT --consumer CONSUMER --tools-list …` with `rest`
+/// after `--tools-list`.
+fn drift(consumer: &str, rest: &[&str]) -> std::process::Output {
+    let mut args = vec![
         "drift",
         "-p",
         PROJECT,
         "--consumer",
-        "support-bot",
+        consumer,
         "--tools-list",
-        LIST,
-        "--decision-log",
-        LOG,
-    ]);
+    ];
+    args.extend_from_slice(rest);
+    run(&args)
+}
+
+#[test]
+fn drift_reports_both_directions_and_the_log_and_exits_1() {
+    let o = drift("support-bot", &[LIST, "--decision-log", LOG]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stdout(&o),
@@ -38,17 +43,7 @@ allowed in the log, yet not listed (1):
 drift: the profile and the gateway disagree
 "
     );
-    let o = run(&[
-        "drift",
-        "-p",
-        PROJECT,
-        "--consumer",
-        "support-bot",
-        "--tools-list",
-        LIST,
-        "--format",
-        "json",
-    ]);
+    let o = drift("support-bot", &[LIST, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         v,
@@ -67,15 +62,10 @@ drift: the profile and the gateway disagree
 #[test]
 fn drift_is_quiet_and_exits_0_when_the_gateway_lists_exactly_the_profile() {
     // billing-agent allows the whole billing server; its list is the server's.
-    let o = run(&[
-        "drift",
-        "-p",
-        PROJECT,
-        "--consumer",
+    let o = drift(
         "billing-bot",
-        "--tools-list",
-        "billing=policies/mcp-profiles/mcp/billing.tools-list.json",
-    ]);
+        &["billing=policies/mcp-profiles/mcp/billing.tools-list.json"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert_eq!(
         stdout(&o),
@@ -90,31 +80,23 @@ no drift
 
 #[test]
 fn drift_refuses_what_is_not_a_tools_list_with_exit_2() {
-    let o = run(&[
-        "drift",
-        "-p",
-        PROJECT,
-        "--consumer",
+    let o = drift(
         "support-bot",
-        "--tools-list",
-        "crm=tests/fixtures/gateway/B-contextforge-rbac.json",
-    ]);
+        &["crm=tests/fixtures/gateway/B-contextforge-rbac.json"],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         "error: tests/fixtures/gateway/B-contextforge-rbac.json: not an MCP tools/list result (`tools`, each with a `name`)\n"
     );
-    let o = run(&[
-        "drift",
-        "-p",
-        PROJECT,
-        "--consumer",
+    let o = drift(
         "support-bot",
-        "--tools-list",
-        LIST,
-        "--decision-log",
-        "tests/fixtures/drift/support-bot.crm.tools-list.json",
-    ]);
+        &[
+            LIST,
+            "--decision-log",
+            "tests/fixtures/drift/support-bot.crm.tools-list.json",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
 }
 

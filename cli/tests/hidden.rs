@@ -2,8 +2,12 @@
 //! everything rendered for that user or their model, word for word an
 //! unregistered name; hosts still get the true gate, flagged.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{scratch_project, stdout as out, toolgate};
 
 const REGISTRY: &str = r#"
 [[tool]]
@@ -32,31 +36,15 @@ configuration c { provider p }
 "#;
 
 fn project(name: &str, policy: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolgate-hidden-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("registry.toml"), REGISTRY).unwrap();
-    std::fs::write(dir.join("policy.tg"), policy).unwrap();
-    dir
+    scratch_project(&format!("hidden-{name}"), REGISTRY, policy)
 }
 
-fn run(dir: &std::path::Path, args: &[&str]) -> Output {
+/// `toolgate COMMAND -p DIR -c c REST…`
+fn run(dir: &Path, args: &[&str]) -> Output {
     let p = dir.to_str().unwrap();
     let mut all = vec![args[0], "-p", p, "-c", "c"];
     all.extend_from_slice(&args[1..]);
-    Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .env("NO_COLOR", "1")
-        .args(&all)
-        .output()
-        .unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    toolgate(dir, &all)
 }
 
 #[test]

@@ -1,20 +1,12 @@
 //! Issue 10, sections 3 and 4 through the CLI: one reader of gateway answer
 //! files for `classify` and `test`, and stored runs that cannot be read.
 
-use std::path::PathBuf;
-
 mod common;
 use common::*;
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toolgate-inputs-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {
-    let d = dir("answers");
+    let d = temp("inputs-answers");
     // Looks like an envelope but has a `result` beside `body`: a bare body,
     // ambiguous, so a refusal for both readers (it was success for one and
     // notInProfile for the other).
@@ -32,7 +24,8 @@ fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {
         v["refusal"]["detail"],
         "a `result` with members other than `jsonrpc` and `id` beside it"
     );
-    let project = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/demo"));
+    let project =
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/demo"));
     for f in ["toolgate.toml", "registry.toml", "policy.tg"] {
         std::fs::copy(project.join(f), d.join(f)).unwrap();
     }
@@ -47,7 +40,7 @@ fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {
 
 #[test]
 fn a_stored_run_that_cannot_be_read_is_reported_and_admits_nothing() {
-    let d = dir("runs");
+    let d = temp("inputs-runs");
     let stored = d.join("run.json");
     std::fs::write(&stored, r#"{"allowed_tool_names":["get_page_content"]}"#).unwrap();
     let o = run(&[

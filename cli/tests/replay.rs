@@ -4,11 +4,13 @@
 //! the table that served it (compared) and once with another (reported, not
 //! compared).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod common;
+
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::{Command, Output};
+
+use common::serve::{body_json, serve, Served};
 
 fn toolgate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
@@ -17,45 +19,23 @@ fn toolgate(args: &[&str]) -> Output {
         .expect("toolgate runs")
 }
 
-fn evaluate(addr: &str, role: &str, configuration: &str, tool: &str) -> serde_json::Value {
+fn evaluate(served: &Served, role: &str, configuration: &str, tool: &str) -> serde_json::Value {
     let body = format!(
         r#"{{"subject":{{"type":"user","id":"alice","properties":{{"role":"{role}"}}}},"action":{{"name":"call"}},"resource":{{"type":"tool","id":"{tool}"}},"context":{{"configuration":"{configuration}"}}}}"#
     );
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(
-        format!(
-            "POST /access/v1/evaluation HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .as_bytes(),
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("answer");
+    let out = served.evaluate("", &body);
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
-    serde_json::from_str(out.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+    body_json(&out)
 }
 
 /// Serve `table`, ask the decisions, stop, and return the log's text.
 fn record(table: &Path, log: &Path) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .arg("serve")
-        .arg("--table")
-        .arg(table)
-        .args(["--addr", "127.0.0.1:0", "--decision-log"])
-        .arg(log)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolgate serve");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .strip_prefix("toolgate serve: listening on http://")
-        .and_then(|r| r.split(',').next())
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let served = serve(&[
+        OsStr::new("--table"),
+        table.as_os_str(),
+        OsStr::new("--decision-log"),
+        log.as_os_str(),
+    ]);
     let asked = [
         ("user", "demo-chat", "read_source", false),
         ("user", "demo-chat", "read_source", false),
@@ -64,15 +44,10 @@ fn record(table: &Path, log: &Path) -> String {
         ("user", "demo-chat", "no_such_tool", false),
     ];
     for (role, cfg, tool, allowed) in asked {
-        let a = evaluate(&addr, role, cfg, tool);
+        let a = evaluate(&served, role, cfg, tool);
         assert_eq!(a["decision"], serde_json::json!(allowed), "{tool}: {a}");
     }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    served.stop();
     std::fs::read_to_string(log).unwrap()
 }
 

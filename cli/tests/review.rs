@@ -153,29 +153,7 @@ fn diff_git_compares_with_a_revision() {
         &root().join("policies/exclusions"),
         &d.join("policies/exclusions"),
     );
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .current_dir(&d)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    };
-    git(&["init", "-q"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "add", "."]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "base",
-    ]);
+    git_base(&d);
     let f = d.join("policies/exclusions/configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     std::fs::write(
@@ -367,13 +345,6 @@ fn the_documented_ci_commands_run() {
         std::env::var("PATH").unwrap_or_default()
     );
     let d = temp("ci");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .current_dir(&d)
-            .args(args)
-            .output()
-            .unwrap()
-    };
     copy_dir(
         &root().join("policies/exclusions"),
         &d.join("policies/exclusions"),
@@ -396,18 +367,8 @@ fn the_documented_ci_commands_run() {
         &root().join("tests/fixtures/gateway"),
         &d.join("tests/fixtures/gateway"),
     );
-    git(&["init", "-q", "-b", "main"]);
-    git(&["add", "."]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "base",
-    ]);
-    git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    git_base(&d);
+    git(&d, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
     // What the workflow's fetch script provides: the deployed table and a
     // decision log it wrote (the runtime's writer).
     let deployed = d.join("deployed.tgt");

@@ -2,6 +2,8 @@
 //! scratch directories, and the text of an output.
 #![allow(dead_code)]
 
+pub mod serve;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -45,6 +47,20 @@ pub fn temp(name: &str) -> PathBuf {
     d
 }
 
+/// A scratch project `name`: a manifest naming `registry.toml` and
+/// `policy.tg`, with these contents.
+pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
+    let dir = temp(name);
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("registry.toml"), registry).unwrap();
+    std::fs::write(dir.join("policy.tg"), policy).unwrap();
+    dir
+}
+
 /// Copy the files (not subdirectories) of `from` into `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -54,4 +70,28 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
         }
     }
+}
+
+/// `git ARGS` in `dir`, which must succeed.
+pub fn git(dir: &Path, args: &[&str]) -> Output {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// A git repository of `dir` on branch `main` with everything in it
+/// committed as "base".
+pub fn git_base(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["add", "."]);
+    let who = ["-c", "user.name=t", "-c", "user.email=t@t"];
+    git(dir, &[&who[..], &["commit", "-qm", "base"]].concat());
 }
