@@ -1157,7 +1157,7 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
             }
             let spec = t.spec();
             let i = k % spec.tools.len();
-            let live = toolgate_tests::live_twin(&spec, i);
+            let live = toolgate_tests::live_twin(spec, i);
             c.case(
                 "random",
                 json!({"id": format!("random/{wi:03}/{k}"), "kind": "context", "table": path, "context": ctx,

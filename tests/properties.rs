@@ -167,7 +167,7 @@ proptest! {
                         if named || allow_listed || tool.name == spec.skill_loader {
                             continue;
                         }
-                        let live = toolgate_tests::live_twin(&spec, i);
+                        let live = toolgate_tests::live_twin(spec, i);
                         let l = ctx.decide_live(&live);
                         prop_assert_eq!((l.allowed, l.reason, l.observed_only), (d.allowed, d.reason, d.observed_only), "{} as live in {}", tool.name, cfg.name);
                     }
