@@ -139,6 +139,18 @@ def gates(out: Path) -> list[str]:
     return rows
 
 
+async def _timed_calls(s: Any, calls: int) -> list[int]:
+    """50 warm-up calls of an allowed tool, then `calls` timed ones (ns each)."""
+    for _ in range(50):
+        await s.call_tool("get_help_article", {"query": "warm"})
+    times: list[int] = []
+    for _ in range(calls):
+        t0 = time.perf_counter_ns()
+        await s.call_tool("get_help_article", {"query": "q"})
+        times.append(time.perf_counter_ns() - t0)
+    return times
+
+
 async def _embedded_round_trips(upstream_params: Any, table: Path, calls: int) -> float:
     """The proxy in the client's process (memory streams, the SDK's own
     in-memory transport), upstream over stdio: the proxy without a process hop."""
@@ -152,14 +164,7 @@ async def _embedded_round_trips(upstream_params: Any, table: Path, calls: int) -
         await up.initialize()
         proxy = GoverningProxy(up, toolgate.Table.load(table), "support-chat", role="user", consumer="support-bot")
         async with create_connected_server_and_client_session(proxy.server) as s:
-            for _ in range(50):
-                await s.call_tool("get_help_article", {"query": "warm"})
-            times = []
-            for _ in range(calls):
-                t0 = time.perf_counter_ns()
-                await s.call_tool("get_help_article", {"query": "q"})
-                times.append(time.perf_counter_ns() - t0)
-            return statistics.median(times)
+            return statistics.median(await _timed_calls(s, calls))
 
 
 async def _round_trips(params: Any, calls: int) -> list[float]:
@@ -168,13 +173,7 @@ async def _round_trips(params: Any, calls: int) -> list[float]:
 
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
-        for _ in range(50):
-            await s.call_tool("get_help_article", {"query": "warm"})
-        times = []
-        for _ in range(calls):
-            t0 = time.perf_counter_ns()
-            await s.call_tool("get_help_article", {"query": "q"})
-            times.append(time.perf_counter_ns() - t0)
+        times = await _timed_calls(s, calls)
         refused = []
         for _ in range(calls // 4 if "toolgate.mcp" in params.args else 0):
             t0 = time.perf_counter_ns()

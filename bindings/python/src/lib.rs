@@ -42,23 +42,6 @@ fn argument_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
     error(py, "ArgumentError", (message.into(),))
 }
 
-fn load_error_code(e: &rt::LoadError) -> &'static str {
-    use rt::LoadError::*;
-    match e {
-        NotATable => "notATable",
-        Version { .. } => "version",
-        Truncated { .. } => "truncated",
-        TrailingBytes { .. } => "trailingBytes",
-        Checksum { .. } => "checksum",
-        // An edited payload whose CRC was fixed up: the same code as a CRC mismatch.
-        Digest => "checksum",
-        Corrupt(_) => "corrupt",
-        Unsigned => "unsigned",
-        UntrustedKey { .. } => "untrustedKey",
-        BadSignature { .. } => "badSignature",
-    }
-}
-
 /// The `trusted_keys` argument: PEM public keys (`str`), or none.
 fn trusted_keys(py: Python<'_>, pem: Option<&str>) -> PyResult<Option<rt::TrustedKeys>> {
     pem.map(|p| rt::TrustedKeys::from_pem(p).map_err(|e| argument_error(py, e.to_string())))
@@ -66,7 +49,7 @@ fn trusted_keys(py: Python<'_>, pem: Option<&str>) -> PyResult<Option<rt::Truste
 }
 
 fn load_error(py: Python<'_>, e: &rt::LoadError) -> PyErr {
-    error(py, "LoadError", (load_error_code(e), e.to_string()))
+    error(py, "LoadError", (e.code(), e.to_string()))
 }
 
 /// Read a regular file, capped while reading (as the CLI reads its inputs).

@@ -8,6 +8,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 CORPUS = Path(os.environ.get("TOOLGATE_CONFORMANCE", REPO / "conformance"))
 POLICIES = REPO / "policies"
+# What policies/mcp-profiles offers the consumer support-bot, in registry order.
+SUPPORT_BOT = [
+    "search_help_center",
+    "get_help_article",
+    "payment.status",
+    "mcp_crm_customer-360_lookup",
+    "mcp_crm_customer-360_timeline",
+    "mcp_crm_customer-360_contacts",
+]
 
 sys.path.insert(0, str(HERE))
 

@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
 import toolgate
-from conftest import CORPUS, HERE, Compile
+from conftest import CORPUS, HERE, SUPPORT_BOT, Compile
 from toolgate.langchain import GuardedTool, ToolGate
 
 sys.path.insert(0, str(HERE.parent / "examples"))
@@ -141,15 +141,7 @@ def test_a_call_outside_the_consumers_profile_is_not_in_profile() -> None:
     assert refusal["consumer"] == "support-bot"
     # An identity gate: nothing about configurations, groups or zones.
     assert refusal["configuration"] is None
-    offered = [
-        "search_help_center",
-        "get_help_article",
-        "payment.status",
-        "mcp_crm_customer-360_lookup",
-        "mcp_crm_customer-360_timeline",
-        "mcp_crm_customer-360_contacts",
-    ]
-    assert m.bound == [offered, offered]  # before and after the tool call
+    assert m.bound == [SUPPORT_BOT, SUPPORT_BOT]  # before and after the tool call
 
 
 def test_a_resumed_thread_keeps_an_exclusion_the_policy_dropped(compile_project: Compile) -> None:

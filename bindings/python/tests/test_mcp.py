@@ -22,7 +22,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
 
 import toolgate
-from conftest import CORPUS, HERE, Compile
+from conftest import CORPUS, HERE, SUPPORT_BOT, Compile
 from toolgate.mcp import (
     CODE_NOT_IN_PROFILE,
     CODE_REFUSED,
@@ -36,14 +36,6 @@ from toolgate.mcp import (
 UPSTREAM = HERE / "upstream_server.py"
 TIMEOUT = 60  # seconds, for a whole scenario
 
-SUPPORT_BOT = [
-    "search_help_center",
-    "get_help_article",
-    "payment.status",
-    "mcp_crm_customer-360_lookup",
-    "mcp_crm_customer-360_timeline",
-    "mcp_crm_customer-360_contacts",
-]
 BILLING_BOT = [
     "payment.status",
     "refund.issue",
