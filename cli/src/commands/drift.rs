@@ -9,7 +9,7 @@ use clap::Args;
 use toolgate_compiler::registry::{remote_tool_name, tools_list_names};
 use toolgate_runtime::drift::Seen;
 
-use super::{load_table, OutFormat, Res, SourceArgs};
+use super::{OutFormat, Res, SourceArgs};
 use crate::io::{read_file, write_out, Failure};
 
 #[derive(Args)]
@@ -30,7 +30,7 @@ pub struct DriftArgs {
 }
 
 pub fn drift(a: DriftArgs) -> Res {
-    let table = load_table(&a.src.project, a.src.table.as_deref())?;
+    let table = a.src.load()?;
     let mut listed = Vec::new();
     let mut compared: Vec<u32> = Vec::new();
     for spec in &a.tools_lists {

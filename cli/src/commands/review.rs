@@ -37,6 +37,8 @@ pub struct DiffArgs {
     /// Exit 1 when a recorded decision would widen (needs --replay).
     #[arg(long, requires = "replay")]
     fail_on_replay_widen: bool,
+    #[command(flatten)]
+    out: super::OutputArg,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct TestArgs {
     /// Report which rows of the decision table (configuration x outcome) the tests exercised.
     #[arg(long)]
     coverage: bool,
+    #[command(flatten)]
+    out: super::OutputArg,
     /// Fail when coverage is below this percentage (implies --coverage).
     #[arg(long)]
     threshold: Option<f64>,
@@ -127,6 +131,7 @@ fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::
 }
 
 pub fn diff(a: DiffArgs) -> Res {
+    a.out.apply();
     let (old_dir, new_dir, _guard) = match (&a.git, &a.new) {
         (Some(rev), None) => {
             let (old, guard) = project_at_revision(&a.old, rev)?;
@@ -141,7 +146,13 @@ pub fn diff(a: DiffArgs) -> Res {
     };
     let old = project_or_table(&old_dir)?;
     let new = project_or_table(&new_dir)?;
-    let d = toolgate_compiler::diff::diff(&old, &new);
+    let shared = new
+        .configuration_names()
+        .filter(|c| old.configuration(c).is_some())
+        .count();
+    let bar = crate::progress::Progress::new(shared as u64, "diff");
+    let d = toolgate_compiler::diff::diff_with_progress(&old, &new, &|| bar.tick());
+    drop(bar);
     let mut replay_widened = 0;
     match (&a.replay, a.format) {
         (Some(log), f) => {
@@ -182,7 +193,10 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
             toolgate_compiler::report::thousands(limit as usize),
         )));
     }
-    let text = toolgate_compiler::snapshot::snapshot(&table);
+    let bar =
+        crate::progress::Progress::new(table.configuration_names().count() as u64, "snapshot");
+    let text = toolgate_compiler::snapshot::snapshot_with_progress(&table, &|| bar.tick());
+    drop(bar);
     let path = a
         .output
         .clone()
@@ -231,6 +245,7 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 }
 
 pub fn test(a: TestArgs) -> Res {
+    a.out.apply();
     use toolgate_compiler::testing;
     let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
@@ -240,7 +255,9 @@ pub fn test(a: TestArgs) -> Res {
         percent: 100.0,
         ..testing::Coverage::default()
     };
+    let bar = crate::progress::Progress::new(paths.len() as u64, "test");
     for p in &paths {
+        bar.label(&format!("test {}", project_name(p)));
         let table = load_table(p, None)?;
         let files = testing::test_files(p);
         let mut covered = std::collections::BTreeSet::new();
@@ -257,7 +274,9 @@ pub fn test(a: TestArgs) -> Res {
             };
             cov.add(testing::coverage(&table, &covered), &prefix);
         }
+        bar.tick();
     }
+    drop(bar);
     if want_coverage {
         report.coverage = Some(cov.clone());
     }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{did_you_mean, load_table, OutFormat, Res, SourceArgs};
+use super::{did_you_mean, OutFormat, Res, SourceArgs};
 use crate::io::{write_out, Failure};
 
 #[derive(Subcommand)]
@@ -25,7 +25,7 @@ pub enum ShowCommand {
 }
 
 fn show_tool(name: &str, src: SourceArgs) -> Res {
-    let table = load_table(&src.project, src.table.as_deref())?;
+    let table = src.load()?;
     let spec = table.spec();
     let Some(id) = table.tool_id(name) else {
         return Err(Failure::Usage(format!(
@@ -84,7 +84,7 @@ fn show_tool(name: &str, src: SourceArgs) -> Res {
 }
 
 fn show_config(name: &str, src: SourceArgs) -> Res {
-    let table = load_table(&src.project, src.table.as_deref())?;
+    let table = src.load()?;
     let spec = table.spec();
     let c = table.configuration(name).ok_or_else(|| {
         Failure::Usage(format!(
