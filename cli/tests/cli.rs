@@ -7,24 +7,6 @@ use std::process::{Command, Output};
 mod common;
 use common::*;
 
-/// A scratch project with the given policy over the exclusions registry.
-fn scratch(name: &str, policy: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolgate-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::copy(
-        root().join("policies/exclusions/registry.toml"),
-        dir.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(dir.join("policy.tg"), policy).unwrap();
-    dir
-}
-
 const TYPO: &str = "configuration editor-chat {\n  exclude [delete_recrod]\n}\n";
 const WARN: &str = "configuration editor-chat {\n  exclude [retired_tool]\n}\n";
 

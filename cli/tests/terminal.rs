@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::{bin, root, stderr, stdout, temp};
-use std::io::Write as _;
-use std::process::{Output, Stdio};
+use common::{bin, root, scratch, stderr, stdout, temp, with_stdin};
+use std::process::Output;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
 fn with_env(no_color: Option<&str>, args: &[&str]) -> Output {
@@ -20,23 +19,10 @@ fn with_env(no_color: Option<&str>, args: &[&str]) -> Output {
 
 /// A project whose one policy excludes `delete_recrod` (TG1010).
 fn typo_project(name: &str) -> std::path::PathBuf {
-    let dir = temp(name);
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::copy(
-        root().join("policies/exclusions/registry.toml"),
-        dir.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("policy.tg"),
+    scratch(
+        name,
         "configuration editor-chat {\n  exclude [delete_recrod]\n}\n",
     )
-    .unwrap();
-    dir
 }
 
 const DECIDE: &[&str] = &[
@@ -227,42 +213,17 @@ fn output_file_takes_the_report_and_keeps_the_exit_code() {
 #[test]
 fn a_dash_reads_standard_input() {
     let log = "{\"timeUnixMs\":1,\"table\":\"ab\",\"configuration\":\"demo-chat\",\"role\":\"user\",\"consumer\":null,\"tool\":\"t\",\"allowed\":false,\"reason\":\"configurationGroup\",\"observedOnly\":false}\n";
-    let mut child = bin()
-        .current_dir(root())
-        .args(["stats", "-", "--format", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(log.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = with_stdin(&["stats", "-", "--format", "json"], log.as_bytes());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
         (v["decisions"].as_u64(), v["refused"].as_u64()),
         (Some(1), Some(1))
     );
     // A gateway answer from a pipe.
-    let mut child = bin()
-        .current_dir(root())
-        .args(["classify", "-", "--tool", "read_source"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#,
-        )
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = with_stdin(
+        &["classify", "-", "--tool", "read_source"],
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#,
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["outcome"], "success", "{v}");
 }
