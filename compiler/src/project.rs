@@ -331,7 +331,10 @@ fn resolve(
     let canonical = std::fs::canonicalize(&path).map_err(|e| {
         load_error(
             &path,
-            format!("{e} (named by `{key}` in {})", manifest.display()),
+            format!(
+                "{e} (named by `{key}` at {}; fix the name there, or create the file)",
+                manifest_line(manifest, entry)
+            ),
         )
     })?;
     let inside = !lexically_outside && canonical.starts_with(canonical_root);
@@ -341,6 +344,20 @@ fn resolve(
         ));
     }
     Ok(Resolved { path, inside })
+}
+
+/// `manifest:LINE` of the line that names `entry` (quoted, as TOML writes
+/// it), or the manifest alone when no line does.
+fn manifest_line(manifest: &Path, entry: &str) -> String {
+    let text = std::fs::read_to_string(manifest).unwrap_or_default();
+    let quoted = [format!("\"{entry}\""), format!("'{entry}'")];
+    match text
+        .lines()
+        .position(|l| quoted.iter().any(|q| l.contains(q.as_str())))
+    {
+        Some(i) => format!("{}:{}", manifest.display(), i + 1),
+        None => manifest.display().to_string(),
+    }
 }
 
 impl Project {

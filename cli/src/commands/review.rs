@@ -66,9 +66,9 @@ pub struct TestArgs {
 
 #[derive(Args)]
 pub struct SnapshotArgs {
-    /// Project directory.
-    #[arg(default_value = ".")]
-    project: PathBuf,
+    /// Project directories, or directories holding projects. Default: the
+    /// project of the current directory (or every project below it).
+    paths: Vec<PathBuf>,
     /// Fail (exit 1) when the file is missing or out of date, instead of writing it.
     #[arg(long)]
     check: bool,
@@ -181,7 +181,23 @@ fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
 }
 
 pub fn snapshot(a: SnapshotArgs) -> Res {
-    let table = load_table(&a.project, None)?;
+    let paths = project_paths(&a.paths)?;
+    if paths.len() > 1 && a.output.is_some() {
+        return Err(Failure::Usage(format!(
+            "-o names one file, and {} projects were found; give one project with -o, or none",
+            paths.len()
+        )));
+    }
+    let mut code = 0;
+    for p in &paths {
+        code = code.max(snapshot_one(p, &a)?);
+    }
+    Ok(code)
+}
+
+/// Write (or check) one project's snapshot.
+fn snapshot_one(project: &Path, a: &SnapshotArgs) -> Res {
+    let table = load_table(project, None)?;
     let lines = toolgate_compiler::snapshot::line_count(&table);
     let limit = a
         .max_lines
@@ -200,14 +216,11 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
     let path = a
         .output
         .clone()
-        .unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+        .unwrap_or_else(|| project.join(toolgate_compiler::snapshot::FILE_NAME));
     if a.output.is_none() {
         // The default file lies in the project: a symlink there that leaves
         // it is neither read (its lines would be echoed) nor written through.
-        if let (Ok(f), Ok(root)) = (
-            std::fs::canonicalize(&path),
-            std::fs::canonicalize(&a.project),
-        ) {
+        if let (Ok(f), Ok(root)) = (std::fs::canonicalize(&path), std::fs::canonicalize(project)) {
             if !f.starts_with(root) {
                 return Err(Failure::Usage(format!(
                     "{}: a symlink that resolves outside the project; remove it, or give the file with -o",
@@ -228,8 +241,8 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
         let new: std::collections::BTreeSet<&str> = text.lines().collect();
         let mut out = format!(
             "{} is out of date; run `toolgate snapshot {}`\n",
-            path.display(),
-            a.project.display()
+            path.strip_prefix(".").unwrap_or(&path).display(),
+            project_name(project)
         );
         for l in new.difference(&old) {
             let _ = writeln!(out, "+ {l}");
