@@ -305,3 +305,46 @@ fn progress_is_drawn_on_a_terminal_only_and_never_under_quiet() {
 fn bin_at_root(args: &[&str]) -> Output {
     with_env(Some("1"), args)
 }
+
+#[test]
+fn diff_and_fmt_check_colour_what_changed() {
+    let dir = temp("colour-diff");
+    common::copy_dir(&root().join("policies/exclusions"), &dir);
+    let cfg = dir.join("configurations.tg");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replacen("exclude [delete_record]", "exclude []", 1),
+    )
+    .unwrap();
+    let o = with_env(
+        None,
+        &[
+            "diff",
+            "policies/exclusions",
+            dir.to_str().unwrap(),
+            "--color",
+            "always",
+        ],
+    );
+    assert_eq!(
+        stdout(&o),
+        "1 widened, 0 narrowed, 0 reason changed (1944 decisions compared)\n\
+         \u{1b}[1m\u{1b}[31mWIDENED\u{1b}[0m        editor-chat: delete_record: refused: configurationExcluded -> offered (every role, consumer and mode)\n"
+    );
+    let f = dir.join("f.tg");
+    std::fs::write(&f, "configuration  x {\n}\n").unwrap();
+    let o = with_env(
+        None,
+        &["fmt", "--check", f.to_str().unwrap(), "--color", "always"],
+    );
+    let name = f.display();
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "\u{1b}[1m--- {name}\u{1b}[0m\n\u{1b}[1m+++ {name} (formatted)\u{1b}[0m\n\u{1b}[1m@@ -1,2 +1 @@\u{1b}[0m\n\
+             \u{1b}[31m-configuration  x {{\u{1b}[0m\n\u{1b}[31m-}}\u{1b}[0m\n\u{1b}[32m+configuration x {{ }}\u{1b}[0m\n"
+        )
+    );
+    assert_eq!(o.status.code(), Some(1));
+}

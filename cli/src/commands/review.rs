@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::{load_table, project_name, project_paths, Res};
-use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
+use crate::io::{read_file, write_atomic, write_err, write_out, write_styled, Failure};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -160,7 +160,7 @@ pub fn diff(a: DiffArgs) -> Res {
                 .changed
                 .widened;
         }
-        (None, DiffFormat::Text) => write_out(&d.text()),
+        (None, DiffFormat::Text) => write_styled(&paint_diff(&d.text())),
         (None, DiffFormat::Markdown) => write_out(&d.markdown()),
         (None, DiffFormat::Json) => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
     }
@@ -168,6 +168,30 @@ pub fn diff(a: DiffArgs) -> Res {
         (a.fail_on_widen && d.summary.widened > 0)
             || (a.fail_on_replay_widen && replay_widened > 0),
     ))
+}
+
+/// The diff's text with each change's label coloured under `--color`:
+/// widenings red (a tool newly offered is what review must catch),
+/// narrowings green, reason changes yellow.
+fn paint_diff(text: &str) -> String {
+    use crate::io::{paint, style};
+    use toolgate_compiler::diff::ChangeKind;
+    let kinds = [
+        (ChangeKind::Widened, style::BAD),
+        (ChangeKind::Narrowed, style::GOOD),
+        (ChangeKind::ReasonChanged, style::WARN),
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match kinds.iter().find(|(k, _)| line.starts_with(k.label())) {
+            Some((k, st)) => {
+                out.push_str(&paint(*st, k.label()));
+                out.push_str(&paint(anstyle::Style::new(), &line[k.label().len()..]));
+            }
+            None => out.push_str(&paint(anstyle::Style::new(), line)),
+        }
+    }
+    out
 }
 
 /// A project directory, compiled in memory, or a compiled table file (the
