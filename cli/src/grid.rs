@@ -25,6 +25,34 @@ pub fn grid(header: &[&str], right: &[usize], rows: Vec<Vec<String>>) -> String 
     out
 }
 
+/// Labelled fields, one per line, the values in one column (`show tool`,
+/// `show config`).
+pub fn fields(rows: &[(&str, String)]) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    for (label, value) in rows {
+        t.add_row(vec![label.to_string(), value.clone()]);
+    }
+    for c in t.column_iter_mut() {
+        c.set_padding((0, 2));
+    }
+    let mut out = t.trim_fmt();
+    out.push('\n');
+    out
+}
+
+/// A list for a field: `a, b`, or `-` when empty.
+pub fn list_or_dash<S: AsRef<str>>(items: &[S]) -> String {
+    if items.is_empty() {
+        return "-".into();
+    }
+    items
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::grid;

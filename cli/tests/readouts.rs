@@ -140,3 +140,35 @@ fn show_exclusions_lists_stale_names_apart() {
         ])
     );
 }
+
+#[test]
+fn show_tool_and_show_config_align_their_fields() {
+    let p = project("readouts-one");
+    let d = p.to_str().unwrap();
+    let o = run(&["show", "tool", "delete_record", "-p", d]);
+    assert_eq!(
+        stdout(&o),
+        "tool         delete_record\n\
+         group        editing\n\
+         origin       builtin\n\
+         state        enabled\n\
+         admin-only   no\n\
+         class        editorContent\n\
+         excluded by  editor-chat, reviewer-chat\n"
+    );
+    let o = run(&["show", "config", "editor-chat", "-p", d]);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "configuration         editor-chat  ({})\n\
+             provider              claude-eu\n\
+             zone                  externalEu\n\
+             ceiling               internalConfiguration\n\
+             groups                content, editing\n\
+             excluded              delete_record\n\
+             no longer registered  retired_tool\n\
+             skills                -\n",
+            p.join("policy.tg").display()
+        )
+    );
+}

@@ -78,33 +78,27 @@ pub fn drift(a: DriftArgs) -> Res {
                         "profile `{p}`"
                     ))
             );
-            let names = |out: &mut String, title: &str, v: &[String]| {
-                let _ = writeln!(
-                    out,
-                    "{title} ({}){}",
-                    v.len(),
-                    if v.is_empty() { "" } else { ":" }
-                );
-                for n in v {
-                    let _ = writeln!(out, "  {}", toolgate_runtime::names::escape(n));
+            // A titled list: its count, then one line per entry.
+            let list = |out: &mut String, title: &str, lines: Vec<String>| {
+                let colon = if lines.is_empty() { "" } else { ":" };
+                let _ = writeln!(out, "{title} ({}){colon}", lines.len());
+                for l in lines {
+                    let _ = writeln!(out, "  {l}");
                 }
             };
+            let names = |out: &mut String, title: &str, v: &[String]| {
+                let lines = v
+                    .iter()
+                    .map(|n| toolgate_runtime::names::escape(n).into_owned());
+                list(out, title, lines.collect());
+            };
             let seen = |out: &mut String, title: &str, v: &[Seen]| {
-                let _ = writeln!(
-                    out,
-                    "{title} ({}){}",
-                    v.len(),
-                    if v.is_empty() { "" } else { ":" }
-                );
-                for s in v {
-                    let _ = writeln!(
-                        out,
-                        "  {}  {} decision{}",
-                        toolgate_runtime::names::escape(&s.tool),
-                        s.decisions,
-                        if s.decisions == 1 { "" } else { "s" }
-                    );
-                }
+                let lines = v.iter().map(|s| {
+                    let plural = if s.decisions == 1 { "" } else { "s" };
+                    let tool = toolgate_runtime::names::escape(&s.tool);
+                    format!("{tool}  {} decision{plural}", s.decisions)
+                });
+                list(out, title, lines.collect());
             };
             names(
                 &mut out,

@@ -1,11 +1,10 @@
 //! `show`: readouts of a tool or a configuration.
 
-use std::fmt::Write as _;
-
 use clap::Subcommand;
 use serde_json::json;
 
 use super::{did_you_mean, OutFormat, Res, SourceArgs};
+use crate::grid::{fields, list_or_dash};
 use crate::io::{write_out, Failure};
 
 #[derive(Subcommand)]
@@ -67,35 +66,16 @@ fn show_tool(name: &str, src: SourceArgs) -> Res {
     match src.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
         OutFormat::Text => {
-            let mut out = String::new();
-            let _ = writeln!(out, "tool        {}", t.name);
-            let _ = writeln!(out, "group       {group}");
-            let _ = writeln!(
-                out,
-                "origin      {}",
-                if t.remote { "remote" } else { "builtin" }
-            );
-            let _ = writeln!(
-                out,
-                "state       {}",
-                if t.enabled { "enabled" } else { "disabled" }
-            );
-            let _ = writeln!(
-                out,
-                "admin-only  {}",
-                if t.admin_only { "yes" } else { "no" }
-            );
-            let _ = writeln!(out, "class       {}", spec.classes[t.class as usize]);
-            let _ = writeln!(
-                out,
-                "excluded by {}",
-                if excluding.is_empty() {
-                    "-".to_string()
-                } else {
-                    excluding.join(", ")
-                }
-            );
-            write_out(&out);
+            let yes_no = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_string();
+            write_out(&fields(&[
+                ("tool", t.name.clone()),
+                ("group", group.clone()),
+                ("origin", yes_no(t.remote, "remote", "builtin")),
+                ("state", yes_no(t.enabled, "enabled", "disabled")),
+                ("admin-only", yes_no(t.admin_only, "yes", "no")),
+                ("class", spec.classes[t.class as usize].clone()),
+                ("excluded by", list_or_dash(&excluding)),
+            ]));
         }
     }
     Ok(0)
@@ -136,46 +116,25 @@ fn show_config(name: &str, src: SourceArgs) -> Res {
     match src.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
         OutFormat::Text => {
-            let mut out = String::new();
-            let _ = writeln!(out, "configuration  {}  ({})", c.name, c.file);
-            let _ = writeln!(
-                out,
-                "provider       {}",
-                c.provider.as_deref().unwrap_or("- (least trusted zone)")
-            );
-            let _ = writeln!(out, "zone           {}", zone.name);
-            let _ = writeln!(
-                out,
-                "ceiling        {}",
-                spec.classes[zone.ceiling as usize]
-            );
-            let _ = writeln!(
-                out,
-                "groups         {}",
-                groups.map(|g| g.join(", ")).unwrap_or_else(|| "all".into())
-            );
-            let _ = writeln!(
-                out,
-                "excluded       {}",
-                if registered.is_empty() {
-                    "-".into()
-                } else {
-                    registered.join(", ")
-                }
-            );
+            let mut rows = vec![
+                ("configuration", format!("{}  ({})", c.name, c.file)),
+                (
+                    "provider",
+                    c.provider
+                        .as_deref()
+                        .unwrap_or("- (least trusted zone)")
+                        .into(),
+                ),
+                ("zone", zone.name.clone()),
+                ("ceiling", spec.classes[zone.ceiling as usize].clone()),
+                ("groups", groups.map_or("all".into(), |g| g.join(", "))),
+                ("excluded", list_or_dash(&registered)),
+            ];
             if !stale.is_empty() {
-                let _ = writeln!(out, "no longer registered  {}", stale.join(", "));
+                rows.push(("no longer registered", stale.join(", ")));
             }
-            let _ = writeln!(
-                out,
-                "skills         {}",
-                if skills.is_empty() {
-                    "-".into()
-                } else {
-                    skills.join(", ")
-                }
-            );
-            write_out(&out);
+            rows.push(("skills", list_or_dash(&skills)));
+            write_out(&fields(&rows));
         }
     }
     Ok(0)
@@ -202,7 +161,7 @@ mod bulk {
     use toolgate_runtime::Table;
 
     use super::super::{OutFormat, Res, SourceArgs};
-    use crate::grid::grid;
+    use crate::grid::{grid, list_or_dash};
     use crate::io::write_out;
 
     /// `show configs --format json`: one entry per configuration.
@@ -273,14 +232,6 @@ mod bulk {
         format!("{} {word}{s}", toolgate_compiler::report::thousands(n))
     }
 
-    fn dash(list: &[&str]) -> String {
-        if list.is_empty() {
-            "-".into()
-        } else {
-            list.join(", ")
-        }
-    }
-
     pub fn configs(src: SourceArgs) -> Res {
         let table = src.load()?;
         let rows = config_rows(&table);
@@ -294,7 +245,7 @@ mod bulk {
                     r.configuration.to_string(),
                     r.provider.unwrap_or("-").to_string(),
                     r.zone.to_string(),
-                    r.groups.as_deref().map_or("all".into(), dash),
+                    r.groups.as_deref().map_or("all".into(), list_or_dash),
                     r.excluded.to_string(),
                     r.no_longer_registered.to_string(),
                     r.file.to_string(),
@@ -351,7 +302,7 @@ mod bulk {
                 vec![
                     r.tool.to_string(),
                     r.group.to_string(),
-                    dash(&r.excluded_by),
+                    list_or_dash(&r.excluded_by),
                 ]
             })
             .collect();
@@ -386,12 +337,12 @@ mod bulk {
         let mut out = String::new();
         for r in &rows {
             let _ = writeln!(out, "{}", r.configuration);
-            let _ = writeln!(out, "  excluded              {}", dash(&r.excluded));
+            let _ = writeln!(out, "  excluded              {}", list_or_dash(&r.excluded));
             if !r.no_longer_registered.is_empty() {
                 let _ = writeln!(
                     out,
                     "  no longer registered  {}",
-                    dash(&r.no_longer_registered)
+                    list_or_dash(&r.no_longer_registered)
                 );
             }
         }
