@@ -61,6 +61,30 @@ pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     dir
 }
 
+/// `toolgate ARGS` at the repository root with `input` on standard input.
+pub fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = bin()
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A scratch project with the given policy over the exclusions registry.
+pub fn scratch(name: &str, policy: &str) -> PathBuf {
+    let registry =
+        std::fs::read_to_string(root().join("policies/exclusions/registry.toml")).unwrap();
+    scratch_project(name, &registry, policy)
+}
+
 /// Copy the files (not subdirectories) of `from` into `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
