@@ -11,8 +11,8 @@ mod mcp_client;
 mod progress;
 
 use commands::{
-    check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, serve, shell,
-    show, sign, stats,
+    check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, schema,
+    serve, shell, show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -119,6 +119,8 @@ enum Command {
     Completions(shell::CompletionsArgs),
     /// Print the man page, or write every page into a directory (-o DIR).
     Man(shell::ManArgs),
+    /// The JSON Schema of a JSON output (`toolgate schema` lists them; --all -o DIR writes every one).
+    Schema(schema::SchemaArgs),
 }
 
 fn main() -> ExitCode {
@@ -174,6 +176,7 @@ fn main() -> ExitCode {
         Command::Lsp(a) => lsp::lsp(a),
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
+        Command::Schema(a) => schema::schema(a),
     };
     // The report written with -o, also when the command found problems.
     let result = match (result, io::finish_output()) {

@@ -42,6 +42,11 @@ fn serve_answers_over_http_and_stops_on_sigterm_with_its_log_flushed() {
     assert_eq!(rest, "toolgate serve: stopped\n");
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(text.lines().count(), 1);
+    let record: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+    assert_eq!(
+        common::schema_errors("decision-log-service", &record),
+        Vec::<String>::new()
+    );
     let stats = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .args(["stats", "--format", "json"])
         .arg(&log)

@@ -9,6 +9,7 @@ use serde::Serialize;
 use toolgate_runtime::{Context, Decision, Reason, Role, Table};
 
 /// A decision reduced to what a reviewer compares.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Verdict {
@@ -36,6 +37,7 @@ impl Verdict {
     }
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ChangeKind {
@@ -71,6 +73,7 @@ impl ChangeKind {
 }
 
 /// One point of the decision space.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Point {
     pub role: Role,
@@ -81,6 +84,7 @@ pub struct Point {
 }
 
 /// One change, with every point of the space where it happens.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Change {
@@ -95,6 +99,7 @@ pub struct Change {
     pub everywhere: bool,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
@@ -105,6 +110,7 @@ pub struct Summary {
     pub decisions: u64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diff {

@@ -16,9 +16,13 @@ pub mod names;
 pub mod noeffect;
 pub mod parse;
 pub mod project;
+pub mod readout;
 pub mod registry;
 pub mod replay;
 pub mod report;
+pub mod sarif;
+#[cfg(feature = "schema")]
+pub mod schemas;
 pub mod signing;
 pub mod snapshot;
 pub mod source;

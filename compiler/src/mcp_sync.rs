@@ -14,6 +14,7 @@ use crate::project::Project;
 use crate::registry::{descriptor_bytes, Origin, Registry, Tool};
 
 /// A tool the server lists and the registry does not.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Added {
@@ -22,6 +23,7 @@ pub struct Added {
 }
 
 /// A tool the registry holds and the server no longer lists.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Removed {
@@ -30,6 +32,7 @@ pub struct Removed {
 }
 
 /// A tool both hold, whose server-side facts differ.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Changed {
@@ -43,12 +46,54 @@ pub struct Changed {
 
 /// What changed for one server, registry order for kept and removed tools,
 /// the server's order for new ones.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Drift {
     pub server: String,
     pub added: Vec<Added>,
     pub removed: Vec<Removed>,
     pub changed: Vec<Changed>,
+}
+
+/// A policy statement that names a tool or group the sync removes.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Statement {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// The diagnostic code it would get (`TG1001`, `TG1009`, `TG1010`).
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// A removed tool and the statements that name it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovedReport {
+    pub name: String,
+    pub descriptor_bytes: usize,
+    pub statements: Vec<Statement>,
+}
+
+/// `toolgate registry sync --format json`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport<'a> {
+    pub server: &'a str,
+    /// Whether anything was added, removed or changed.
+    pub drift: bool,
+    pub added: &'a [Added],
+    pub removed: Vec<RemovedReport>,
+    /// Statements naming the server's group `mcp_SERVER`, when it is gone.
+    pub group_statements: Vec<Statement>,
+    pub changed: &'a [Changed],
+    /// The change in descriptor bytes of the server's tools.
+    pub descriptor_bytes_delta: i64,
+    /// Whether the registry file was written (`--write`).
+    pub written: bool,
 }
 
 impl Drift {

@@ -18,6 +18,7 @@ use crate::diff::{md_code, ChangeKind, Verdict};
 pub const TOP: usize = 10;
 
 /// One recorded decision that changes under NEW.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replayed {
@@ -36,6 +37,7 @@ pub struct Replayed {
 }
 
 /// Changes counted by direction.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
@@ -58,6 +60,7 @@ impl Counts {
 }
 
 /// Changes from one reason to another (`None`: offered).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReasonChange {
@@ -67,6 +70,16 @@ pub struct ReasonChange {
     pub count: usize,
 }
 
+/// `toolgate diff OLD NEW --replay LOG --format json`: the diff and the
+/// replayed log.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffReplay<'a> {
+    pub diff: &'a crate::diff::Diff,
+    pub replay: &'a Replay,
+}
+
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replay {

@@ -1,11 +1,11 @@
 //! Output formats for diagnostics: `human` (miette's graphical report),
 //! `plain` (codespan-reporting, rustc style, no colour), `json` (stable
-//! schema, docs/diagnostics.md), `sarif` (2.1.0) and `github` (workflow
+//! schema, docs/schemas/check.schema.json), `sarif` (2.1.0, [`crate::sarif`]) and `github` (workflow
 //! commands, plus a Markdown summary).
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::diagnostics::{Diagnostic, Severity, CATALOGUE};
 use crate::source::SourceMap;
@@ -23,7 +23,8 @@ pub fn catalogue_url(code: &str) -> String {
 }
 
 /// Counts of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
@@ -312,174 +313,237 @@ fn location(sources: &SourceMap, d: &Diagnostic) -> (String, usize, usize, usize
     (f.name.clone(), l1, c1, l2, c2)
 }
 
-pub fn json_value(sources: &SourceMap, diags: &[Diagnostic]) -> Value {
-    let items: Vec<Value> = diags
-        .iter()
-        .map(|d| {
-            let (file, line, column, end_line, end_column) = location(sources, d);
-            json!({
-                "code": d.code,
-                "severity": d.severity.as_str(),
-                "message": d.message,
-                "file": file,
-                "line": line,
-                "column": column,
-                "endLine": end_line,
-                "endColumn": end_column,
-                "help": d.help,
-                "labels": d.labels.iter().map(|l| {
-                    let f = sources.get(l.span.file);
-                    let (line, column) = f.line_col(l.span.start as usize);
-                    json!({"message": l.message, "file": f.name, "line": line, "column": column})
-                }).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let s = summary(diags);
-    json!({
-        "version": 1,
-        "diagnostics": items,
-        "summary": {"errors": s.errors, "warnings": s.warnings},
-    })
+/// A place in a file: 1-based line and column (in characters).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
 }
 
-/// What suppressions hid, for `--format json`: each finding with where it
-/// stood and what suppressed it (`comment` or `manifest`, and where).
-pub fn suppressed_json(sources: &SourceMap, suppressed: &[crate::suppress::Suppressed]) -> Value {
-    use crate::suppress::By;
-    let at = |span: crate::source::Span| {
+impl Position {
+    fn of(sources: &SourceMap, span: crate::source::Span) -> Position {
         let f = sources.get(span.file);
         let (line, column) = f.line_col(span.start as usize);
-        json!({"file": f.name, "line": line, "column": column})
-    };
-    Value::Array(
-        suppressed
-            .iter()
-            .map(|s| {
-                let d = s.problem.diagnostic();
-                let (kind, span) = match s.by {
-                    By::Comment(span) => ("comment", span),
-                    By::Manifest(span) => ("manifest", span),
-                };
-                let (file, line, column, _, _) = location(sources, &d);
-                json!({
-                    "code": d.code,
-                    "message": d.message,
-                    "file": file,
-                    "line": line,
-                    "column": column,
-                    "by": kind,
-                    "at": at(span),
-                })
-            })
-            .collect(),
-    )
+        Position {
+            file: f.name.clone(),
+            line,
+            column,
+        }
+    }
 }
 
-pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
-    let mut s = serde_json::to_string_pretty(&json_value(sources, diags)).unwrap_or_default();
+/// A secondary location of a diagnostic, with what it says there.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JsonLabel {
+    pub message: String,
+    #[serde(flatten)]
+    pub at: Position,
+}
+
+/// One diagnostic of `--format json` (docs/diagnostics.md has the codes).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonDiagnostic {
+    /// The catalogue code (`TG1010`).
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub help: Option<String>,
+    pub labels: Vec<JsonLabel>,
+    /// The project it belongs to (`check`: its directory as given or found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+impl JsonDiagnostic {
+    fn of(sources: &SourceMap, d: &Diagnostic, project: Option<&str>) -> JsonDiagnostic {
+        let (file, line, column, end_line, end_column) = location(sources, d);
+        JsonDiagnostic {
+            code: d.code,
+            severity: d.severity,
+            message: d.message.clone(),
+            file,
+            line,
+            column,
+            end_line,
+            end_column,
+            help: d.help.clone(),
+            labels: d
+                .labels
+                .iter()
+                .map(|l| JsonLabel {
+                    message: l.message.clone(),
+                    at: Position::of(sources, l.span),
+                })
+                .collect(),
+            project: project.map(str::to_string),
+        }
+    }
+}
+
+/// What hid a finding.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuppressedBy {
+    /// A `# toolgate: allow CODE` comment on the line or the line above.
+    Comment,
+    /// `CODE = "allow"` in the manifest's `[lints]`.
+    Manifest,
+}
+
+/// A finding that suppressions hid: where it stood and what suppressed it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JsonSuppressed {
+    pub code: &'static str,
+    pub message: String,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub by: SuppressedBy,
+    /// Where the comment or the `[lints]` entry is.
+    pub at: Position,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+impl JsonSuppressed {
+    fn of(
+        sources: &SourceMap,
+        s: &crate::suppress::Suppressed,
+        project: Option<&str>,
+    ) -> JsonSuppressed {
+        use crate::suppress::By;
+        let d = s.problem.diagnostic();
+        let (by, span) = match s.by {
+            By::Comment(span) => (SuppressedBy::Comment, span),
+            By::Manifest(span) => (SuppressedBy::Manifest, span),
+        };
+        let (file, line, column, _, _) = location(sources, &d);
+        JsonSuppressed {
+            code: d.code,
+            message: d.message,
+            file,
+            line,
+            column,
+            by,
+            at: Position::of(sources, span),
+            project: project.map(str::to_string),
+        }
+    }
+}
+
+/// One project's diagnostics in `--format json` (schema version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JsonDiagnostics {
+    pub version: u32,
+    pub diagnostics: Vec<JsonDiagnostic>,
+    pub summary: Summary,
+}
+
+/// One project of a `check` run and its counts.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectSummary {
+    /// The project's directory as given or found.
+    pub path: String,
+    pub summary: Summary,
+}
+
+/// `toolgate check --format json`: one shape whatever the number of
+/// projects (schema version 1). Every diagnostic names its project.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    /// The schema version of this document: 1.
+    pub version: u32,
+    /// Every diagnostic of every project, never capped.
+    pub diagnostics: Vec<JsonDiagnostic>,
+    /// Counts over every project.
+    pub summary: Summary,
+    /// What suppressions hid (not counted in the summary).
+    pub suppressed: Vec<JsonSuppressed>,
+    pub projects: Vec<ProjectSummary>,
+}
+
+impl Default for CheckReport {
+    fn default() -> CheckReport {
+        CheckReport {
+            version: 1,
+            diagnostics: Vec::new(),
+            summary: Summary::default(),
+            suppressed: Vec::new(),
+            projects: Vec::new(),
+        }
+    }
+}
+
+impl CheckReport {
+    /// Add one project's diagnostics and what suppressions hid.
+    pub fn add(
+        &mut self,
+        project: &str,
+        sources: &SourceMap,
+        diags: &[Diagnostic],
+        suppressed: &[crate::suppress::Suppressed],
+    ) {
+        let s = summary(diags);
+        self.summary.errors += s.errors;
+        self.summary.warnings += s.warnings;
+        self.diagnostics.extend(
+            diags
+                .iter()
+                .map(|d| JsonDiagnostic::of(sources, d, Some(project))),
+        );
+        self.suppressed.extend(
+            suppressed
+                .iter()
+                .map(|x| JsonSuppressed::of(sources, x, Some(project))),
+        );
+        self.projects.push(ProjectSummary {
+            path: project.to_string(),
+            summary: s,
+        });
+    }
+
+    /// Pretty JSON and a final newline.
+    pub fn to_json(&self) -> String {
+        pretty(self)
+    }
+}
+
+/// Pretty JSON and a final newline (these types always serialise).
+pub(crate) fn pretty(v: &impl Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// One project's diagnostics as JSON, without the project's name.
+pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    pretty(&JsonDiagnostics {
+        version: 1,
+        diagnostics: diags
+            .iter()
+            .map(|d| JsonDiagnostic::of(sources, d, None))
+            .collect(),
+        summary: summary(diags),
+    })
 }
 
 // ------------------------------------------------------------------ sarif
 
-fn fingerprint(sources: &SourceMap, d: &Diagnostic) -> String {
-    // Stable when lines move: code, file, the text under the span, the message.
-    let f = sources.get(d.span.file);
-    let text = sources.text(d.span);
-    let key = format!("{}\0{}\0{}\0{}", d.code, f.name, text, d.message);
-    crate::project::sha256_hex(key.as_bytes())[..32].to_string()
-}
-
-pub fn sarif(sources: &SourceMap, diags: &[Diagnostic]) -> String {
-    sarif_document(sarif_results(sources, diags))
-}
-
-/// The SARIF results of one project's diagnostics (see [`sarif_document`]).
-pub fn sarif_results(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<Value> {
-    diags
-        .iter()
-        .map(|d| {
-            let (file, line, column, end_line, end_column) = location(sources, d);
-            let rule_index = CATALOGUE.iter().position(|c| c.code == d.code).unwrap_or(0);
-            let mut text = d.message.clone();
-            if let Some(h) = &d.help {
-                text.push_str("\nhelp: ");
-                text.push_str(h);
-            }
-            let related: Vec<Value> = d
-                .labels
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    let f = sources.get(l.span.file);
-                    let (line, column) = f.line_col(l.span.start as usize);
-                    json!({
-                        "id": i + 1,
-                        "message": {"text": l.message},
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": f.name},
-                            "region": {"startLine": line, "startColumn": column},
-                        },
-                    })
-                })
-                .collect();
-            let mut r = json!({
-                "ruleId": d.code,
-                "ruleIndex": rule_index,
-                "level": d.severity.as_str(),
-                "message": {"text": text},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": file},
-                        "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column},
-                    }
-                }],
-                "partialFingerprints": {"toolgateDiagnostic/v1": fingerprint(sources, d)},
-            });
-            if !related.is_empty() {
-                r["relatedLocations"] = Value::Array(related);
-            }
-            r
-        })
-        .collect()
-}
-
-/// One SARIF 2.1.0 log with one run holding `results` (of any number of
-/// projects) and the whole catalogue as its rules.
-pub fn sarif_document(results: Vec<Value>) -> String {
-    let rules: Vec<Value> = CATALOGUE
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.code,
-                "name": c.name,
-                "shortDescription": {"text": c.summary},
-                "fullDescription": {"text": c.summary},
-                "helpUri": catalogue_url(c.code),
-                "help": {"text": format!("{}: {} See {} for a failing example and the fix.", c.code, c.summary, catalogue_url(c.code))},
-                "defaultConfiguration": {"level": c.severity.as_str()},
-            })
-        })
-        .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "toolgate",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": DOCS_URL,
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
-}
+pub use crate::sarif::{sarif, SarifLog, SrcRoot};
 
 // ------------------------------------------------------------------ github
 

@@ -16,6 +16,7 @@ use crate::diagnostics::{did_you_mean, Problem, Severity, CATALOGUE};
 use crate::source::{FileId, SourceMap, Span};
 
 /// A code's level, from `[lints]`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {

@@ -41,6 +41,7 @@ struct Case {
 }
 
 /// The result of one case.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseResult {
@@ -60,6 +61,7 @@ pub struct CaseResult {
 /// or a case that asks nothing answerable (an unknown expectation, role or
 /// configuration). It is an error of the test file (exit code 2 from
 /// `toolgate test`), never a failing policy test.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestFileError {
@@ -114,6 +116,7 @@ fn unknown_expectation(expect: &str, known: &[&'static str], what: &str) -> (Str
 /// reason, or `offered`).
 pub type Row = (String, String);
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Coverage {
@@ -124,6 +127,7 @@ pub struct Coverage {
     pub missed: Vec<Row>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {

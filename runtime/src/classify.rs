@@ -16,6 +16,7 @@ use crate::spec::{RuleOutcome, RuleSpec};
 use crate::table::Table;
 
 /// What a gateway answer means.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum Classified {

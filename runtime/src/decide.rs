@@ -15,6 +15,7 @@ use crate::spec::{Unprofiled, Visibility};
 use crate::table::Table;
 
 /// Who the user is. No user counts as not admin (fail closed).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -119,6 +120,7 @@ pub struct Context<'t> {
 }
 
 /// One tool's answer.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision<'a> {
@@ -149,6 +151,7 @@ pub struct LiveTool {
 }
 
 /// How one gate went, for `explain`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum GateOutcome {

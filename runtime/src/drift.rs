@@ -14,6 +14,7 @@ use crate::reason::Reason;
 use crate::table::Table;
 
 /// A tool and how many logged decisions name it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Seen {
     pub tool: String,
@@ -21,6 +22,7 @@ pub struct Seen {
 }
 
 /// The differences between a profile and its gateway, names sorted.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {

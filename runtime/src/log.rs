@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::decide::{Context, Decision};
 
 /// One line of the log.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogRecord {
@@ -64,6 +65,7 @@ impl LogRecord {
 /// `input`, `result`), plus the digest of the table that decided and the
 /// stage (`offer` when tools were being offered, `call` when a call was about
 /// to run). docs/decision-log.md has its JSON Schema.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceRecord {
     /// Unique per decision (a UUID in its text form).
@@ -85,6 +87,7 @@ pub struct ServiceRecord {
 }
 
 /// The AuthZEN request of one decision, normalised.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceInput {
     pub subject: LogSubject,
@@ -93,6 +96,7 @@ pub struct ServiceInput {
     pub context: LogContext,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogSubject {
     #[serde(rename = "type")]
@@ -101,6 +105,7 @@ pub struct LogSubject {
     pub properties: LogSubjectProperties,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogSubjectProperties {
     /// The role decided with: `admin`, `user` or `none`.
@@ -108,11 +113,13 @@ pub struct LogSubjectProperties {
     pub consumer: Option<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogAction {
     pub name: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogResource {
     #[serde(rename = "type")]
@@ -123,6 +130,7 @@ pub struct LogResource {
     pub properties: Option<serde_json::Value>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogContext {
     pub configuration: String,
@@ -134,12 +142,14 @@ pub struct LogContext {
     pub run: Option<serde_json::Value>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceResult {
     pub decision: bool,
     pub context: ServiceResultContext,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceResultContext {
@@ -176,6 +186,7 @@ impl<W: Write> DecisionLog<W> {
 
 /// Refusals counted from a decision log, for the per-reason denial
 /// dashboard of seed 002 (`toolgate stats`, and any host that has the log).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogStats {
@@ -186,6 +197,10 @@ pub struct LogStats {
     /// Refusals by reason code: the gates in [`crate::GATE_ORDER`], then any
     /// code this runtime does not know (a newer log), sorted.
     #[serde(serialize_with = "ordered")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "std::collections::BTreeMap<String, usize>")
+    )]
     pub by_reason: Vec<(String, usize)>,
     /// Refusals by configuration, then by reason code.
     pub by_configuration:

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Why a tool is not offered or a call may not run. The declaration order is
 /// the gate order: the first refusing gate names the reason.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Reason {

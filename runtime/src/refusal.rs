@@ -36,7 +36,25 @@ impl<'de> Deserialize<'de> for RefusalKind {
     }
 }
 
+/// The schema of a kind: one of the codes of [`RefusalKind::all`], as it
+/// is serialised.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for RefusalKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RefusalKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = RefusalKind::all().map(RefusalKind::code).collect();
+        schemars::json_schema!({
+            "description": "What kind of refusal: a gate's reason code, or what only gateways report (`contentPolicy`, `policy`).",
+            "type": "string",
+            "enum": codes,
+        })
+    }
+}
+
 /// Who can fix it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum RefusalClass {
@@ -47,6 +65,7 @@ pub enum RefusalClass {
 }
 
 /// What the host should do.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Action {
@@ -117,6 +136,7 @@ impl RefusalKind {
 }
 
 /// A refusal with everything known about it, and what to do.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refusal {

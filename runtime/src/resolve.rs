@@ -8,6 +8,7 @@ use crate::decide::{Context, LiveTool};
 use crate::reason::{GateMasks, Reason, GATE_ORDER};
 
 /// One refused tool, as the unavailable list reports it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Unavailable<'a> {
     pub tool: &'a str,
@@ -196,6 +197,7 @@ mod tests {
 }
 
 /// One tool a tool set held back, for the host (see [`ToolSet::excluded`]).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Excluded<'a> {
@@ -212,6 +214,7 @@ pub const BYTES_PER_TOKEN: u64 = 4;
 
 /// What a consumer is given (discovery), what it is not and why, and what the
 /// offered descriptors cost in the prompt.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolSet<'a> {

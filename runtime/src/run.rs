@@ -246,6 +246,37 @@ impl RunState {
     }
 }
 
+/// The schema of the stored form that [`RunState::to_json`] writes for a
+/// readable run (what `toolgate run start|resume` print, and what
+/// [`RunState::parse`] reads without error).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for RunState {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RunState".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A run's stored state: the skill allow-list and the exclusions it started with. Any other key makes it unreadable (it then admits no tool).",
+            "type": "object",
+            "properties": {
+                "allowedToolNames": {
+                    "description": "The run's skill allow-list: null when no skill declared one (no restriction), else only these names (an empty list allows no tool but the skill loader).",
+                    "type": ["array", "null"],
+                    "items": {"type": "string"},
+                },
+                "excludedToolNames": {
+                    "description": "The exclusions the run carries from its start; written only when not empty.",
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                },
+            },
+            "required": ["allowedToolNames"],
+            "additionalProperties": false,
+        })
+    }
+}
+
 fn names(v: &Value) -> Option<Vec<String>> {
     v.as_array()?
         .iter()

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::Table;
@@ -58,10 +57,8 @@ pub fn check(a: CheckArgs) -> Res {
     let paths = project_paths(&a.paths)?;
     let several = paths.len() > 1;
     let mut total = report::Summary::default();
-    let mut json_diags = Vec::new();
-    let mut json_suppressed = Vec::new();
-    let mut json_projects = Vec::new();
-    let mut sarif = Vec::new();
+    let mut json = report::CheckReport::default();
+    let mut sarif = report::SarifLog::new();
     let mut summary_md = String::new();
     let bar = crate::progress::Progress::new(paths.len() as u64, "check");
     for path in &paths {
@@ -99,20 +96,8 @@ pub fn check(a: CheckArgs) -> Res {
                 let text = named(report::plain_at_most(sources, &diags, MAX_SHOWN));
                 bar.suspend(|| write_out(&text));
             }
-            CheckFormat::Json => {
-                let v = report::json_value(sources, &diags);
-                let tag = |list: &serde_json::Value| -> Vec<serde_json::Value> {
-                    let mut items = list.as_array().cloned().unwrap_or_default();
-                    for d in &mut items {
-                        d["project"] = json!(name);
-                    }
-                    items
-                };
-                json_diags.extend(tag(&v["diagnostics"]));
-                json_suppressed.extend(tag(&report::suppressed_json(sources, &checked.suppressed)));
-                json_projects.push(json!({"path": name, "summary": v["summary"]}));
-            }
-            CheckFormat::Sarif => sarif.extend(report::sarif_results(sources, &diags)),
+            CheckFormat::Json => json.add(&name, sources, &diags, &checked.suppressed),
+            CheckFormat::Sarif => sarif.add(sources, &diags),
             CheckFormat::Github => {
                 // GitHub shows a handful of annotations per step anyway.
                 let text = report::github(sources, &diags[..diags.len().min(MAX_SHOWN)]);
@@ -127,17 +112,8 @@ pub fn check(a: CheckArgs) -> Res {
             &format!("{} projects: {}", paths.len(), report::summary_line(total)),
         ),
         // One shape whatever the number of projects.
-        CheckFormat::Json => {
-            let doc = json!({
-                "version": 1,
-                "diagnostics": json_diags,
-                "summary": {"errors": total.errors, "warnings": total.warnings},
-                "suppressed": json_suppressed,
-                "projects": json_projects,
-            });
-            write_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
-        }
-        CheckFormat::Sarif => write_out(&report::sarif_document(sarif)),
+        CheckFormat::Json => write_out(&json.to_json()),
+        CheckFormat::Sarif => write_out(&sarif.to_json()),
         _ => {}
     }
     if a.format == CheckFormat::Github {

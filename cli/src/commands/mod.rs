@@ -24,6 +24,7 @@ pub mod registry;
 pub mod replay;
 pub mod review;
 pub mod run;
+pub mod schema;
 pub mod serve;
 pub mod shell;
 pub mod show;

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
+use toolgate_compiler::readout::Explained;
 use toolgate_compiler::{registry, report, source::SourceMap};
 use toolgate_runtime::{Context, Decision, GateOutcome, LiveTool, Reason, Role, Table};
 
@@ -277,21 +277,7 @@ pub fn explain(a: ExplainArgs) -> Res {
     let traces: Vec<_> = names.iter().map(|n| ctx.shown_trace(n)).collect();
     match a.format {
         OutFormat::Json => {
-            let v: Vec<_> = traces
-                .iter()
-                .map(|t| {
-                    json!({
-                        "tool": t.decision.tool,
-                        "allowed": t.decision.allowed,
-                        "reason": t.decision.reason,
-                        "observedOnly": t.decision.observed_only,
-                        "class": t.decision.class,
-                        "zone": t.decision.zone,
-                        "ceiling": t.decision.ceiling,
-                        "gates": t.gates.iter().map(|(g, o)| json!({"gate": g, "outcome": o})).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
+            let v: Vec<_> = traces.iter().map(Explained::of).collect();
             write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?));
         }
         OutFormat::Text => {

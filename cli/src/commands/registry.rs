@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 use toolgate_compiler::diagnostics::{Diagnostic, Problem};
 use toolgate_compiler::mcp_sync::{self, Drift};
 use toolgate_compiler::project::Project;
@@ -325,33 +324,38 @@ fn json_report(
     sources: &SourceMap,
     written: bool,
 ) -> serde_json::Value {
-    let statements = |name: &str| -> Vec<serde_json::Value> {
+    let statements = |name: &str| -> Vec<mcp_sync::Statement> {
         statements_of(stale, name)
             .map(|p| {
                 let (file, line, column, code, message) = statement(p, sources);
-                json!({"file": file, "line": line, "column": column, "code": code, "message": message})
+                mcp_sync::Statement {
+                    file,
+                    line,
+                    column,
+                    code,
+                    message,
+                }
             })
             .collect()
     };
-    let removed: Vec<serde_json::Value> = drift
+    let removed = drift
         .removed
         .iter()
-        .map(|r| {
-            json!({
-                "name": r.name,
-                "descriptorBytes": r.descriptor_bytes,
-                "statements": statements(&r.name),
-            })
+        .map(|r| mcp_sync::RemovedReport {
+            name: r.name.clone(),
+            descriptor_bytes: r.descriptor_bytes,
+            statements: statements(&r.name),
         })
         .collect();
-    json!({
-        "server": drift.server,
-        "drift": !drift.is_empty(),
-        "added": drift.added,
-        "removed": removed,
-        "groupStatements": statements(&format!("mcp_{}", drift.server)),
-        "changed": drift.changed,
-        "descriptorBytesDelta": drift.descriptor_delta(),
-        "written": written,
+    serde_json::to_value(mcp_sync::SyncReport {
+        server: &drift.server,
+        drift: !drift.is_empty(),
+        added: &drift.added,
+        removed,
+        group_statements: statements(&format!("mcp_{}", drift.server)),
+        changed: &drift.changed,
+        descriptor_bytes_delta: drift.descriptor_delta(),
+        written,
     })
+    .unwrap_or_default()
 }

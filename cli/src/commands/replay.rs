@@ -35,7 +35,10 @@ pub fn replay_and_print(
         DiffFormat::Markdown => write_out(&format!("{}\n{}", d.markdown(), r.markdown())),
         DiffFormat::Json => write_out(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&serde_json::json!({"diff": d, "replay": r}))?
+            serde_json::to_string_pretty(&replay::DiffReplay {
+                diff: d,
+                replay: &r
+            })?
         )),
     }
     Ok(r)

@@ -1,7 +1,7 @@
 //! `show`: readouts of a tool or a configuration.
 
 use clap::Subcommand;
-use serde_json::json;
+use toolgate_compiler::readout::{ConfigReadout, ToolOrigin, ToolReadout};
 
 use super::{did_you_mean, OutFormat, Res, SourceArgs};
 use crate::grid::{fields, list_or_dash};
@@ -53,16 +53,20 @@ fn show_tool(name: &str, src: SourceArgs) -> Res {
     let t = &spec.tools[id as usize];
     let excluding = table.configurations_excluding(name);
     let group = &spec.groups[t.group as usize].name;
-    let v = json!({
-        "tool": t.name,
-        "group": group,
-        "origin": if t.remote { "remote" } else { "builtin" },
-        "enabled": t.enabled,
-        "adminOnly": t.admin_only,
-        "class": spec.classes[t.class as usize],
-        "excludedBy": excluding,
-        "descriptorBytes": t.descriptor_bytes,
-    });
+    let v = ToolReadout {
+        tool: &t.name,
+        group,
+        origin: if t.remote {
+            ToolOrigin::Remote
+        } else {
+            ToolOrigin::Builtin
+        },
+        enabled: t.enabled,
+        admin_only: t.admin_only,
+        class: &spec.classes[t.class as usize],
+        excluded_by: excluding.clone(),
+        descriptor_bytes: t.descriptor_bytes,
+    };
     match src.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
         OutFormat::Text => {
@@ -102,17 +106,17 @@ fn show_config(name: &str, src: SourceArgs) -> Res {
         .iter()
         .map(|&s| spec.skills[s as usize].name.as_str())
         .collect();
-    let v = json!({
-        "configuration": c.name,
-        "file": c.file,
-        "provider": c.provider,
-        "zone": zone.name,
-        "ceiling": spec.classes[zone.ceiling as usize],
-        "groups": groups,
-        "excluded": registered,
-        "noLongerRegistered": stale,
-        "skills": skills,
-    });
+    let v = ConfigReadout {
+        configuration: &c.name,
+        file: &c.file,
+        provider: c.provider.as_deref(),
+        zone: &zone.name,
+        ceiling: &spec.classes[zone.ceiling as usize],
+        groups: groups.clone(),
+        excluded: registered.clone(),
+        no_longer_registered: stale.clone(),
+        skills: skills.clone(),
+    };
     match src.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&v)?)),
         OutFormat::Text => {

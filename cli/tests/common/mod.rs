@@ -119,3 +119,29 @@ pub fn git_base(dir: &Path) {
     let who = ["-c", "user.name=t", "-c", "user.email=t@t"];
     git(dir, &[&who[..], &["commit", "-qm", "base"]].concat());
 }
+
+/// Why `instance` does not validate against `docs/schemas/NAME.schema.json`
+/// (nothing when it does), each reason with where in the instance.
+pub fn schema_errors(name: &str, instance: &serde_json::Value) -> Vec<String> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static VALIDATORS: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> =
+        OnceLock::new();
+    let validator = VALIDATORS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .entry(name.to_string())
+        .or_insert_with(|| {
+            let path = root().join(format!("docs/schemas/{name}.schema.json"));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+            Arc::new(jsonschema::validator_for(&schema).unwrap())
+        })
+        .clone();
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{name} at `{}`: {e}", e.instance_path()))
+        .collect()
+}
