@@ -155,6 +155,17 @@ fn queries(out: &mut Outputs) {
         let table = out.path(&format!("{project}.tgt"));
         let o = run(&["compile", &format!("policies/{project}"), "-o", &table]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        // The readouts in bulk.
+        for (what, schema) in [
+            ("configs", "show-configs"),
+            ("tools", "show-tools"),
+            ("exclusions", "show-exclusions"),
+        ] {
+            out.json(
+                schema,
+                &["show", what, "--table", &table, "--format", "json"],
+            );
+        }
         for config in configs {
             for extra in [&[][..], &["--admin", "--enforcement", "observe"][..]] {
                 let q = |cmd: &'static str| -> Vec<&str> {

@@ -1,4 +1,5 @@
-//! The JSON of the readout commands (`explain`, `show tool`, `show config`),
+//! The JSON of the readout commands (`explain`, `show tool`, `show config`,
+//! and in bulk `show configs`, `show tools`, `show exclusions`),
 //! typed so that their schemas (`toolgate schema`) are derived from what is
 //! printed.
 
@@ -97,4 +98,41 @@ pub struct ConfigReadout<'a> {
     /// Excluded names that are no longer registered.
     pub no_longer_registered: Vec<&'a str>,
     pub skills: Vec<&'a str>,
+}
+
+/// `show configs --format json`: one entry per configuration.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigRow<'t> {
+    pub configuration: &'t str,
+    pub file: &'t str,
+    pub provider: Option<&'t str>,
+    pub zone: &'t str,
+    /// The allowed groups; `null` when every group is allowed.
+    pub groups: Option<Vec<&'t str>>,
+    /// How many registered tools it excludes.
+    pub excluded: usize,
+    /// How many of its exclusions name tools no longer registered.
+    pub no_longer_registered: usize,
+}
+
+/// `show tools --format json`: one entry per registered tool.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolRow<'t> {
+    pub tool: &'t str,
+    pub group: &'t str,
+    pub excluded_by: Vec<&'t str>,
+}
+
+/// `show exclusions --format json`: one entry per configuration.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExclusionRow<'t> {
+    pub configuration: &'t str,
+    pub excluded: Vec<&'t str>,
+    pub no_longer_registered: Vec<&'t str>,
 }

@@ -11,7 +11,7 @@ use toolgate_runtime::{Classified, Decision, Refusal, RunState, ToolSet, Unavail
 
 use crate::diff::Diff;
 use crate::mcp_sync::SyncReport;
-use crate::readout::{ConfigReadout, Explained, ToolReadout};
+use crate::readout::{ConfigReadout, ConfigRow, ExclusionRow, Explained, ToolReadout, ToolRow};
 use crate::replay::DiffReplay;
 use crate::report::CheckReport;
 use crate::testing::Report;
@@ -82,6 +82,15 @@ outputs! {
     "show-config", ConfigReadout<'static>,
         "toolgate show config --format json",
         "A configuration: provider, trust zone and ceiling, groups, exclusions (stale ones apart) and skills.";
+    "show-configs", Vec<ConfigRow<'static>>,
+        "toolgate show configs --format json",
+        "Every configuration: provider, trust zone, allowed groups (null: every group), how many tools it excludes and how many of its exclusions name tools no longer registered.";
+    "show-tools", Vec<ToolRow<'static>>,
+        "toolgate show tools --format json",
+        "Every registered tool (with --excluded, those some configuration excludes) and the configurations that exclude it.";
+    "show-exclusions", Vec<ExclusionRow<'static>>,
+        "toolgate show exclusions --format json",
+        "Every configuration's exclusions: the registered tools, and apart the names no longer registered.";
     "run-state", RunState,
         "toolgate run start|resume",
         "A run's stored state, as a host stores it with the run and gives it back on resume.";

@@ -162,45 +162,12 @@ mod bulk {
     use std::fmt::Write as _;
 
     use serde::Serialize;
+    use toolgate_compiler::readout::{ConfigRow, ExclusionRow, ToolRow};
     use toolgate_runtime::Table;
 
     use super::super::{OutFormat, Res, SourceArgs};
     use crate::grid::{grid, list_or_dash};
     use crate::io::write_out;
-
-    /// `show configs --format json`: one entry per configuration.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct ConfigRow<'t> {
-        pub configuration: &'t str,
-        pub file: &'t str,
-        pub provider: Option<&'t str>,
-        pub zone: &'t str,
-        /// The allowed groups; `null` when every group is allowed.
-        pub groups: Option<Vec<&'t str>>,
-        /// How many registered tools it excludes.
-        pub excluded: usize,
-        /// How many of its exclusions name tools no longer registered.
-        pub no_longer_registered: usize,
-    }
-
-    /// `show tools --format json`: one entry per registered tool.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct ToolRow<'t> {
-        pub tool: &'t str,
-        pub group: &'t str,
-        pub excluded_by: Vec<&'t str>,
-    }
-
-    /// `show exclusions --format json`: one entry per configuration.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct ExclusionRow<'t> {
-        pub configuration: &'t str,
-        pub excluded: Vec<&'t str>,
-        pub no_longer_registered: Vec<&'t str>,
-    }
 
     fn config_rows(table: &Table) -> Vec<ConfigRow<'_>> {
         let spec = table.spec();
