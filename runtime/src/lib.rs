@@ -22,6 +22,7 @@ pub mod json;
 pub mod log;
 pub mod names;
 pub mod pattern;
+pub mod phf;
 pub mod reason;
 pub mod refusal;
 pub mod reload;
