@@ -3,7 +3,9 @@
 //! Each decision is also checked against the reference interpreter.
 
 use toolgate_runtime::{AllowList, Exclusions, LiveTool, Reason, Role, RunState, Table};
-use toolgate_tests::fixtures::{CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM};
+use toolgate_tests::fixtures::{
+    CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM, SKILLS_REG,
+};
 use toolgate_tests::*;
 
 /// Assert the runtime's decision (and the reference's) for one tool.
@@ -36,6 +38,11 @@ impl Both {
             "reference, {tool} in {c:?}"
         );
     }
+
+    /// `check` in configuration `config` for `role`, nothing else set.
+    fn at(&self, config: &str, role: Role, tool: &str, want: Want) {
+        self.check(&ctx(config, role), tool, want);
+    }
 }
 
 /// The decision a case expects: (allowed, reason, observed only).
@@ -58,8 +65,9 @@ fn both(registry: &str, policy: &str) -> Both {
 fn case_1_unknown_name_is_not_registered() {
     let p = format!("{CLASSES} configuration c {{ provider onprem }}");
     let s = both(NR_LLM, &p);
-    s.check(
-        &ctx("c", Role::Admin),
+    s.at(
+        "c",
+        Role::Admin,
         "no_such_tool",
         refused(Reason::NotRegistered),
     );
@@ -69,8 +77,9 @@ fn case_1_unknown_name_is_not_registered() {
 fn case_2_nothing_enabled_is_tool_disabled() {
     let reg = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\nenabled = false\n";
     let s = both(reg, "configuration c { }");
-    s.check(
-        &ctx("c", Role::Admin),
+    s.at(
+        "c",
+        Role::Admin,
         "get_page_content",
         refused(Reason::ToolDisabled),
     );
@@ -80,8 +89,9 @@ fn case_2_nothing_enabled_is_tool_disabled() {
         reg,
         "group content { disabled } tool get_page_content { enabled } configuration c { }",
     );
-    s.check(
-        &ctx("c", Role::Admin),
+    s.at(
+        "c",
+        Role::Admin,
         "get_page_content",
         refused(Reason::ToolDisabled),
     );
@@ -91,26 +101,29 @@ fn case_2_nothing_enabled_is_tool_disabled() {
 fn case_3_admin_only() {
     let p = format!("{CLASSES} configuration c {{ provider onprem }}");
     let s = both(NR_LLM, &p);
-    s.check(
-        &ctx("c", Role::User),
+    s.at(
+        "c",
+        Role::User,
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    s.check(
-        &ctx("c", Role::None),
+    s.at(
+        "c",
+        Role::None,
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    s.check(&ctx("c", Role::Admin), "get_env_raw", OFFERED);
+    s.at("c", Role::Admin, "get_env_raw", OFFERED);
 }
 
 #[test]
 fn case_4_allowed_groups() {
     let p = format!("{CLASSES} configuration c {{ provider onprem groups [content] }}");
     let s = both(NR_LLM, &p);
-    s.check(&ctx("c", Role::User), "get_page_content", OFFERED);
-    s.check(
-        &ctx("c", Role::User),
+    s.at("c", Role::User, "get_page_content", OFFERED);
+    s.at(
+        "c",
+        Role::User,
         "read_source",
         refused(Reason::ConfigurationGroup),
     );
@@ -136,20 +149,21 @@ fn case_5_observe_and_enforce_for_a_builtin_tool() {
         ..g.clone()
     };
     s.check(&enforce, "fetch_logs", refused(Reason::TrustZone));
-    s.check(&ctx("l", Role::Admin), "fetch_logs", OFFERED);
+    s.at("l", Role::Admin, "fetch_logs", OFFERED);
 }
 
 #[test]
 fn case_6_remote_tools_are_enforced_in_observe_mode() {
     let p = format!("{CLASSES} enforcement observe configuration g {{ provider global }} configuration l {{ provider onprem }}");
     let s = both(NR_LLM, &p);
-    s.check(
-        &ctx("g", Role::Admin),
+    s.at(
+        "g",
+        Role::Admin,
         "mcp_logs_fetch",
         refused(Reason::TrustZone),
     );
-    s.check(&ctx("g", Role::Admin), "fetch_logs", OBSERVED);
-    s.check(&ctx("l", Role::Admin), "mcp_logs_fetch", OFFERED);
+    s.at("g", Role::Admin, "fetch_logs", OBSERVED);
+    s.at("l", Role::Admin, "mcp_logs_fetch", OFFERED);
 }
 
 #[test]
@@ -212,23 +226,10 @@ fn case_8_disabled_and_above_ceiling_reports_tool_disabled_silently() {
 
 #[test]
 fn case_9_unavailable_list_in_registry_order() {
-    let reg = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "create_page_draft"
-group = "editing"
-enabled = false
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-[[tool]]
-name = "read_source"
-group = "code"
-"#;
-    let s = both(reg, "configuration c { provider p groups [content, editing, system] } provider p { zone local }");
+    let s = both(
+        CASE9_REG,
+        "configuration c { provider p groups [content, editing, system] } provider p { zone local }",
+    );
     let c = ctx("c", Role::User);
     let got: Vec<(&str, Reason)> = runtime_ctx(&s.t, &c)
         .unavailable()
@@ -266,23 +267,8 @@ fn case_10_observe_mode_builtin_trust_refusals_are_not_listed() {
 fn case_11_remote_tools_listed_for_admins_only() {
     // read_source/code and a remote tool (its group is mcp_deepwiki by the naming
     // rule), allowed groups = content: both are outside the configuration's groups.
-    let reg = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "read_source"
-group = "code"
-[[tool]]
-name = "mcp_deepwiki_ask_question"
-group = "mcp_deepwiki"
-server = "deepwiki"
-enabled = true
-admin_only = false
-class = "sourceCode"
-"#;
     let s = both(
-        reg,
+        CASE11_REG,
         "provider p { zone local } configuration c { provider p groups [content] }",
     );
     for role in [Role::User, Role::None] {
@@ -321,18 +307,6 @@ fn case_12_remote_above_ceiling_listed_for_admin_in_observe() {
         .any(|u| u.tool == "mcp_logs_fetch" && u.reason == Reason::TrustZone));
     assert!(!list.iter().any(|u| u.tool == "fetch_logs"));
 }
-
-const SKILLS_REG: &str = r#"
-[[tool]]
-name = "read_a"
-group = "reading"
-[[tool]]
-name = "read_b"
-group = "reading"
-[[tool]]
-name = "load_skill"
-group = "skills"
-"#;
 
 #[test]
 fn case_14_skill_allow_list_limits_offer_and_call() {
@@ -443,13 +417,14 @@ fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
 #[test]
 fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {
     let s = both(EDIT_REG, EDIT_POLICY);
-    s.check(
-        &ctx("editor-chat", Role::User),
+    s.at(
+        "editor-chat",
+        Role::User,
         "delete_record",
         refused(Reason::ConfigurationExcluded),
     );
-    s.check(&ctx("editor-chat", Role::User), "update_record", OFFERED);
-    s.check(&ctx("other", Role::User), "delete_record", OFFERED);
+    s.at("editor-chat", Role::User, "update_record", OFFERED);
+    s.at("other", Role::User, "delete_record", OFFERED);
 }
 
 #[test]
@@ -459,13 +434,15 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
              configuration d { provider g exclude [get_env_raw] }";
     let s = both(EDIT_REG, p);
     // Admin gate first, then the group gate, each before the exclusion.
-    s.check(
-        &ctx("d", Role::User),
+    s.at(
+        "d",
+        Role::User,
         "get_env_raw",
         refused(Reason::RequiresAdmin),
     );
-    s.check(
-        &ctx("c", Role::Admin),
+    s.at(
+        "c",
+        Role::Admin,
         "update_record",
         refused(Reason::ConfigurationGroup),
     );
@@ -628,16 +605,17 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
 fn seed_002_item_6_no_exemption_for_the_skill_loader() {
     let p = format!("{EDIT_POLICY} configuration no-skills {{ provider p exclude [load_skill] }}");
     let s = both(EDIT_REG, &p);
-    s.check(
-        &ctx("no-skills", Role::User),
+    s.at(
+        "no-skills",
+        Role::User,
         "load_skill",
         refused(Reason::ConfigurationExcluded),
     );
     // ... while it stays exempt from the group gate.
-    s.check(&ctx("editor-chat", Role::User), "load_skill", OFFERED);
+    s.at("editor-chat", Role::User, "load_skill", OFFERED);
     let p2 = format!("{EDIT_POLICY} configuration narrow {{ provider p groups [content] }}");
     let s = both(EDIT_REG, &p2);
-    s.check(&ctx("narrow", Role::User), "load_skill", OFFERED);
+    s.at("narrow", Role::User, "load_skill", OFFERED);
 }
 
 #[test]

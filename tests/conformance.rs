@@ -19,7 +19,9 @@ use serde_json::{json, Value};
 use toolgate::compat;
 use toolgate_compiler::lower;
 use toolgate_runtime::{LiveTool, Reason, Role, RunState, Table, GATE_ORDER};
-use toolgate_tests::fixtures::{CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM};
+use toolgate_tests::fixtures::{
+    CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, FC_POL, FC_REG, NR_LLM, SKILLS_REG,
+};
 
 const FORMAT: &str = "toolgate-conformance/1";
 
@@ -96,7 +98,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                     "configurations": t.configuration_names().collect::<Vec<_>>(),
                 }),
                 Err(e) => {
-                    json!({"ok": false, "error": toolgate_tests::load_error_code(&e), "message": e.to_string()})
+                    json!({"ok": false, "error": e.code(), "message": e.to_string()})
                 }
             }
         }
@@ -201,7 +203,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                 Some(h) => hex_decode(h.as_str().expect("hex")),
                 None => a["body"].as_str().expect("body").as_bytes().to_vec(),
             };
-            let answer = compat::Answer {
+            let answer = compat::RawAnswer {
                 body: &body,
                 http_status: a["httpStatus"].as_u64().map(|s| s as u16),
                 headers: &[],
@@ -574,55 +576,6 @@ fn examples(c: &mut Corpus) {
         );
     }
 }
-
-// The registries and policies of tests/acceptance.rs and tests/fail_closed.rs.
-const SKILLS_REG: &str = r#"
-[[tool]]
-name = "read_a"
-group = "reading"
-[[tool]]
-name = "read_b"
-group = "reading"
-[[tool]]
-name = "load_skill"
-group = "skills"
-"#;
-
-const CASE9_REG: &str = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "create_page_draft"
-group = "editing"
-enabled = false
-[[tool]]
-name = "get_env_raw"
-group = "system"
-admin_only = true
-[[tool]]
-name = "read_source"
-group = "code"
-"#;
-
-const CASE11_REG: &str = r#"
-[[tool]]
-name = "get_page_content"
-group = "content"
-[[tool]]
-name = "read_source"
-group = "code"
-[[tool]]
-name = "mcp_deepwiki_ask_question"
-group = "mcp_deepwiki"
-server = "deepwiki"
-enabled = true
-admin_only = false
-class = "sourceCode"
-"#;
-
-const FC_REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"h\"\nadmin_only = true\n";
-const FC_POL: &str = "provider p { zone externalGlobal } group h { class systemDiagnostics } configuration c { provider p exclude [a] }";
 
 /// The enforcement settings of tests/acceptance.rs case 7 and
 /// tests/fail_closed.rs, and the Unicode spaces that do not trim.
@@ -1204,15 +1157,7 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
             }
             let spec = t.spec();
             let i = k % spec.tools.len();
-            let tool = &spec.tools[i];
-            let live = LiveTool {
-                name: format!("live_only_{i}"),
-                group: spec.groups[tool.group as usize].name.clone(),
-                remote: tool.remote,
-                enabled: tool.enabled,
-                admin_only: tool.admin_only,
-                class: Some(spec.classes[tool.class as usize].clone()),
-            };
+            let live = toolgate_tests::live_twin(&spec, i);
             c.case(
                 "random",
                 json!({"id": format!("random/{wi:03}/{k}"), "kind": "context", "table": path, "context": ctx,

@@ -7,8 +7,7 @@ use toolgate_runtime::format::{FORMAT_VERSION, HEADER_LEN};
 use toolgate_runtime::{LoadError, Mode, Reason, Role, Table};
 use toolgate_tests::model;
 
-const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"h\"\nadmin_only = true\n";
-const POL: &str = "provider p { zone externalGlobal } group h { class systemDiagnostics } configuration c { provider p exclude [a] }";
+use toolgate_tests::fixtures::{FC_POL as POL, FC_REG as REG};
 
 fn bytes() -> Vec<u8> {
     lower::compile(&model(REG, &[POL]))

@@ -216,6 +216,20 @@ pub fn ctx(config: &str, role: Role) -> RefCtx {
     }
 }
 
+/// Tool `i` of a table's spec as a live tool (named `live_only_{i}`) with
+/// the same group, properties and class: a live tool decides like its twin.
+pub fn live_twin(spec: &toolgate_runtime::TableSpec, i: usize) -> toolgate_runtime::LiveTool {
+    let tool = &spec.tools[i];
+    toolgate_runtime::LiveTool {
+        name: format!("live_only_{i}"),
+        group: spec.groups[tool.group as usize].name.clone(),
+        remote: tool.remote,
+        enabled: tool.enabled,
+        admin_only: tool.admin_only,
+        class: Some(spec.classes[tool.class as usize].clone()),
+    }
+}
+
 /// The registries and policies of the gate-semantics cases and seed 002,
 /// shared by the acceptance tests and the conformance corpus.
 pub mod fixtures {
@@ -285,23 +299,56 @@ group editing { class editorContent }
 configuration editor-chat { provider p groups [editing, content, skills] exclude [delete_record] }
 configuration other { provider p groups [editing, content, skills] }
 ";
-}
 
-/// The code a host reports for a load error (the conformance corpus' and
-/// conformance/signed/expect.json's `error`; the bindings use the same names).
-pub fn load_error_code(e: &toolgate_runtime::LoadError) -> &'static str {
-    use toolgate_runtime::LoadError::*;
-    match e {
-        NotATable => "notATable",
-        Version { .. } => "version",
-        Truncated { .. } => "truncated",
-        TrailingBytes { .. } => "trailingBytes",
-        Checksum { .. } => "checksum",
-        // Altered payload with a fixed-up CRC: hosts see the same code as a CRC mismatch.
-        Digest => "checksum",
-        Corrupt(_) => "corrupt",
-        Unsigned => "unsigned",
-        UntrustedKey { .. } => "untrustedKey",
-        BadSignature { .. } => "badSignature",
-    }
+    /// Two reading tools and a skill loader (the skills cases).
+    pub const SKILLS_REG: &str = r#"
+[[tool]]
+name = "read_a"
+group = "reading"
+[[tool]]
+name = "read_b"
+group = "reading"
+[[tool]]
+name = "load_skill"
+group = "skills"
+"#;
+
+    /// Case 9: the unavailable list in registry order.
+    pub const CASE9_REG: &str = r#"
+[[tool]]
+name = "get_page_content"
+group = "content"
+[[tool]]
+name = "create_page_draft"
+group = "editing"
+enabled = false
+[[tool]]
+name = "get_env_raw"
+group = "system"
+admin_only = true
+[[tool]]
+name = "read_source"
+group = "code"
+"#;
+
+    /// Case 11: remote tools are listed for admins only.
+    pub const CASE11_REG: &str = r#"
+[[tool]]
+name = "get_page_content"
+group = "content"
+[[tool]]
+name = "read_source"
+group = "code"
+[[tool]]
+name = "mcp_deepwiki_ask_question"
+group = "mcp_deepwiki"
+server = "deepwiki"
+enabled = true
+admin_only = false
+class = "sourceCode"
+"#;
+
+    /// The fail-closed scenario (tests/fail_closed.rs).
+    pub const FC_REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"h\"\nadmin_only = true\n";
+    pub const FC_POL: &str = "provider p { zone externalGlobal } group h { class systemDiagnostics } configuration c { provider p exclude [a] }";
 }

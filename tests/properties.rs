@@ -167,14 +167,7 @@ proptest! {
                         if named || allow_listed || tool.name == spec.skill_loader {
                             continue;
                         }
-                        let live = toolgate_runtime::LiveTool {
-                            name: format!("live_only_{i}"),
-                            group: spec.groups[tool.group as usize].name.clone(),
-                            remote: tool.remote,
-                            enabled: tool.enabled,
-                            admin_only: tool.admin_only,
-                            class: Some(spec.classes[tool.class as usize].clone()),
-                        };
+                        let live = toolgate_tests::live_twin(&spec, i);
                         let l = ctx.decide_live(&live);
                         prop_assert_eq!((l.allowed, l.reason, l.observed_only), (d.allowed, d.reason, d.observed_only), "{} as live in {}", tool.name, cfg.name);
                     }

@@ -289,7 +289,7 @@ fn signed_fixtures_are_current() {
         let outcome = match Table::load_verified(bytes, &keys) {
             Ok(t) => serde_json::json!({"ok": true, "digest": t.digest_hex()}),
             Err(e) => {
-                serde_json::json!({"ok": false, "error": toolgate_tests::load_error_code(&e), "message": e.to_string()})
+                serde_json::json!({"ok": false, "error": e.code(), "message": e.to_string()})
             }
         };
         expect.insert(name.to_string(), outcome);

@@ -1,7 +1,7 @@
 //! Reading inputs and writing outputs: every byte the CLI reads from a
 //! named file or prints goes through here.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// Why a command stopped early.
@@ -21,8 +21,112 @@ impl<E: std::fmt::Display> From<E> for Failure {
     }
 }
 
+/// `--color`: whether styled output is written. `auto` styles a terminal
+/// unless `NO_COLOR` is set (anstream reads `NO_COLOR`, `CLICOLOR_FORCE`
+/// and `TERM`); `always` and `never` override both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// Set the process-wide choice that every write below follows.
+    pub fn apply(self) {
+        let choice = match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        };
+        choice.write_global();
+    }
+}
+
+/// Whether standard output is styled: decided once by anstream from
+/// `--color`, `NO_COLOR` and whether it is a terminal; never when `-o`
+/// sends the output to a file.
 pub fn color_stdout() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    if OUTPUT.get().is_some() {
+        return false;
+    }
+    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+}
+
+/// Whether standard error is styled (progress bars, warnings).
+pub fn color_stderr() -> bool {
+    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+}
+
+/// `text` in `style` when standard output is styled, plain otherwise. The
+/// text is escaped for the terminal first, so data never carries its own
+/// escape sequences into styled output.
+pub fn paint(style: anstyle::Style, text: &str) -> String {
+    let text = toolgate_runtime::names::escape_terminal(text);
+    if color_stdout() {
+        format!("{}{text}{}", style.render(), style.render_reset())
+    } else {
+        text.into_owned()
+    }
+}
+
+/// The styles the CLI uses, one meaning each.
+pub mod style {
+    use anstyle::{AnsiColor, Style};
+    /// Allowed, passed, narrowed, added line of a diff.
+    pub const GOOD: Style = AnsiColor::Green.on_default().bold();
+    /// Refused, failed, widened, removed line of a diff.
+    pub const BAD: Style = AnsiColor::Red.on_default().bold();
+    /// Observed only, a warning.
+    pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
+    /// Headings and names that lead a line.
+    pub const HEAD: Style = Style::new().bold();
+}
+
+static QUIET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// `--quiet`: the answer and the diagnostics only; no summaries, progress
+/// or notes on standard error.
+pub fn set_quiet(quiet: bool) {
+    let _ = QUIET.set(quiet);
+}
+
+pub fn quiet() -> bool {
+    QUIET.get().copied().unwrap_or(false)
+}
+
+/// A note for people on standard error ("wrote ...", "compiled ..."):
+/// dropped under `--quiet`.
+pub fn note(text: &str) {
+    if !quiet() {
+        write_err(text);
+    }
+}
+
+/// `-o FILE` for a command's report: standard output is gathered here and
+/// written to the file atomically when the command ends, so a failed run
+/// never leaves half a report.
+static OUTPUT: std::sync::OnceLock<(std::path::PathBuf, std::sync::Mutex<Vec<u8>>)> =
+    std::sync::OnceLock::new();
+
+/// Send everything [`write_out`] writes to `path` instead (`-` is standard
+/// output).
+pub fn output_to(path: Option<&Path>) {
+    if let Some(p) = path.filter(|p| p.as_os_str() != "-") {
+        let _ = OUTPUT.set((p.to_path_buf(), std::sync::Mutex::new(Vec::new())));
+    }
+}
+
+/// Write what `-o` gathered; called once when the command has finished
+/// (also when it failed with findings: the report of a failing check is
+/// the point of `-o`).
+pub fn finish_output() -> Result<(), Failure> {
+    if let Some((path, buf)) = OUTPUT.get() {
+        let bytes = std::mem::take(&mut *buf.lock().unwrap_or_else(|e| e.into_inner()));
+        write_atomic(path, &bytes)?;
+    }
+    Ok(())
 }
 
 /// The exit status when standard output is closed before everything was
@@ -38,6 +142,27 @@ pub const EXIT_CLOSED_STDOUT: i32 = 141;
 /// terminal raw.
 pub fn write_out(text: &str) {
     let text = toolgate_runtime::names::escape_terminal(text);
+    write_raw(&text);
+}
+
+/// Write text whose data was escaped where it was styled ([`paint`], the
+/// check report): its own SGR sequences pass, and anstream strips them when
+/// standard output is not styled.
+pub fn write_styled(text: &str) {
+    if color_stdout() {
+        write_raw(text);
+    } else {
+        write_out(&anstream::adapter::strip_str(text).to_string());
+    }
+}
+
+fn write_raw(text: &str) {
+    if let Some((_, buf)) = OUTPUT.get() {
+        buf.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(text.as_bytes());
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if out
         .write_all(text.as_bytes())
@@ -63,6 +188,9 @@ pub const MAX_INPUT_BYTES: usize = toolgate_compiler::registry::MAX_REGISTRY_BYT
 /// Read an input file: a regular file only, capped while reading at `limit`.
 pub fn read_file_capped(path: &Path, limit: usize) -> Result<Vec<u8>, Failure> {
     use toolgate_compiler::project::{read_capped_bytes, Read};
+    if path.as_os_str() == "-" {
+        return read_stdin_capped(limit);
+    }
     match read_capped_bytes(path, limit).map_err(|e| Failure::Usage(e.to_string()))? {
         Read::Text(t) => Ok(t.into_bytes()),
         Read::Bytes(b) => Ok(b),
@@ -122,4 +250,21 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 #[cfg(not(unix))]
 fn default_permissions() -> Option<std::fs::Permissions> {
     None
+}
+
+/// `-` as an input file: standard input, under the same cap.
+fn read_stdin_capped(limit: usize) -> Result<Vec<u8>, Failure> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Usage(format!("standard input: {e}")))?;
+    if bytes.len() > limit {
+        return Err(Failure::Usage(format!(
+            "standard input: over the limit of {limit} bytes"
+        )));
+    }
+    Ok(bytes)
 }

@@ -2,11 +2,13 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod grid;
 mod io;
 mod mcp_client;
+mod progress;
 
 use commands::{
     check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, serve, shell,
@@ -34,6 +36,18 @@ fn version() -> &'static str {
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to colour the output: auto (a terminal, unless NO_COLOR is set), always, never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    color: io::ColorWhen,
+    /// Print the answer and the diagnostics only: no summaries, progress or notes.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -108,7 +122,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // clap's own help and errors follow --color too: it is read before the
+    // full parse.
+    let color = color_from_args(std::env::args_os());
+    color.apply();
+    let parsed = Cli::command()
+        .color(match color {
+            io::ColorWhen::Auto => clap::ColorChoice::Auto,
+            io::ColorWhen::Always => clap::ColorChoice::Always,
+            io::ColorWhen::Never => clap::ColorChoice::Never,
+        })
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version go to standard output, usage errors to
@@ -121,6 +147,7 @@ fn main() -> ExitCode {
             std::process::exit(code);
         }
     };
+    io::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Check(a) => check::check(a),
         Command::Compile(a) => check::compile(a),
@@ -148,6 +175,11 @@ fn main() -> ExitCode {
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),
     };
+    // The report written with -o, also when the command found problems.
+    let result = match (result, io::finish_output()) {
+        (Err(Failure::Usage(m)), _) | (_, Err(Failure::Usage(m))) => Err(Failure::Usage(m)),
+        (r, _) => r,
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(m)) => {
@@ -163,6 +195,32 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `--color WHEN` (or `--color=WHEN`) among the arguments; the last one
+/// wins, as clap would have it. An invalid value is left to clap's error.
+fn color_from_args(args: impl Iterator<Item = std::ffi::OsString>) -> io::ColorWhen {
+    use clap::ValueEnum;
+    let mut when = io::ColorWhen::Auto;
+    let mut args = args.skip(1);
+    while let Some(a) = args.next() {
+        let value = match a.to_str() {
+            Some("--") => break,
+            Some("--color") => args.next(),
+            Some(s) => match s.strip_prefix("--color=") {
+                Some(v) => Some(v.into()),
+                None => continue,
+            },
+            None => continue,
+        };
+        if let Some(w) = value
+            .and_then(|v| v.to_str().map(str::to_owned))
+            .and_then(|v| io::ColorWhen::from_str(&v, false).ok())
+        {
+            when = w;
+        }
+    }
+    when
 }
 
 #[cfg(test)]

@@ -220,6 +220,12 @@ fn inventory(old: &Table, new: &Table) -> Diff {
 
 /// Compare two tables over the whole decision space.
 pub fn diff(old: &Table, new: &Table) -> Diff {
+    diff_with_progress(old, new, &|| {})
+}
+
+/// [`diff`], calling `tick` after each configuration the two share (a
+/// progress bar: one per configuration both tables have).
+pub fn diff_with_progress(old: &Table, new: &Table, tick: &dyn Fn()) -> Diff {
     let (os, ns) = (old.spec(), new.spec());
     let mut d = inventory(old, new);
     let old_cfg: BTreeSet<&str> = old.configuration_names().collect();
@@ -305,6 +311,7 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
                 }
             }
         }
+        tick();
     }
     for ((configuration, ti, kind, old, new), mut points) in groups {
         points.sort();

@@ -331,7 +331,10 @@ fn resolve(
     let canonical = std::fs::canonicalize(&path).map_err(|e| {
         load_error(
             &path,
-            format!("{e} (named by `{key}` in {})", manifest.display()),
+            format!(
+                "{e} (named by `{key}` at {}; fix the name there, or create the file)",
+                manifest_line(manifest, entry)
+            ),
         )
     })?;
     let inside = !lexically_outside && canonical.starts_with(canonical_root);
@@ -341,6 +344,20 @@ fn resolve(
         ));
     }
     Ok(Resolved { path, inside })
+}
+
+/// `manifest:LINE` of the line that names `entry` (quoted, as TOML writes
+/// it), or the manifest alone when no line does.
+fn manifest_line(manifest: &Path, entry: &str) -> String {
+    let text = std::fs::read_to_string(manifest).unwrap_or_default();
+    let quoted = [format!("\"{entry}\""), format!("'{entry}'")];
+    match text
+        .lines()
+        .position(|l| quoted.iter().any(|q| l.contains(q.as_str())))
+    {
+        Some(i) => format!("{}:{}", manifest.display(), i + 1),
+        None => manifest.display().to_string(),
+    }
 }
 
 impl Project {
@@ -446,18 +463,47 @@ impl Project {
             &m.registry,
             allow,
         )?;
+        project.read_registry(overlay, &reg, cache)?;
+        for p in &m.policies {
+            let pol = resolve(
+                &manifest_shown,
+                &root,
+                &canonical_root,
+                "policies",
+                p,
+                allow,
+            )?;
+            project.read_policy(overlay, &pol)?;
+        }
+        if m.policies.is_empty() {
+            project.problems.push(Problem::Manifest {
+                span: whole,
+                message: "`policies` lists no file".into(),
+            });
+        }
+        Ok(project)
+    }
+
+    /// Read the registry the manifest names and parse it (or reuse the
+    /// parse in `cache` while its text is unchanged).
+    fn read_registry(
+        &mut self,
+        overlay: Overlay<'_>,
+        reg: &Resolved,
+        cache: &mut RegistryCache,
+    ) -> Result<(), ProjectError> {
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
         let name = display(&reg.path);
-        project.paths.push(reg.path.clone());
+        self.paths.push(reg.path.clone());
         match read_text(overlay, &reg.path, registry::MAX_REGISTRY_BYTES)? {
             Read::Bytes(_) => return Err(load_error(&reg.path, "is not UTF-8 text")),
             Read::Text(t) => {
-                let id = project.sources.add(name, t);
-                project.registry = Some(id);
+                let id = self.sources.add(name, t);
+                self.registry = Some(id);
                 if reg.inside {
-                    project.registry_path = Some(reg.path.clone());
+                    self.registry_path = Some(reg.path.clone());
                 }
-                let text = &project.sources.get(id).text;
+                let text = &self.sources.get(id).text;
                 let parsed = match &cache.key {
                     Some((i, j, t)) if *i == id && *j == is_json && t == text => {
                         cache.parsed.clone()
@@ -475,20 +521,20 @@ impl Project {
                     Ok(r) => {
                         // A registry outside the project parsed: its entries are
                         // quoted by name, but no excerpt of the file is shown.
-                        project.sources.forbid_quoting(id);
+                        self.sources.forbid_quoting(id);
                         r
                     }
                     Err(p) => {
-                        project.sources.forbid_quoting(id);
+                        self.sources.forbid_quoting(id);
                         (Registry::default(), vec![redact_problem(p)])
                     }
                 };
-                project.parsed_registry = Some(parsed);
+                self.parsed_registry = Some(parsed);
             }
             Read::TooLarge(n) => {
-                let id = project.sources.add(name, String::new());
-                project.registry = Some(id);
-                project.parsed_registry = Some((
+                let id = self.sources.add(name, String::new());
+                self.registry = Some(id);
+                self.parsed_registry = Some((
                     Registry::default(),
                     vec![Problem::TooLarge {
                         span: Span::new(id, 0..0),
@@ -499,45 +545,34 @@ impl Project {
                 ));
             }
         }
-        for p in &m.policies {
-            let pol = resolve(
-                &manifest_shown,
-                &root,
-                &canonical_root,
-                "policies",
-                p,
-                allow,
-            )?;
-            let name = display(&pol.path);
-            project.paths.push(pol.path.clone());
-            match read_text(overlay, &pol.path, parse::MAX_POLICY_BYTES)? {
-                Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
-                Read::Text(t) => {
-                    let id = project.sources.add(name, t);
-                    if !pol.inside {
-                        project.sources.forbid_quoting(id);
-                    }
-                    project.policies.push(id);
+        Ok(())
+    }
+
+    /// Read one policy file the manifest names.
+    fn read_policy(&mut self, overlay: Overlay<'_>, pol: &Resolved) -> Result<(), ProjectError> {
+        let name = display(&pol.path);
+        self.paths.push(pol.path.clone());
+        match read_text(overlay, &pol.path, parse::MAX_POLICY_BYTES)? {
+            Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
+            Read::Text(t) => {
+                let id = self.sources.add(name, t);
+                if !pol.inside {
+                    self.sources.forbid_quoting(id);
                 }
-                Read::TooLarge(n) => {
-                    let id = project.sources.add(name, String::new());
-                    project.sources.forbid_quoting(id);
-                    project.problems.push(Problem::TooLarge {
-                        span: Span::new(id, 0..0),
-                        what: "policy file",
-                        limit: parse::MAX_POLICY_BYTES,
-                        actual: n,
-                    });
-                }
+                self.policies.push(id);
+            }
+            Read::TooLarge(n) => {
+                let id = self.sources.add(name, String::new());
+                self.sources.forbid_quoting(id);
+                self.problems.push(Problem::TooLarge {
+                    span: Span::new(id, 0..0),
+                    what: "policy file",
+                    limit: parse::MAX_POLICY_BYTES,
+                    actual: n,
+                });
             }
         }
-        if m.policies.is_empty() {
-            project.problems.push(Problem::Manifest {
-                span: whole,
-                message: "`policies` lists no file".into(),
-            });
-        }
-        Ok(project)
+        Ok(())
     }
 
     /// The project's policy files as read, each with whether it lies inside

@@ -157,9 +157,18 @@ pub fn human_at_most(
         let file = sources.get(d.span.file);
         let md = MietteDiag {
             d: d.clone(),
-            src: file
-                .quote
-                .then(|| miette::NamedSource::new(file.name.clone(), file.text.clone())),
+            src: file.quote.then(|| {
+                if color {
+                    // Styled output is written raw: the quoted text must not
+                    // carry escape sequences of its own.
+                    miette::NamedSource::new(
+                        toolgate_runtime::names::escape_terminal(&file.name),
+                        same_width_visible(&file.text),
+                    )
+                } else {
+                    miette::NamedSource::new(file.name.clone(), file.text.clone())
+                }
+            }),
         };
         let _ = handler.render_report(&mut out, &md);
         if !file.quote {
@@ -180,6 +189,26 @@ pub fn human_at_most(
     }
     out.push_str(&tail);
     out
+}
+
+/// `text` with every control or format character other than newline, tab
+/// and carriage return replaced by a visible character of the same UTF-8
+/// length (`?`, `¿`, `\u{FFFD}`, `\u{1F6AB}`), so spans into it stay valid
+/// and no escape sequence of the file's own reaches a styled terminal.
+pub fn same_width_visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\t' | '\r') || !toolgate_runtime::names::is_invisible(c) {
+                return c;
+            }
+            match c.len_utf8() {
+                1 => '?',
+                2 => '¿',
+                3 => '\u{FFFD}',
+                _ => '\u{1F6AB}',
+            }
+        })
+        .collect()
 }
 
 /// `n` with a comma between groups of three digits: `1,375`.

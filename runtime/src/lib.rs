@@ -19,6 +19,7 @@ pub mod drift;
 mod export;
 pub mod format;
 pub mod json;
+mod load_code;
 pub mod log;
 pub mod names;
 pub mod pattern;

@@ -81,14 +81,65 @@ final class Native
         return self::$ffi = $ffi;
     }
 
-    /** The C declarations PHP's FFI reads (generated from toolgate.h). */
+    /**
+     * The C declarations PHP's FFI reads: the C header (header()) without its
+     * preprocessor lines and `extern "C"` guards, which PHP's FFI parser does
+     * not take. The constants are this class's (ABI_VERSION checks they agree).
+     */
     public static function declarations(): string
     {
-        $text = file_get_contents(__DIR__ . '/toolgate.ffi.h');
+        $path = self::header();
+        $text = is_file($path) ? file_get_contents($path) : false;
         if ($text === false) {
-            throw new ToolgateException('cannot read toolgate.ffi.h');
+            throw new ToolgateException(sprintf('cannot read the C header %s (TOOLGATE_HEADER names another)', $path));
         }
-        return $text;
+        $out = '';
+        $cplusplus = 0;
+        $lines = explode("\n", $text);
+        if (end($lines) === '') {
+            array_pop($lines);
+        }
+        foreach ($lines as $line) {
+            $t = ltrim($line);
+            if (str_starts_with($t, '#if')) {
+                $cplusplus += str_contains($t, '__cplusplus') ? 1 : 0;
+            } elseif (str_starts_with($t, '#endif')) {
+                $cplusplus = max(0, $cplusplus - 1);
+            } elseif (!str_starts_with($t, '#') && $cplusplus === 0) {
+                $out .= $line . "\n";
+            }
+        }
+        return $out;
+    }
+
+    /**
+     * The C header of libtoolgate: TOOLGATE_HEADER, include/toolgate.h beside
+     * the library's directory (PREFIX/lib and PREFIX/include), a checkout's
+     * bindings/c/include/toolgate.h, then /usr/local/include and /usr/include.
+     */
+    public static function header(): string
+    {
+        $env = getenv('TOOLGATE_HEADER');
+        if (is_string($env) && $env !== '') {
+            return $env;
+        }
+        $candidates = [];
+        $library = self::library();
+        if (str_contains($library, '/')) {
+            $candidates[] = dirname($library, 2) . '/include/toolgate.h';
+        }
+        $candidates[] = dirname(__DIR__, 2) . '/c/include/toolgate.h';
+        $candidates[] = '/usr/local/include/toolgate.h';
+        $candidates[] = '/usr/include/toolgate.h';
+        foreach ($candidates as $candidate) {
+            if (is_file($candidate)) {
+                return $candidate;
+            }
+        }
+        throw new ToolgateException(sprintf(
+            'cannot find toolgate.h (tried %s): install it with libtoolgate or set TOOLGATE_HEADER',
+            implode(', ', $candidates),
+        ));
     }
 
     /** The shared library to load: configure(), TOOLGATE_LIB, a checkout's target/, or the loader's search path. */

@@ -40,6 +40,30 @@ final class ApiTest extends TestCase
         }
     }
 
+    /** PHP reads the C header itself, less what its FFI parser does not take. */
+    public function testTheDeclarationsAreTheCHeaderWithoutPreprocessorLines(): void
+    {
+        $header = (string) file_get_contents(dirname(__DIR__, 2) . '/c/include/toolgate.h');
+        self::assertSame(realpath(dirname(__DIR__, 2) . '/c/include/toolgate.h'), realpath(Native::header()));
+        $declarations = Native::declarations();
+        self::assertStringContainsString('int32_t toolgate_decide_packed(', $declarations);
+        self::assertStringNotContainsString('extern "C"', $declarations);
+        self::assertStringNotContainsString('__cplusplus', $declarations);
+        $kept = array_values(array_filter(explode("\n", $header), static fn (string $l): bool => !str_starts_with(ltrim($l), '#')
+            && !str_contains($l, 'extern "C"') && !str_starts_with(ltrim($l), '}  // extern')));
+        self::assertSame($kept, explode("\n", $declarations));
+        $previous = getenv('TOOLGATE_HEADER');
+        putenv('TOOLGATE_HEADER=/nonexistent/toolgate.h');
+        try {
+            Native::declarations();
+            self::fail('a missing header must throw');
+        } catch (\Toolgate\Exception\ToolgateException $e) {
+            self::assertStringContainsString('/nonexistent/toolgate.h', $e->getMessage());
+        } finally {
+            putenv($previous === false ? 'TOOLGATE_HEADER' : 'TOOLGATE_HEADER=' . $previous);
+        }
+    }
+
     public function testADecisionAndItsRefusal(): void
     {
         $t = Table::fromBytes(self::bytes('acceptance-edit'));

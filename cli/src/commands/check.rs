@@ -9,11 +9,13 @@ use toolgate_compiler::{lower, report};
 use toolgate_runtime::Table;
 
 use super::{compile_project, project_name, project_paths, Res};
-use crate::io::{color_stdout, write_atomic, write_err, write_out};
+use crate::io::{color_stdout, write_atomic, write_out, write_styled};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CheckFormat {
-    Human,
+    /// For people (miette's report; `human` is the same).
+    #[value(alias = "human")]
+    Text,
     Plain,
     Json,
     Sarif,
@@ -25,8 +27,10 @@ pub struct CheckArgs {
     /// Project directories (or their toolgate.toml). Default: the current directory.
     paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(long, value_enum, default_value = "text")]
     format: CheckFormat,
+    #[command(flatten)]
+    out: super::OutputArg,
     /// Fail (exit 1) on warnings too.
     #[arg(long)]
     deny_warnings: bool,
@@ -50,6 +54,7 @@ pub struct CompileArgs {
 const MAX_SHOWN: usize = 1000;
 
 pub fn check(a: CheckArgs) -> Res {
+    a.out.apply();
     let paths = project_paths(&a.paths)?;
     let several = paths.len() > 1;
     let mut total = report::Summary::default();
@@ -58,35 +63,41 @@ pub fn check(a: CheckArgs) -> Res {
     let mut json_projects = Vec::new();
     let mut sarif = Vec::new();
     let mut summary_md = String::new();
+    let bar = crate::progress::Progress::new(paths.len() as u64, "check");
     for path in &paths {
         let name = project_name(path);
+        bar.label(&format!("check {name}"));
         let project = Project::load(path)?;
         let checked = project.check();
+        bar.tick();
         let diags = checked.diagnostics();
         let s = report::summary(&diags);
         total.errors += s.errors;
         total.warnings += s.warnings;
         let sources = &project.sources;
         // For several projects, each summary line names its project.
+        // Under --quiet, the diagnostics without the summary line.
         let named = |text: String| {
-            if !several {
-                return text;
-            }
             let line = report::summary_line(s);
             match text.strip_suffix(&line) {
-                Some(body) => format!("{body}{name}: {line}"),
-                None => text,
+                Some(body) if crate::io::quiet() => body.to_string(),
+                Some(body) if several => format!("{body}{name}: {line}"),
+                _ => text,
             }
         };
         match a.format {
-            CheckFormat::Human => write_out(&named(report::human_at_most(
-                sources,
-                &diags,
-                color_stdout(),
-                MAX_SHOWN,
-            ))),
+            CheckFormat::Text => {
+                let text = named(report::human_at_most(
+                    sources,
+                    &diags,
+                    color_stdout(),
+                    MAX_SHOWN,
+                ));
+                bar.suspend(|| write_styled(&text));
+            }
             CheckFormat::Plain => {
-                write_out(&named(report::plain_at_most(sources, &diags, MAX_SHOWN)))
+                let text = named(report::plain_at_most(sources, &diags, MAX_SHOWN));
+                bar.suspend(|| write_out(&text));
             }
             CheckFormat::Json => {
                 let v = report::json_value(sources, &diags);
@@ -104,20 +115,17 @@ pub fn check(a: CheckArgs) -> Res {
             CheckFormat::Sarif => sarif.extend(report::sarif_results(sources, &diags)),
             CheckFormat::Github => {
                 // GitHub shows a handful of annotations per step anyway.
-                write_out(&report::github(
-                    sources,
-                    &diags[..diags.len().min(MAX_SHOWN)],
-                ));
+                let text = report::github(sources, &diags[..diags.len().min(MAX_SHOWN)]);
+                bar.suspend(|| write_out(&text));
                 summary_md.push_str(&report::github_summary_at_most(sources, &diags, MAX_SHOWN));
             }
         }
     }
+    drop(bar);
     match a.format {
-        CheckFormat::Human | CheckFormat::Plain if several => write_out(&format!(
-            "{} projects: {}",
-            paths.len(),
-            report::summary_line(total)
-        )),
+        CheckFormat::Text | CheckFormat::Plain if several && !crate::io::quiet() => write_out(
+            &format!("{} projects: {}", paths.len(), report::summary_line(total)),
+        ),
         // One shape whatever the number of projects.
         CheckFormat::Json => {
             let doc = json!({
@@ -160,7 +168,7 @@ pub fn compile(a: CompileArgs) -> Res {
         None => (bytes, String::new()),
     };
     write_atomic(&a.output, &bytes)?;
-    write_err(&format!(
+    crate::io::note(&format!(
         "compiled {} tools, {} configurations into {} ({} bytes, digest {}{signed})\n",
         table.tool_count(),
         table.spec().configurations.len(),

@@ -33,9 +33,12 @@ pub struct ClassifyArgs {
     /// A compiled table whose `gateway` rules to use.
     #[arg(long)]
     table: Option<PathBuf>,
+    #[command(flatten)]
+    out: super::OutputArg,
 }
 
 pub fn classify(a: ClassifyArgs) -> Res {
+    a.out.apply();
     let bytes = read_file(&a.file)?;
     let mut envelope = if a.raw {
         toolgate_runtime::Envelope {

@@ -9,7 +9,7 @@ use toolgate_runtime::Table;
 
 use super::sign::{sign_with, trusted_keys};
 use super::{compile_project, Res};
-use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
+use crate::io::{read_file, write_atomic, write_out, Failure};
 
 /// How to reach the registry (shared by push, pull and serve --oci).
 #[derive(Args, Clone)]
@@ -97,7 +97,7 @@ pub fn push(a: PushArgs) -> Res {
     let pinned =
         toolgate_oci::pinned(&a.reference, &pushed.manifest_digest).map_err(Failure::Usage)?;
     write_out(&format!("{pinned}\n"));
-    write_err(&format!(
+    crate::io::note(&format!(
         "pushed {} ({}): table {}, {}\n",
         pushed.reference,
         pushed.manifest_digest,
@@ -125,7 +125,7 @@ pub fn pull(a: PullArgs) -> Res {
     }
     write_atomic(&a.output, &pulled.bytes)?;
     write_out(&format!("{}\n", pulled.artifact.manifest_digest));
-    write_err(&format!(
+    crate::io::note(&format!(
         "pulled {} ({}) into {}: table {}, {}\n",
         pulled.artifact.reference,
         pulled.artifact.manifest_digest,

@@ -9,7 +9,7 @@ use clap::Args;
 use toolgate_compiler::registry::{remote_tool_name, tools_list_names};
 use toolgate_runtime::drift::Seen;
 
-use super::{load_table, OutFormat, Res, SourceArgs};
+use super::{OutFormat, Res, SourceArgs};
 use crate::io::{read_file, write_out, Failure};
 
 #[derive(Args)]
@@ -30,7 +30,7 @@ pub struct DriftArgs {
 }
 
 pub fn drift(a: DriftArgs) -> Res {
-    let table = load_table(&a.src.project, a.src.table.as_deref())?;
+    let table = a.src.load()?;
     let mut listed = Vec::new();
     let mut compared: Vec<u32> = Vec::new();
     for spec in &a.tools_lists {
@@ -78,33 +78,27 @@ pub fn drift(a: DriftArgs) -> Res {
                         "profile `{p}`"
                     ))
             );
-            let names = |out: &mut String, title: &str, v: &[String]| {
-                let _ = writeln!(
-                    out,
-                    "{title} ({}){}",
-                    v.len(),
-                    if v.is_empty() { "" } else { ":" }
-                );
-                for n in v {
-                    let _ = writeln!(out, "  {}", toolgate_runtime::names::escape(n));
+            // A titled list: its count, then one line per entry.
+            let list = |out: &mut String, title: &str, lines: Vec<String>| {
+                let colon = if lines.is_empty() { "" } else { ":" };
+                let _ = writeln!(out, "{title} ({}){colon}", lines.len());
+                for l in lines {
+                    let _ = writeln!(out, "  {l}");
                 }
             };
+            let names = |out: &mut String, title: &str, v: &[String]| {
+                let lines = v
+                    .iter()
+                    .map(|n| toolgate_runtime::names::escape(n).into_owned());
+                list(out, title, lines.collect());
+            };
             let seen = |out: &mut String, title: &str, v: &[Seen]| {
-                let _ = writeln!(
-                    out,
-                    "{title} ({}){}",
-                    v.len(),
-                    if v.is_empty() { "" } else { ":" }
-                );
-                for s in v {
-                    let _ = writeln!(
-                        out,
-                        "  {}  {} decision{}",
-                        toolgate_runtime::names::escape(&s.tool),
-                        s.decisions,
-                        if s.decisions == 1 { "" } else { "s" }
-                    );
-                }
+                let lines = v.iter().map(|s| {
+                    let plural = if s.decisions == 1 { "" } else { "s" };
+                    let tool = toolgate_runtime::names::escape(&s.tool);
+                    format!("{tool}  {} decision{plural}", s.decisions)
+                });
+                list(out, title, lines.collect());
             };
             names(
                 &mut out,

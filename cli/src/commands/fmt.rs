@@ -7,7 +7,9 @@ use toolgate_compiler::project::Project;
 use toolgate_compiler::{report, source::SourceMap};
 
 use super::Res;
-use crate::io::{read_file_capped, write_atomic, write_err, write_out, Failure};
+use crate::io::{
+    paint, read_file_capped, style, write_atomic, write_err, write_out, write_styled, Failure,
+};
 
 #[derive(Args)]
 pub struct FmtArgs {
@@ -112,7 +114,7 @@ pub fn fmt(a: FmtArgs) -> Res {
         }
     }
     if a.check {
-        write_out(&diffs);
+        write_styled(&paint_unified(&diffs));
         if !changed.is_empty() {
             write_err(&format!(
                 "{} file{} not formatted: run `toolgate fmt -w`\n",
@@ -123,4 +125,28 @@ pub fn fmt(a: FmtArgs) -> Res {
         return Ok(u8::from(!changed.is_empty()));
     }
     Ok(0)
+}
+
+/// A unified diff with added lines green, removed lines red and hunk
+/// headers bold under `--color` (as `git diff` shows them).
+fn paint_unified(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            let st = if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@")
+            {
+                style::HEAD
+            } else if line.starts_with('+') {
+                anstyle::AnsiColor::Green.on_default()
+            } else if line.starts_with('-') {
+                anstyle::AnsiColor::Red.on_default()
+            } else {
+                anstyle::Style::new()
+            };
+            // The newline stays outside the style.
+            match line.strip_suffix('\n') {
+                Some(body) => format!("{}\n", paint(st, body)),
+                None => paint(st, line),
+            }
+        })
+        .collect()
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Res;
-use crate::io::{write_atomic, write_err, Failure};
+use crate::io::{write_atomic, Failure};
 
 #[derive(Args)]
 pub struct InitArgs {
@@ -85,7 +85,7 @@ pub fn init(a: InitArgs) -> Res {
     for (name, text) in FILES {
         write_atomic(&a.dir.join(name), text.as_bytes())?;
     }
-    write_err(&format!(
+    crate::io::note(&format!(
         "created a project in {}: run `toolgate check {0}` and `toolgate test {0}`\n",
         a.dir.display()
     ));

@@ -39,6 +39,23 @@ pub enum OutFormat {
     Json,
 }
 
+/// `-o FILE`: a command's output into a file instead of standard output.
+#[derive(Args, Clone, Default)]
+pub struct OutputArg {
+    /// Write the output to FILE instead of standard output (`-` is standard
+    /// output); the file is replaced when the command ends, also when it
+    /// reports problems.
+    #[arg(short, long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+impl OutputArg {
+    /// From here on, what the command prints goes to the file.
+    pub fn apply(&self) {
+        crate::io::output_to(self.output.as_deref());
+    }
+}
+
 /// Table source only (readouts need no context).
 #[derive(Args, Clone)]
 pub struct SourceArgs {
@@ -50,6 +67,16 @@ pub struct SourceArgs {
     table: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
+    #[command(flatten)]
+    out: OutputArg,
+}
+
+impl SourceArgs {
+    /// The table, with `-o` in effect.
+    pub fn load(&self) -> Result<Table, Failure> {
+        self.out.apply();
+        load_table(&self.project, self.table.as_deref())
+    }
 }
 
 /// Compile a project in memory; on errors, the rendered diagnostics.

@@ -10,7 +10,7 @@ use toolgate_compiler::{registry, report, source::SourceMap};
 use toolgate_runtime::{Context, Decision, GateOutcome, LiveTool, Reason, Role, Table};
 
 use super::{did_you_mean, load_table, stored_run, OutFormat, Res};
-use crate::io::{read_file, write_err, write_out, Failure};
+use crate::io::{paint, read_file, style, write_err, write_out, write_styled, Failure};
 
 /// Where the table comes from, and who is asking.
 #[derive(Args, Clone)]
@@ -39,6 +39,8 @@ pub struct ContextArgs {
     /// The host's trust-zone enforcement setting; only `observe` observes.
     #[arg(long)]
     enforcement: Option<String>,
+    #[command(flatten)]
+    out: super::OutputArg,
 }
 
 #[derive(Args)]
@@ -181,6 +183,7 @@ fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'t>, Failure
         Role::User
     };
     warn_operator_typos(table, a);
+    a.out.apply();
     let mut ctx = table
         .context(&a.config)?
         .role(role)
@@ -219,18 +222,25 @@ fn warn_operator_typos(table: &Table, a: &ContextArgs) {
     }
 }
 
+/// One decision as a line for people, the verdict coloured under `--color`.
 fn decision_text(d: &Decision<'_>) -> String {
+    let tool = paint(style::HEAD, d.tool);
     match (d.allowed, d.reason) {
         (true, Some(Reason::TrustZone)) => format!(
-            "{}: offered (observed only: class {} is above the ceiling {} of zone {})",
-            d.tool,
-            d.class.unwrap_or("?"),
-            d.ceiling.unwrap_or("?"),
-            d.zone.unwrap_or("?")
+            "{tool}: {} (observed only: class {} is above the ceiling {} of zone {})",
+            paint(style::WARN, "offered"),
+            paint(style::HEAD, d.class.unwrap_or("?")),
+            paint(style::HEAD, d.ceiling.unwrap_or("?")),
+            paint(style::HEAD, d.zone.unwrap_or("?"))
         ),
-        (true, _) => format!("{}: offered", d.tool),
-        (false, Some(r)) => format!("{}: refused, {} ({})", d.tool, r.code(), r.message()),
-        (false, None) => format!("{}: refused", d.tool),
+        (true, _) => format!("{tool}: {}", paint(style::GOOD, "offered")),
+        (false, Some(r)) => format!(
+            "{tool}: {}, {} ({})",
+            paint(style::BAD, "refused"),
+            r.code(),
+            r.message()
+        ),
+        (false, None) => format!("{tool}: {}", paint(style::BAD, "refused")),
     }
 }
 
@@ -252,7 +262,7 @@ pub fn decide(a: DecideArgs) -> Res {
     }
     match a.format {
         // Text is for a person: a hidden remote name reads as unregistered.
-        OutFormat::Text => write_out(&format!("{}\n", decision_text(&ctx.shown(d)))),
+        OutFormat::Text => write_styled(&format!("{}\n", decision_text(&ctx.shown(d)))),
         // JSON is for a host program: the true gate.
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
     }
@@ -290,14 +300,14 @@ pub fn explain(a: ExplainArgs) -> Res {
                 let _ = writeln!(out, "{}", decision_text(&t.decision));
                 for (g, o) in &t.gates {
                     let mark = match o {
-                        GateOutcome::Passed => "pass   ",
-                        GateOutcome::Refused => "REFUSE ",
-                        GateOutcome::Observed => "observe",
+                        GateOutcome::Passed => paint(style::GOOD, "pass   "),
+                        GateOutcome::Refused => paint(style::BAD, "REFUSE "),
+                        GateOutcome::Observed => paint(style::WARN, "observe"),
                     };
                     let _ = writeln!(out, "  {mark} {}", g.code());
                 }
             }
-            write_out(&out);
+            write_styled(&out);
         }
     }
     Ok(0)
@@ -341,36 +351,28 @@ pub fn simulate(a: SimulateArgs) -> Res {
     a.log.write(&ctx, &all)?;
     let decisions: Vec<Decision> = all.into_iter().filter(|d| !ctx.hides(d)).collect();
     if !ctx.remote_names_visible() {
-        write_err("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
+        crate::io::note("note: the policy's `remote-tools visible-to` rule hides refused remote tools from this user; run with --admin to see them\n");
     }
     match a.format {
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&decisions)?)),
         OutFormat::Text => {
-            let w = decisions
+            let rows = decisions
                 .iter()
-                .map(|d| d.tool.len())
-                .max()
-                .unwrap_or(4)
-                .max(4);
-            let mut out = format!(
-                "{:<w$}  {:<8}  {:<22}  {}\n",
-                "tool", "offered", "reason", "class"
-            );
-            for d in &decisions {
-                let offered = match (d.allowed, d.observed_only) {
-                    (true, true) => "observed",
-                    (true, false) => "yes",
-                    _ => "no",
-                };
-                let _ = writeln!(
-                    out,
-                    "{:<w$}  {:<8}  {:<22}  {}",
-                    d.tool,
-                    offered,
-                    d.reason.map(Reason::code).unwrap_or("-"),
-                    d.class.unwrap_or("-")
-                );
-            }
+                .map(|d| {
+                    let offered = match (d.allowed, d.observed_only) {
+                        (true, true) => "observed",
+                        (true, false) => "yes",
+                        _ => "no",
+                    };
+                    vec![
+                        d.tool.to_string(),
+                        offered.to_string(),
+                        d.reason.map(Reason::code).unwrap_or("-").to_string(),
+                        d.class.unwrap_or("-").to_string(),
+                    ]
+                })
+                .collect();
+            let mut out = crate::grid::grid(&["tool", "offered", "reason", "class"], &[], rows);
             let offered = decisions.iter().filter(|d| d.allowed).count();
             let _ = writeln!(
                 out,

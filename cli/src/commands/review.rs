@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::{load_table, project_name, project_paths, Res};
-use crate::io::{read_file, write_atomic, write_err, write_out, Failure};
+use crate::io::{read_file, write_atomic, write_err, write_out, write_styled, Failure};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -37,6 +37,8 @@ pub struct DiffArgs {
     /// Exit 1 when a recorded decision would widen (needs --replay).
     #[arg(long, requires = "replay")]
     fail_on_replay_widen: bool,
+    #[command(flatten)]
+    out: super::OutputArg,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct TestArgs {
     /// Report which rows of the decision table (configuration x outcome) the tests exercised.
     #[arg(long)]
     coverage: bool,
+    #[command(flatten)]
+    out: super::OutputArg,
     /// Fail when coverage is below this percentage (implies --coverage).
     #[arg(long)]
     threshold: Option<f64>,
@@ -62,9 +66,9 @@ pub struct TestArgs {
 
 #[derive(Args)]
 pub struct SnapshotArgs {
-    /// Project directory.
-    #[arg(default_value = ".")]
-    project: PathBuf,
+    /// Project directories, or directories holding projects. Default: the
+    /// project of the current directory (or every project below it).
+    paths: Vec<PathBuf>,
     /// Fail (exit 1) when the file is missing or out of date, instead of writing it.
     #[arg(long)]
     check: bool,
@@ -127,6 +131,7 @@ fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::
 }
 
 pub fn diff(a: DiffArgs) -> Res {
+    a.out.apply();
     let (old_dir, new_dir, _guard) = match (&a.git, &a.new) {
         (Some(rev), None) => {
             let (old, guard) = project_at_revision(&a.old, rev)?;
@@ -141,7 +146,13 @@ pub fn diff(a: DiffArgs) -> Res {
     };
     let old = project_or_table(&old_dir)?;
     let new = project_or_table(&new_dir)?;
-    let d = toolgate_compiler::diff::diff(&old, &new);
+    let shared = new
+        .configuration_names()
+        .filter(|c| old.configuration(c).is_some())
+        .count();
+    let bar = crate::progress::Progress::new(shared as u64, "diff");
+    let d = toolgate_compiler::diff::diff_with_progress(&old, &new, &|| bar.tick());
+    drop(bar);
     let mut replay_widened = 0;
     match (&a.replay, a.format) {
         (Some(log), f) => {
@@ -149,7 +160,7 @@ pub fn diff(a: DiffArgs) -> Res {
                 .changed
                 .widened;
         }
-        (None, DiffFormat::Text) => write_out(&d.text()),
+        (None, DiffFormat::Text) => write_styled(&paint_diff(&d.text())),
         (None, DiffFormat::Markdown) => write_out(&d.markdown()),
         (None, DiffFormat::Json) => write_out(&format!("{}\n", serde_json::to_string_pretty(&d)?)),
     }
@@ -157,6 +168,30 @@ pub fn diff(a: DiffArgs) -> Res {
         (a.fail_on_widen && d.summary.widened > 0)
             || (a.fail_on_replay_widen && replay_widened > 0),
     ))
+}
+
+/// The diff's text with each change's label coloured under `--color`:
+/// widenings red (a tool newly offered is what review must catch),
+/// narrowings green, reason changes yellow.
+fn paint_diff(text: &str) -> String {
+    use crate::io::{paint, style};
+    use toolgate_compiler::diff::ChangeKind;
+    let kinds = [
+        (ChangeKind::Widened, style::BAD),
+        (ChangeKind::Narrowed, style::GOOD),
+        (ChangeKind::ReasonChanged, style::WARN),
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match kinds.iter().find(|(k, _)| line.starts_with(k.label())) {
+            Some((k, st)) => {
+                out.push_str(&paint(*st, k.label()));
+                out.push_str(&paint(anstyle::Style::new(), &line[k.label().len()..]));
+            }
+            None => out.push_str(&paint(anstyle::Style::new(), line)),
+        }
+    }
+    out
 }
 
 /// A project directory, compiled in memory, or a compiled table file (the
@@ -170,7 +205,23 @@ fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
 }
 
 pub fn snapshot(a: SnapshotArgs) -> Res {
-    let table = load_table(&a.project, None)?;
+    let paths = project_paths(&a.paths)?;
+    if paths.len() > 1 && a.output.is_some() {
+        return Err(Failure::Usage(format!(
+            "-o names one file, and {} projects were found; give one project with -o, or none",
+            paths.len()
+        )));
+    }
+    let mut code = 0;
+    for p in &paths {
+        code = code.max(snapshot_one(p, &a)?);
+    }
+    Ok(code)
+}
+
+/// Write (or check) one project's snapshot.
+fn snapshot_one(project: &Path, a: &SnapshotArgs) -> Res {
+    let table = load_table(project, None)?;
     let lines = toolgate_compiler::snapshot::line_count(&table);
     let limit = a
         .max_lines
@@ -182,18 +233,18 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
             toolgate_compiler::report::thousands(limit as usize),
         )));
     }
-    let text = toolgate_compiler::snapshot::snapshot(&table);
+    let bar =
+        crate::progress::Progress::new(table.configuration_names().count() as u64, "snapshot");
+    let text = toolgate_compiler::snapshot::snapshot_with_progress(&table, &|| bar.tick());
+    drop(bar);
     let path = a
         .output
         .clone()
-        .unwrap_or_else(|| a.project.join(toolgate_compiler::snapshot::FILE_NAME));
+        .unwrap_or_else(|| project.join(toolgate_compiler::snapshot::FILE_NAME));
     if a.output.is_none() {
         // The default file lies in the project: a symlink there that leaves
         // it is neither read (its lines would be echoed) nor written through.
-        if let (Ok(f), Ok(root)) = (
-            std::fs::canonicalize(&path),
-            std::fs::canonicalize(&a.project),
-        ) {
+        if let (Ok(f), Ok(root)) = (std::fs::canonicalize(&path), std::fs::canonicalize(project)) {
             if !f.starts_with(root) {
                 return Err(Failure::Usage(format!(
                     "{}: a symlink that resolves outside the project; remove it, or give the file with -o",
@@ -214,8 +265,8 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
         let new: std::collections::BTreeSet<&str> = text.lines().collect();
         let mut out = format!(
             "{} is out of date; run `toolgate snapshot {}`\n",
-            path.display(),
-            a.project.display()
+            path.strip_prefix(".").unwrap_or(&path).display(),
+            project_name(project)
         );
         for l in new.difference(&old) {
             let _ = writeln!(out, "+ {l}");
@@ -231,6 +282,7 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 }
 
 pub fn test(a: TestArgs) -> Res {
+    a.out.apply();
     use toolgate_compiler::testing;
     let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
@@ -240,7 +292,9 @@ pub fn test(a: TestArgs) -> Res {
         percent: 100.0,
         ..testing::Coverage::default()
     };
+    let bar = crate::progress::Progress::new(paths.len() as u64, "test");
     for p in &paths {
+        bar.label(&format!("test {}", project_name(p)));
         let table = load_table(p, None)?;
         let files = testing::test_files(p);
         let mut covered = std::collections::BTreeSet::new();
@@ -257,7 +311,9 @@ pub fn test(a: TestArgs) -> Res {
             };
             cov.add(testing::coverage(&table, &covered), &prefix);
         }
+        bar.tick();
     }
+    drop(bar);
     if want_coverage {
         report.coverage = Some(cov.clone());
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use toolgate_runtime::RunState;
 
-use super::{did_you_mean, load_table, stored_run, Res, SourceArgs};
+use super::{did_you_mean, stored_run, Res, SourceArgs};
 use crate::io::{write_out, Failure};
 
 /// What a run starts from: the table, the configuration, the skills.
@@ -35,7 +35,7 @@ pub enum RunCommand {
 
 fn run_start(a: RunArgs, stored: Option<PathBuf>) -> Res {
     let (src, config, skills) = (a.src, a.config.as_str(), &a.skills);
-    let table = load_table(&src.project, src.table.as_deref())?;
+    let table = src.load()?;
     let known = &table.spec().skills;
     if let Some(s) = skills.iter().find(|s| !known.iter().any(|k| &k.name == *s)) {
         return Err(Failure::Usage(format!(

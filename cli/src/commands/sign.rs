@@ -10,7 +10,7 @@ use toolgate_compiler::signing;
 use toolgate_runtime::TrustedKeys;
 
 use super::Res;
-use crate::io::{read_file_capped, write_err, write_out, Failure};
+use crate::io::{read_file_capped, write_out, Failure};
 
 /// Key files are small; anything larger is not one.
 const MAX_KEY_BYTES: usize = 64 * 1024;
@@ -39,7 +39,7 @@ pub fn keygen(a: KeygenArgs) -> Res {
     write_new(&secret, pair.secret_pem.as_bytes(), true)?;
     write_new(&public, pair.public_pem.as_bytes(), false)?;
     write_out(&format!("{}\n", pair.key_id));
-    write_err(&format!(
+    crate::io::note(&format!(
         "wrote {} (secret: keep it out of version control) and {} (public: give it to every verifier)\n",
         secret.display(),
         public.display()

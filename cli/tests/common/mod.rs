@@ -45,6 +45,41 @@ pub fn temp(name: &str) -> PathBuf {
     d
 }
 
+/// A scratch project with the given policy over the exclusions registry.
+pub fn scratch(name: &str, policy: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgate-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("policies/exclusions/registry.toml"),
+        dir.join("registry.toml"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("policy.tg"), policy).unwrap();
+    dir
+}
+
+/// `toolgate ARGS` at the repository root with `input` on standard input.
+pub fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = bin()
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Copy the files (not subdirectories) of `from` into `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -1,0 +1,350 @@
+//! The terminal: `--color`, `NO_COLOR`, `--quiet`, `-o FILE`, `-` for
+//! standard input, and tables laid out by display width.
+
+mod common;
+
+use common::{bin, root, scratch, stderr, stdout, temp, with_stdin};
+use std::process::Output;
+
+/// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
+fn with_env(no_color: Option<&str>, args: &[&str]) -> Output {
+    let mut c = bin();
+    c.current_dir(root()).env_remove("GITHUB_STEP_SUMMARY");
+    match no_color {
+        Some(v) => c.env("NO_COLOR", v),
+        None => c.env_remove("NO_COLOR"),
+    };
+    c.args(args).output().unwrap()
+}
+
+/// A project whose one policy excludes `delete_recrod` (TG1010).
+fn typo_project(name: &str) -> std::path::PathBuf {
+    scratch(
+        name,
+        "configuration editor-chat {\n  exclude [delete_recrod]\n}\n",
+    )
+}
+
+const DECIDE: &[&str] = &[
+    "decide",
+    "-p",
+    "policies/demo",
+    "-c",
+    "demo-chat",
+    "read_source",
+];
+
+#[test]
+fn color_always_styles_the_verdict_never_and_no_color_do_not() {
+    let styled = "\u{1b}[1mread_source\u{1b}[0m: \u{1b}[1m\u{1b}[31mrefused\u{1b}[0m, configurationGroup (not among the tools this configuration allows)\n";
+    let plain = "read_source: refused, configurationGroup (not among the tools this configuration allows)\n";
+    // --color always wins over NO_COLOR (no-color.org: a flag overrides it).
+    let o = with_env(Some("1"), &[DECIDE, &["--color", "always"]].concat());
+    assert_eq!((stdout(&o).as_str(), o.status.code()), (styled, Some(1)));
+    let o = with_env(None, &[DECIDE, &["--color=always"]].concat());
+    assert_eq!(stdout(&o), styled);
+    // auto off a terminal, never, and NO_COLOR: plain.
+    for (env, extra) in [(None, "auto"), (None, "never"), (Some("1"), "auto")] {
+        let o = with_env(env, &[DECIDE, &["--color", extra]].concat());
+        assert_eq!(stdout(&o), plain, "{env:?} {extra}");
+    }
+    // The flag is global: before the subcommand too.
+    let o = with_env(None, &[&["--color", "always"], DECIDE].concat());
+    assert_eq!(stdout(&o), styled);
+    // A wrong value is clap's usage error.
+    let o = with_env(None, &[DECIDE, &["--color", "sometimes"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value 'sometimes' for '--color <WHEN>'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn explain_marks_each_gate_in_colour() {
+    let o = with_env(
+        None,
+        &[
+            "explain",
+            "-p",
+            "policies/demo",
+            "-c",
+            "demo-chat",
+            "read_source",
+            "--color",
+            "always",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("  \u{1b}[1m\u{1b}[32mpass   \u{1b}[0m requiresAdmin\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  \u{1b}[1m\u{1b}[31mREFUSE \u{1b}[0m configurationGroup\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_styled_check_report_never_passes_the_files_own_escapes() {
+    let dir = typo_project("styled-check");
+    // An ESC sequence that would clear the screen, in a comment next to a typo.
+    std::fs::write(
+        dir.join("policy.tg"),
+        "# \u{1b}[2J cleared\nconfiguration editor-chat {\n  exclude [delete_recrod]\n}\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let o = with_env(None, &["check", d, "--color", "always"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("\u{1b}["), "styled: {out}");
+    assert!(
+        !out.contains("\u{1b}[2J"),
+        "the file's own escape is not written: {out}"
+    );
+    assert!(
+        out.contains("# ?[2J cleared"),
+        "it is shown as `?`, the span unchanged: {out}"
+    );
+    // Unstyled, miette drops the sequence from the quoted line (as before).
+    let o = with_env(None, &["check", d]);
+    assert!(!stdout(&o).contains('\u{1b}'));
+    assert!(stdout(&o).contains(" 1 │ #  cleared\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn quiet_keeps_answers_and_diagnostics_and_drops_notes_and_summaries() {
+    let dir = temp("quiet");
+    let table = dir.join("t.tgt");
+    let t = table.to_str().unwrap();
+    let o = with_env(Some("1"), &["compile", "policies/demo", "-o", t]);
+    assert!(stderr(&o).starts_with("compiled "), "{}", stderr(&o));
+    let o = with_env(Some("1"), &["--quiet", "compile", "policies/demo", "-o", t]);
+    assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
+    // check: the summary lines go; a clean run prints nothing at all.
+    let o = with_env(Some("1"), &["check", "policies"]);
+    assert!(
+        stdout(&o).ends_with("5 projects: 0 errors, 0 warnings\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = with_env(Some("1"), &["check", "policies", "-q"]);
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
+    // The answer itself stays.
+    let o = with_env(Some("1"), &[DECIDE, &["-q"]].concat());
+    assert_eq!(
+        stdout(&o),
+        "read_source: refused, configurationGroup (not among the tools this configuration allows)\n"
+    );
+}
+
+#[test]
+fn output_file_takes_the_report_and_keeps_the_exit_code() {
+    let dir = temp("output");
+    let proj = typo_project("output-project");
+    let sarif = dir.join("check.sarif");
+    let o = with_env(
+        Some("1"),
+        &[
+            "check",
+            proj.to_str().unwrap(),
+            "--format",
+            "sarif",
+            "-o",
+            sarif.to_str().unwrap(),
+        ],
+    );
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    assert_eq!(v["runs"][0]["results"][0]["ruleId"], "TG1010");
+    // -o - is standard output.
+    let o = with_env(
+        Some("1"),
+        &[
+            "check",
+            proj.to_str().unwrap(),
+            "--format",
+            "json",
+            "-o",
+            "-",
+        ],
+    );
+    assert!(stdout(&o).contains("\"TG1010\""));
+    // Reports of test and diff, and the query commands, too.
+    let junit = dir.join("junit.xml");
+    let o = with_env(
+        Some("1"),
+        &[
+            "test",
+            "policies/demo",
+            "--format",
+            "junit",
+            "-o",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .starts_with("<?xml"));
+    let list = dir.join("unavailable.json");
+    let o = with_env(
+        Some("1"),
+        &[
+            "unavailable",
+            "-p",
+            "policies/demo",
+            "-c",
+            "demo-chat",
+            "--format",
+            "json",
+            "-o",
+            list.to_str().unwrap(),
+        ],
+    );
+    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&list).unwrap()).unwrap();
+    assert_eq!(v[0]["reason"], "configurationGroup");
+}
+
+#[test]
+fn a_dash_reads_standard_input() {
+    let log = "{\"timeUnixMs\":1,\"table\":\"ab\",\"configuration\":\"demo-chat\",\"role\":\"user\",\"consumer\":null,\"tool\":\"t\",\"allowed\":false,\"reason\":\"configurationGroup\",\"observedOnly\":false}\n";
+    let o = with_stdin(&["stats", "-", "--format", "json"], log.as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["decisions"].as_u64(), v["refused"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // A gateway answer from a pipe.
+    let o = with_stdin(
+        &["classify", "-", "--tool", "read_source"],
+        br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"], "success", "{v}");
+}
+
+#[test]
+fn simulate_lays_out_columns_by_display_width() {
+    let dir = temp("widths");
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("registry.toml"),
+        "[[tool]]\nname = \"größe_prüfen\"\ngroup = \"content\"\n\n[[tool]]\nname = \"検索\"\ngroup = \"content\"\n\n[[tool]]\nname = \"delete_page\"\ngroup = \"content\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("policy.tg"),
+        "group content { class editorContent }\nprovider p { zone externalEu }\n\nconfiguration chat {\n  provider p\n  groups [content]\n  exclude [delete_page]\n}\n",
+    )
+    .unwrap();
+    let o = with_env(
+        Some("1"),
+        &["simulate", "-p", dir.to_str().unwrap(), "-c", "chat"],
+    );
+    assert_eq!(
+        stdout(&o),
+        "tool          offered  reason                 class\n\
+         größe_prüfen  yes      -                      editorContent\n\
+         検索          yes      -                      editorContent\n\
+         delete_page   no       configurationExcluded  -\n\
+         \n\
+         2 of 3 tools offered to configuration chat (user, enforce, trust zone externalEu)\n"
+    );
+}
+
+/// `script` gives the command a terminal (util-linux, in every Debian).
+fn on_a_terminal(cmd: &str) -> String {
+    let o = std::process::Command::new("script")
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .args(["-qec", cmd, "/dev/null"])
+        .output()
+        .expect("`script` (util-linux) runs the command on a terminal");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only_and_never_under_quiet() {
+    let bin = env!("CARGO_BIN_EXE_toolgate");
+    let dir = temp("progress");
+    let out = dir.join("snap.txt");
+    let cmd = format!("{bin} snapshot policies/demo -o {}", out.display());
+    // On a terminal: the bar over the configurations, cleared at the end.
+    let tty = on_a_terminal(&cmd);
+    assert!(tty.contains("snapshot ["), "{tty:?}");
+    assert!(tty.contains("0/2"), "{tty:?}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(root().join("policies/demo/effective-access.txt")).unwrap()
+    );
+    // Under --quiet, nothing, even on a terminal.
+    assert_eq!(on_a_terminal(&format!("{cmd} --quiet")), "");
+    // Piped: nothing on standard error.
+    let o = bin_at_root(&["snapshot", "policies/demo", "-o", out.to_str().unwrap()]);
+    assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
+    let o = bin_at_root(&["diff", "policies/demo", "policies/demo"]);
+    assert_eq!(stderr(&o), "");
+    // check over several projects on a terminal.
+    let tty = on_a_terminal(&format!("{bin} check policies"));
+    assert!(tty.contains("check ["), "{tty:?}");
+    assert!(
+        tty.ends_with("5 projects: 0 errors, 0 warnings\r\n"),
+        "{tty:?}"
+    );
+}
+
+fn bin_at_root(args: &[&str]) -> Output {
+    with_env(Some("1"), args)
+}
+
+#[test]
+fn diff_and_fmt_check_colour_what_changed() {
+    let dir = temp("colour-diff");
+    common::copy_dir(&root().join("policies/exclusions"), &dir);
+    let cfg = dir.join("configurations.tg");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replacen("exclude [delete_record]", "exclude []", 1),
+    )
+    .unwrap();
+    let o = with_env(
+        None,
+        &[
+            "diff",
+            "policies/exclusions",
+            dir.to_str().unwrap(),
+            "--color",
+            "always",
+        ],
+    );
+    assert_eq!(
+        stdout(&o),
+        "1 widened, 0 narrowed, 0 reason changed (1944 decisions compared)\n\
+         \u{1b}[1m\u{1b}[31mWIDENED\u{1b}[0m        editor-chat: delete_record: refused: configurationExcluded -> offered (every role, consumer and mode)\n"
+    );
+    let f = dir.join("f.tg");
+    std::fs::write(&f, "configuration  x {\n}\n").unwrap();
+    let o = with_env(
+        None,
+        &["fmt", "--check", f.to_str().unwrap(), "--color", "always"],
+    );
+    let name = f.display();
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "\u{1b}[1m--- {name}\u{1b}[0m\n\u{1b}[1m+++ {name} (formatted)\u{1b}[0m\n\u{1b}[1m@@ -1,2 +1 @@\u{1b}[0m\n\
+             \u{1b}[31m-configuration  x {{\u{1b}[0m\n\u{1b}[31m-}}\u{1b}[0m\n\u{1b}[32m+configuration x {{ }}\u{1b}[0m\n"
+        )
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
