@@ -238,3 +238,52 @@ pub fn registry_json(toml: &str) -> String {
     out.push_str("]}\n");
     out
 }
+
+/// A bench's subject: `generate(tools, 10, 42)`, its model and its loaded
+/// table; decisions are timed for configuration `config0`, a non-admin user
+/// and MCP consumer `k0` ([`Subject::context`], [`Subject::reference`]).
+pub struct Subject {
+    pub w: Workload,
+    pub m: toolgate_compiler::model::Model,
+    pub table: toolgate_runtime::Table,
+}
+
+impl Subject {
+    pub fn new(tools: usize) -> Subject {
+        let w = generate(tools, 10, 42);
+        let m = toolgate_tests::model(&w.registry, &[&w.policy]);
+        let table = toolgate_runtime::Table::load(&toolgate_compiler::lower::compile(&m))
+            .expect("a generated table loads");
+        Subject { w, m, table }
+    }
+
+    /// The timed context.
+    pub fn context(&self) -> toolgate_runtime::Context<'_> {
+        self.table
+            .context(&self.w.configurations[0])
+            .expect("config0")
+            .role(toolgate_runtime::Role::User)
+            .consumer(Some("k0"))
+    }
+
+    /// The same context for the naive reference interpreter.
+    pub fn reference(&self) -> toolgate_tests::RefCtx {
+        toolgate_tests::RefCtx {
+            config: self.w.configurations[0].clone(),
+            role: toolgate_runtime::Role::User,
+            consumer: Some("k0".into()),
+            enforcement: None,
+            run: None,
+        }
+    }
+}
+
+/// The benches' walk through `n` tools: a stride of 7919, which defeats the
+/// cache on purpose. Each call gives the next index.
+pub fn stride(n: usize) -> impl FnMut() -> usize {
+    let mut i = 0usize;
+    move || {
+        i = (i + 7919) % n;
+        i
+    }
+}
