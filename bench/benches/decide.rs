@@ -1,56 +1,40 @@
 //! One decision, the offered set and the unavailable list: the compiled table
 //! side by side with the naive reference interpreter, in the same run.
+//! `TOOLGATE_SIZES=1000,10000` limits the tool counts.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
-use toolgate_compiler::lower;
-use toolgate_runtime::{Role, Table};
-use toolgate_tests::{model, reference_decide, reference_unavailable, RefCtx};
+use toolgate_bench::{stride, Subject};
+use toolgate_tests::{reference_decide, reference_unavailable};
 
 fn bench(c: &mut Criterion) {
-    for &n in &[100usize, 1_000, 10_000] {
-        let w = toolgate_bench::generate(n, 10, 42);
-        let m = model(&w.registry, &[&w.policy]);
-        let table = Table::load(&lower::compile(&m)).unwrap();
-        let cfg = &w.configurations[0];
-        let ctx = table
-            .context(cfg)
-            .unwrap()
-            .role(Role::User)
-            .consumer(Some("k0"));
-        let rctx = RefCtx {
-            config: cfg.clone(),
-            role: Role::User,
-            consumer: Some("k0".into()),
-            enforcement: None,
-            run: None,
-        };
+    for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {
+        let s = Subject::new(n);
+        let (ctx, rctx, names) = (s.context(), s.reference(), &s.w.tool_names);
         let ids: Vec<u32> = (0..n as u32).collect();
 
         let mut g = c.benchmark_group("decide");
         g.bench_with_input(BenchmarkId::new("table_by_id", n), &n, |b, _| {
-            let mut i = 0usize;
-            b.iter(|| {
-                i = (i + 7919) % n;
-                black_box(ctx.decide_id(black_box(ids[i])))
-            })
+            let mut next = stride(n);
+            b.iter(|| black_box(ctx.decide_id(black_box(ids[next()]))))
         });
         g.bench_with_input(BenchmarkId::new("table_by_name", n), &n, |b, _| {
-            let mut i = 0usize;
-            b.iter(|| {
-                i = (i + 7919) % n;
-                black_box(ctx.decide(black_box(&w.tool_names[i])))
-            })
+            let mut next = stride(n);
+            b.iter(|| black_box(ctx.decide(black_box(&names[next()]))))
         });
-        g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-            let mut i = 0usize;
-            b.iter(|| {
-                i = (i + 7919) % n;
-                black_box(reference_decide(&m, &rctx, black_box(&w.tool_names[i])))
-            })
-        });
+        if n <= 10_000 {
+            g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+                let mut next = stride(n);
+                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(&names[next()]))))
+            });
+        }
         g.finish();
 
+        // The list's length, so that the cost per entry can be read off.
+        eprintln!(
+            "unavailable at {n} tools: {} entries",
+            ctx.unavailable_ids().len()
+        );
         let mut g = c.benchmark_group("unavailable");
         g.bench_with_input(BenchmarkId::new("table", n), &n, |b, _| {
             b.iter(|| black_box(ctx.unavailable()))
@@ -60,7 +44,7 @@ fn bench(c: &mut Criterion) {
         });
         if n <= 1_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-                b.iter(|| black_box(reference_unavailable(&m, &rctx)))
+                b.iter(|| black_box(reference_unavailable(&s.m, &rctx)))
             });
         }
         g.finish();

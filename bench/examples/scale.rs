@@ -1,9 +1,16 @@
 //! One-shot timings of every stage at a given size, with peak memory:
-//! `cargo run --release -p toolgate-bench --example scale -- TOOLS CONFIGS`.
+//! `cargo run --release -p toolgate-bench --example scale -- TOOLS CONFIGS [STAGE]`.
+//!
+//! Without STAGE: generate, parse+validate, lower+encode, load, decide,
+//! unavailable, diff in one process (peak RSS at the end). With STAGE
+//! (`registry-toml`, `registry-json`): only that registry parse, so that the
+//! process's peak RSS is the parse's, next to the file's size.
 
+use std::hint::black_box;
 use std::time::Instant;
-use toolgate_compiler::{lower, project::Project};
-use toolgate_runtime::Table;
+use toolgate_compiler::source::FileId;
+use toolgate_compiler::{lower, project::Project, registry};
+use toolgate_runtime::{Role, Table};
 
 fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -17,37 +24,65 @@ fn peak_rss_mib() -> f64 {
         .unwrap_or(0.0)
 }
 
-fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let (tools, configs) = (
-        args.first().copied().unwrap_or(100_000),
-        args.get(1).copied().unwrap_or(1_000),
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// One registry parse in this process: its time, the file's size and the
+/// process's peak RSS (the workload's own text included).
+fn registry_only(text: &str, is_json: bool) {
+    let base = peak_rss_mib();
+    let t = Instant::now();
+    let (reg, problems) = registry::load(FileId(0), text, is_json);
+    let took = ms(t);
+    let size = text.len() as f64 / (1024.0 * 1024.0);
+    let peak = peak_rss_mib();
+    println!(
+        "registry {} {:>8.1} ms  ({} tools, {} problems; file {size:.1} MiB; peak RSS {peak:.1} MiB, {:.1} MiB before the parse: {:.1}x the file)",
+        if is_json { "json" } else { "toml" },
+        took,
+        reg.tools.len(),
+        problems.len(),
+        base,
+        (peak - base) / size
     );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, d: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
+    let (tools, configs) = (num(0, 100_000), num(1, 1_000));
     let t = Instant::now();
     let w = toolgate_bench::generate(tools, configs, 42);
     println!(
         "generate        {:>8.1} ms  (registry {} KiB, policy {} KiB)",
-        t.elapsed().as_secs_f64() * 1e3,
+        ms(t),
         w.registry.len() / 1024,
         w.policy.len() / 1024
     );
+    match args.get(2).map(String::as_str) {
+        Some("registry-toml") => return registry_only(&w.registry, false),
+        Some("registry-json") => {
+            let json = toolgate_bench::registry_json(&w.registry);
+            drop(w);
+            return registry_only(&json, true);
+        }
+        _ => {}
+    }
     let t = Instant::now();
     let checked =
         Project::from_texts(("registry.toml", &w.registry), &[("policy.tg", &w.policy)]).check();
     let model = checked.model.expect("generated workload compiles");
     println!(
         "parse+validate  {:>8.1} ms  ({} warnings)",
-        t.elapsed().as_secs_f64() * 1e3,
+        ms(t),
         checked.problems.len()
     );
     let t = Instant::now();
     let bytes = lower::compile(&model);
     println!(
         "lower+encode    {:>8.1} ms  ({} KiB table)",
-        t.elapsed().as_secs_f64() * 1e3,
+        ms(t),
         bytes.len() / 1024
     );
     drop(model);
@@ -56,23 +91,34 @@ fn main() {
     }
     let t = Instant::now();
     let table = Table::load(&bytes).unwrap();
+    println!("table load      {:>8.1} ms", ms(t));
+    let ctx = table
+        .context(&w.configurations[0])
+        .unwrap()
+        .role(Role::User)
+        .consumer(Some("k0"));
+    // 100k decisions by name with the benches' stride (a one-shot mean).
+    let n = w.tool_names.len();
+    let t = Instant::now();
+    let mut i = 0usize;
+    let mut allowed = 0usize;
+    for _ in 0..100_000 {
+        i = (i + 7919) % n;
+        allowed += usize::from(black_box(ctx.decide(black_box(&w.tool_names[i]))).allowed);
+    }
     println!(
-        "table load      {:>8.1} ms",
-        t.elapsed().as_secs_f64() * 1e3
+        "decide by name  {:>8.1} ns  (mean of 100,000; {allowed} allowed)",
+        ms(t) * 1e6 / 100_000.0
     );
-    let ctx = table.context(&w.configurations[0]).unwrap();
     let t = Instant::now();
     let n = ctx.unavailable().len();
-    println!(
-        "unavailable     {:>8.3} ms  ({n} refused)",
-        t.elapsed().as_secs_f64() * 1e3
-    );
+    println!("unavailable     {:>8.3} ms  ({n} refused)", ms(t));
     if std::env::var("TOOLGATE_SKIP_DIFF").is_err() {
         let t = Instant::now();
         let d = toolgate_compiler::diff::diff(&table, &table);
         println!(
             "diff (self)     {:>8.1} ms  ({} decisions)",
-            t.elapsed().as_secs_f64() * 1e3,
+            ms(t),
             d.summary.decisions
         );
     }

@@ -89,11 +89,17 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
             tool_groups.push(format!("group{g}"));
         }
     }
+    // Groups in order of first appearance, and each group's tools ascending
+    // (looked up per configuration: a scan of every tool per configuration
+    // was a billion steps at a million tools × 1k configurations).
     let mut all_groups: Vec<String> = Vec::new();
-    for g in &tool_groups {
-        if !all_groups.contains(g) {
+    let mut members: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, g) in tool_groups.iter().enumerate() {
+        let m = members.entry(g.as_str()).or_default();
+        if m.is_empty() {
             all_groups.push(g.clone());
         }
+        m.push(i);
     }
     let mut p = String::with_capacity(configs * 200 + groups * 40);
     p.push_str("enforcement observe\n");
@@ -146,9 +152,12 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
         // administrator excludes from what a configuration has).
         let candidates: Vec<usize> = match &chosen {
             None => (0..tools).collect(),
-            Some(gs) => (0..tools)
-                .filter(|&i| gs.contains(tool_groups[i].as_str()))
-                .collect(),
+            Some(gs) => {
+                let mut c: Vec<usize> =
+                    gs.iter().flat_map(|g| members[g].iter().copied()).collect();
+                c.sort_unstable();
+                c
+            }
         };
         let ex: std::collections::BTreeSet<&str> = if candidates.is_empty() {
             Default::default()
@@ -185,3 +194,96 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
 
 #[cfg(feature = "cedar")]
 pub mod cedar;
+
+/// The tool counts a bench runs: `TOOLGATE_SIZES=1000,1000000` (commas),
+/// else `default`. Keeps a run on a shared machine short.
+pub fn sizes(default: &[usize]) -> Vec<usize> {
+    std::env::var("TOOLGATE_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// The same registry as JSON (`{"tool": [...]}`), from the generator's TOML
+/// (one `key = value` a line, strings and booleans only).
+pub fn registry_json(toml: &str) -> String {
+    let mut out = String::with_capacity(toml.len() + toml.len() / 4);
+    out.push_str("{\"tool\": [");
+    let mut first_tool = true;
+    let mut first_key = true;
+    for line in toml.lines() {
+        if line == "[[tool]]" {
+            if !first_tool {
+                out.push('}');
+                out.push(',');
+            }
+            out.push('{');
+            first_tool = false;
+            first_key = true;
+        } else if let Some((k, v)) = line.split_once(" = ") {
+            if !first_key {
+                out.push(',');
+            }
+            first_key = false;
+            out.push('"');
+            out.push_str(k);
+            out.push_str("\":");
+            out.push_str(v);
+        }
+    }
+    if !first_tool {
+        out.push('}');
+    }
+    out.push_str("]}\n");
+    out
+}
+
+/// A bench's subject: `generate(tools, 10, 42)`, its model and its loaded
+/// table; decisions are timed for configuration `config0`, a non-admin user
+/// and MCP consumer `k0` ([`Subject::context`], [`Subject::reference`]).
+pub struct Subject {
+    pub w: Workload,
+    pub m: toolgate_compiler::model::Model,
+    pub table: toolgate_runtime::Table,
+}
+
+impl Subject {
+    pub fn new(tools: usize) -> Subject {
+        let w = generate(tools, 10, 42);
+        let m = toolgate_tests::model(&w.registry, &[&w.policy]);
+        let table = toolgate_runtime::Table::load(&toolgate_compiler::lower::compile(&m))
+            .expect("a generated table loads");
+        Subject { w, m, table }
+    }
+
+    /// The timed context.
+    pub fn context(&self) -> toolgate_runtime::Context<'_> {
+        self.table
+            .context(&self.w.configurations[0])
+            .expect("config0")
+            .role(toolgate_runtime::Role::User)
+            .consumer(Some("k0"))
+    }
+
+    /// The same context for the naive reference interpreter.
+    pub fn reference(&self) -> toolgate_tests::RefCtx {
+        toolgate_tests::RefCtx {
+            config: self.w.configurations[0].clone(),
+            role: toolgate_runtime::Role::User,
+            consumer: Some("k0".into()),
+            enforcement: None,
+            run: None,
+        }
+    }
+}
+
+/// The benches' walk through `n` tools: a stride of 7919, which defeats the
+/// cache on purpose. Each call gives the next index.
+pub fn stride(n: usize) -> impl FnMut() -> usize {
+    let mut i = 0usize;
+    move || {
+        i = (i + 7919) % n;
+        i
+    }
+}

@@ -91,7 +91,15 @@ impl Iterator for BitIter {
         self.word &= self.word - 1;
         Some(self.base + t)
     }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.word.count_ones() as usize;
+        (n, Some(n))
+    }
 }
+
+impl ExactSizeIterator for BitIter {}
 
 #[cfg(test)]
 mod tests {

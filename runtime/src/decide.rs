@@ -402,7 +402,13 @@ impl<'t> Context<'t> {
         't: 'n,
     {
         match self.table.tool_id(tool) {
-            Some(i) => self.decision_for(i as usize),
+            Some(i) => {
+                // The name is the caller's: only the gate words and the class
+                // byte are read, not the tool's spec.
+                let (reason, above) = self.first_refusal(i as usize);
+                let class = self.table.class_of[i as usize];
+                self.decision(tool, reason, above, u32::from(class))
+            }
             None => not_registered(tool),
         }
     }

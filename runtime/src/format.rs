@@ -7,7 +7,7 @@ use sha2::{Digest as _, Sha256};
 use crate::spec::*;
 
 pub const MAGIC: &[u8; 8] = b"TGTABLE\0";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// magic, version, payload length, digest, crc.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32 + 4;
 
@@ -173,6 +173,11 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
     w.u8(spec.remote_visibility as u8);
     w.u8(spec.unprofiled as u8);
     w.str(&spec.skill_loader);
+    // The name hash (docs/table-format.md). Names that are not distinct have
+    // none: the loader refuses such a table as corrupt either way.
+    let names = crate::phf::build(spec.tools.iter().map(|t| t.name.as_str())).unwrap_or_default();
+    w.u64(names.seed);
+    w.list(&names.pilots, |w, p| w.u32(*p));
     w.buf
 }
 
@@ -304,6 +309,12 @@ pub fn split_signature(bytes: &[u8]) -> Result<(&[u8], Option<SignatureBlock>), 
 /// the digest from the header. A signature block, if any, is checked for
 /// its framing only: verifying it is [`crate::Table::load_verified`]'s job.
 pub fn decode(bytes: &[u8]) -> Result<(TableSpec, [u8; 32]), LoadError> {
+    decode_parts(bytes).map(|(spec, digest, _)| (spec, digest))
+}
+
+/// [`decode`], and the stored name hash (not yet checked against the names:
+/// [`crate::Table::load`] does that).
+pub fn decode_parts(bytes: &[u8]) -> Result<(TableSpec, [u8; 32], crate::phf::Pilots), LoadError> {
     let (bytes, _signature) = split_signature(bytes)?;
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(LoadError::NotATable);
@@ -363,12 +374,13 @@ pub fn decode(bytes: &[u8]) -> Result<(TableSpec, [u8; 32]), LoadError> {
         pos: 0,
     };
     let spec = r.spec().map_err(LoadError::Corrupt)?;
+    let names = r.name_hash().map_err(LoadError::Corrupt)?;
     if r.pos != payload.len() {
         return Err(LoadError::Corrupt(
             "bytes left after the last section".into(),
         ));
     }
-    Ok((spec, digest))
+    Ok((spec, digest, names))
 }
 
 struct Writer {
@@ -386,6 +398,9 @@ impl Writer {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
     fn i64(&mut self, v: i64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
     fn str(&mut self, s: &str) {
@@ -470,6 +485,15 @@ impl<'a> Reader<'a> {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(i64::from_le_bytes(a))
+    }
+    fn u64(&mut self) -> R<u64> {
+        Ok(self.i64()? as u64)
+    }
+    fn name_hash(&mut self) -> R<crate::phf::Pilots> {
+        Ok(crate::phf::Pilots {
+            seed: self.u64()?,
+            pilots: self.list(4, |r| r.u32())?,
+        })
     }
     fn str(&mut self) -> R<String> {
         let n = self.u32()? as usize;

@@ -23,6 +23,7 @@ mod load_code;
 pub mod log;
 pub mod names;
 pub mod pattern;
+pub mod phf;
 pub mod reason;
 pub mod refusal;
 pub mod reload;

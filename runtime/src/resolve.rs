@@ -58,8 +58,18 @@ impl<'t> Context<'t> {
     /// are not refusals (those tools are offered). Remote tools are listed
     /// only where the visibility rule lets this user see their names.
     pub fn unavailable(&self) -> Vec<Unavailable<'t>> {
+        let tools = &self.table.spec.tools;
         let mut out = Vec::with_capacity(self.unavailable_count());
-        self.for_each_unavailable(|tool, reason| out.push(Unavailable { tool, reason }));
+        let blank = Unavailable {
+            tool: "",
+            reason: Reason::NotRegistered,
+        };
+        self.for_each_listed(false, |w| {
+            w.fill(&mut out, blank, |i, reason| Unavailable {
+                tool: tools[i].name.as_str(),
+                reason,
+            })
+        });
         out
     }
 
@@ -89,7 +99,9 @@ impl<'t> Context<'t> {
     pub fn unavailable_ids(&self) -> Vec<(u32, Reason)> {
         // At most one entry per tool: one allocation, no counting pass.
         let mut out = Vec::with_capacity(self.table.tool_count());
-        self.for_each_unavailable_id(|i, r| out.push((i, r)));
+        self.for_each_listed(false, |w| {
+            w.fill(&mut out, (0, Reason::NotRegistered), |i, r| (i as u32, r))
+        });
         out
     }
 
@@ -100,35 +112,23 @@ impl<'t> Context<'t> {
     }
 
     /// [`Context::for_each_unavailable`] by tool index.
-    pub fn for_each_unavailable_id(&self, f: impl FnMut(u32, Reason)) {
-        self.for_each_listed(false, f)
+    pub fn for_each_unavailable_id(&self, mut f: impl FnMut(u32, Reason)) {
+        self.for_each_listed(false, |w| w.entries().for_each(|(i, r)| f(i as u32, r)))
     }
 
     /// Every refused tool by index, hidden names included: for hosts only.
-    pub fn for_each_refused_id(&self, f: impl FnMut(u32, Reason)) {
-        self.for_each_listed(true, f)
+    pub fn for_each_refused_id(&self, mut f: impl FnMut(u32, Reason)) {
+        self.for_each_listed(true, |w| w.entries().for_each(|(i, r)| f(i as u32, r)))
     }
 
-    fn for_each_listed(&self, all: bool, mut f: impl FnMut(u32, Reason)) {
+    /// Each 64-tool word that lists some tool, with the first refusing gate
+    /// of each of its bits.
+    fn for_each_listed(&self, all: bool, mut f: impl FnMut(&ListedWord)) {
         let t = self.table;
         for w in 0..t.tool_count().div_ceil(64) {
             let (m, refused) = self.listed_word(w, all);
-            if refused == 0 {
-                continue;
-            }
-            // The first refusing gate of each bit: give each gate the bits no
-            // earlier gate took, then read the reasons back in bit order.
-            let mut reason = [Reason::NotRegistered; 64];
-            let mut left = refused;
-            for g in GATE_ORDER {
-                let mine = m[g.rank()] & left;
-                left &= !mine;
-                for b in Self::bits(mine, 0) {
-                    reason[b] = g;
-                }
-            }
-            for i in Self::bits(refused, w) {
-                f(i as u32, reason[i % 64]);
+            if refused != 0 {
+                f(&ListedWord::new(&m, refused, w));
             }
         }
     }
@@ -156,6 +156,79 @@ impl<'t> Context<'t> {
     /// The unavailable list as a system-prompt section.
     pub fn unavailable_prompt(&self) -> String {
         render_prompt(self.unavailable().iter().map(|u| (u.tool, u.reason.code())))
+    }
+}
+
+/// The listed tools of one 64-tool word and their first refusing gates.
+/// The gate of each bit is kept bit-sliced (three masks hold the bits of
+/// its rank), so reading it back is shifts, not a branch per gate or per
+/// tool; a word whose every listed tool one gate refuses (a whole group
+/// outside the configuration, say) stops after that gate.
+struct ListedWord {
+    listed: u64,
+    base: usize,
+    rank_bits: [u64; 3],
+}
+
+/// [`GATE_ORDER`] by rank, padded to eight so a 3-bit rank needs no bounds check.
+const BY_RANK: [Reason; 8] = {
+    let mut t = [Reason::NotRegistered; 8];
+    let mut i = 0;
+    while i < GATE_ORDER.len() {
+        t[i] = GATE_ORDER[i];
+        i += 1;
+    }
+    t
+};
+
+impl ListedWord {
+    #[inline]
+    fn new(m: &GateMasks, listed: u64, w: usize) -> ListedWord {
+        let mut rank_bits = [0u64; 3];
+        let mut left = listed;
+        for g in GATE_ORDER {
+            let mine = m[g.rank()] & left;
+            for (k, r) in rank_bits.iter_mut().enumerate() {
+                if g.rank() >> k & 1 == 1 {
+                    *r |= mine;
+                }
+            }
+            left &= !mine;
+            if left == 0 {
+                break;
+            }
+        }
+        ListedWord {
+            listed,
+            base: w * 64,
+            rank_bits,
+        }
+    }
+
+    /// (tool index, reason) of every listed tool, ascending.
+    #[inline]
+    fn entries(&self) -> impl ExactSizeIterator<Item = (usize, Reason)> + '_ {
+        let bits = crate::bits::BitIter {
+            word: self.listed,
+            base: 0,
+        };
+        let [r0, r1, r2] = self.rank_bits;
+        let base = self.base;
+        bits.map(move |b| {
+            let rank = (r0 >> b & 1) | (r1 >> b & 1) << 1 | (r2 >> b & 1) << 2;
+            (base + b, BY_RANK[rank as usize])
+        })
+    }
+
+    /// Append the entries to `out`, made by `make`: the word's room is made
+    /// once, then written without a capacity check per entry.
+    #[inline]
+    fn fill<T: Copy>(&self, out: &mut Vec<T>, blank: T, make: impl Fn(usize, Reason) -> T) {
+        let start = out.len();
+        out.resize(start + self.listed.count_ones() as usize, blank);
+        for (slot, (i, r)) in out[start..].iter_mut().zip(self.entries()) {
+            *slot = make(i, r);
+        }
     }
 }
 

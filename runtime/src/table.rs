@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::bits::BitSet;
 use crate::format::{self, LoadError};
+use crate::phf::{HashError, NameHash, Pilots};
 use crate::spec::*;
 
 /// Most data classes a table may have (ranks fit the per-class bit sets).
@@ -23,6 +24,9 @@ pub struct Table {
     pub(crate) enabled: BitSet,
     pub(crate) admin_only: BitSet,
     pub(crate) remote: BitSet,
+    /// Each tool's class rank, one byte a tool (ranks are below
+    /// [`MAX_CLASSES`]): a decision by name reads this, not the tool's spec.
+    pub(crate) class_of: Vec<u8>,
     /// `above[c]`: tools whose class rank is above `c`.
     pub(crate) above: Vec<BitSet>,
     pub(crate) configs: Vec<ConfigRow>,
@@ -47,51 +51,53 @@ fn corrupt(m: impl Into<String>) -> LoadError {
     LoadError::Corrupt(m.into())
 }
 
-/// Tool name -> index without a second copy of every name: a map from the
-/// name's 64-bit hash to its index (the name itself is compared in the
-/// spec), and a small map for the names whose hash an earlier name took.
+/// Tool name -> index: the table's minimal perfect hash gives the one
+/// candidate, and the name is compared ([`crate::phf`]).
 #[derive(Debug, Clone)]
-pub(crate) struct NameIndex {
-    by_hash: HashMap<u64, u32>,
-    collided: HashMap<String, u32>,
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    h.write(name.as_bytes());
-    h.finish()
-}
+pub(crate) struct NameIndex(NameHash);
 
 impl NameIndex {
-    fn new(spec: &TableSpec) -> Result<NameIndex, LoadError> {
-        let mut by_hash = HashMap::with_capacity_and_hasher(spec.tools.len(), Default::default());
-        let mut collided: HashMap<String, u32> = HashMap::default();
-        for (i, t) in spec.tools.iter().enumerate() {
-            match by_hash.entry(name_hash(&t.name)) {
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(i as u32);
-                }
-                std::collections::hash_map::Entry::Occupied(o) => {
-                    if spec.tools[*o.get() as usize].name == t.name
-                        || collided.insert(t.name.clone(), i as u32).is_some()
-                    {
-                        return Err(corrupt(format!("tool `{}` appears twice", t.name)));
-                    }
-                }
-            }
+    /// Check stored pilots against the spec's names.
+    fn new(spec: &TableSpec, pilots: Pilots) -> Result<NameIndex, LoadError> {
+        let names = || spec.tools.iter().map(|t| t.name.as_str());
+        match NameHash::check(pilots, names()) {
+            Ok(h) => Ok(NameIndex(h)),
+            Err(HashError::Duplicate(_, i)) => Err(twice(&spec.tools[i].name)),
+            // Pilots of names that are not distinct are not stored at all:
+            // name the duplicate when there is one.
+            Err(HashError::NotPerfect) => Err(match duplicate(names()) {
+                Some(name) => twice(name),
+                None => corrupt("the name hash does not give every tool a slot of its own"),
+            }),
         }
-        Ok(NameIndex { by_hash, collided })
+    }
+
+    /// Build the pilots for the spec's names (the in-memory path).
+    fn build(spec: &TableSpec) -> Result<NameIndex, LoadError> {
+        let names = || spec.tools.iter().map(|t| t.name.as_str());
+        match crate::phf::build(names()) {
+            Some(p) => NameIndex::new(spec, p),
+            None => Err(match duplicate(names()) {
+                Some(name) => twice(name),
+                None => corrupt("no name hash places these tool names"),
+            }),
+        }
     }
 
     #[inline]
     fn get(&self, spec: &TableSpec, name: &str) -> Option<u32> {
-        match self.by_hash.get(&name_hash(name)) {
-            Some(&i) if spec.tools[i as usize].name == name => Some(i),
-            _ if self.collided.is_empty() => None,
-            _ => self.collided.get(name).copied(),
-        }
+        self.0.get(name, |i| spec.tools[i as usize].name.as_str())
     }
+}
+
+fn twice(name: &str) -> LoadError {
+    corrupt(format!("tool `{name}` appears twice"))
+}
+
+/// The first name seen twice (error paths only).
+fn duplicate<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    names.into_iter().find(|n| !seen.insert(*n))
 }
 
 fn index_of<'a>(
@@ -110,8 +116,10 @@ fn index_of<'a>(
 impl Table {
     /// Load a compiled table file. Fails closed on any doubt.
     pub fn load(bytes: &[u8]) -> Result<Table, LoadError> {
-        let (spec, digest) = format::decode(bytes)?;
-        Table::from_spec(spec, digest)
+        let (spec, digest, pilots) = format::decode_parts(bytes)?;
+        check_ranks(&spec)?;
+        let names = NameIndex::new(&spec, pilots)?;
+        Table::from_parts(spec, digest, names)
     }
 
     /// Load a table file that must be signed by one of `keys`: unsigned,
@@ -129,7 +137,15 @@ impl Table {
     /// Build from a spec (the compiler's in-memory path; `load` ends here too).
     pub fn from_spec(spec: TableSpec, digest: [u8; 32]) -> Result<Table, LoadError> {
         check_ranks(&spec)?;
-        let tool_index = NameIndex::new(&spec)?;
+        let names = NameIndex::build(&spec)?;
+        Table::from_parts(spec, digest, names)
+    }
+
+    fn from_parts(
+        spec: TableSpec,
+        digest: [u8; 32],
+        tool_index: NameIndex,
+    ) -> Result<Table, LoadError> {
         let group_index = index_of(spec.groups.iter().map(|g| g.name.as_str()), "group")?;
         let config_index = index_of(
             spec.configurations.iter().map(|c| c.name.as_str()),
@@ -148,6 +164,8 @@ impl Table {
         {
             return Err(corrupt("a consumer's profile is out of range"));
         }
+        // check_ranks and ToolSets bound every class below MAX_CLASSES.
+        let class_of = spec.tools.iter().map(|t| t.class as u8).collect();
         Ok(Table {
             spec,
             digest,
@@ -159,6 +177,7 @@ impl Table {
             enabled: sets.enabled,
             admin_only: sets.admin_only,
             remote: sets.remote,
+            class_of,
             above: sets.above,
             configs,
             profiles,
