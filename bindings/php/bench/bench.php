@@ -5,6 +5,11 @@ declare(strict_types=1);
 // The PHP half of BENCHMARKS.md "Hosts: C ABI and PHP FFI": a decision and the
 // unavailable list through FFI, beside the plain PHP gate on the same policy.
 // Run by bench/run.sh after the Rust half wrote the table.
+//
+//   php bench.php [TABLE]          the labelled rows of BENCHMARKS.md (bench/run.sh)
+//   php bench.php TABLE --rows N   the ROW lines of bench/scripts/hosts.sh: first
+//                                  checks every decision and the list against the
+//                                  runtime's answers (TABLE's .tools.tsv twin)
 
 require __DIR__ . '/../tests/bootstrap.php';
 
@@ -13,7 +18,9 @@ use Toolgate\Native;
 use Toolgate\Role;
 use Toolgate\Table;
 
-$table = Table::fromFile($argv[1] ?? '/tmp/toolgate-ffi-bench.tgt');
+$tablePath = $argv[1] ?? '/tmp/toolgate-ffi-bench.tgt';
+$rows = ($argv[2] ?? null) === '--rows' ? (int) ($argv[3] ?? 0) : null;
+$table = Table::fromFile($tablePath);
 $ctx = $table->context('config0', Role::User, 'k0');
 $n = $table->toolCount();
 $names = [];
@@ -44,6 +51,9 @@ if ($ctx->unavailableMap() !== array_column($want, 'reason', 'tool')) {
     fwrite(STDERR, "unavailableMap disagrees\n");
     exit(1);
 }
+if ($rows !== null) {
+    hostRows($tablePath, $rows, $ctx, $plain, $names, $want);
+}
 printf("meta\ttools\t%d\tunavailable\t%d\n", $n, count($want));
 
 bench('decide by name (FFI, Decision object)', 500_000, fn (int $i) => $ctx->decide($names[($i * 7919) % $n]));
@@ -62,3 +72,89 @@ bench('unavailable list (FFI, arrays)', 5_000, fn () => $ctx->unavailableArray()
 bench('unavailable list (FFI, Unavailable objects)', 5_000, fn () => $ctx->unavailable());
 bench('unavailable prompt (FFI)', 5_000, fn () => $ctx->unavailablePrompt());
 bench('unavailable list (plain PHP gate)', 500, fn () => $plain->unavailable('config0', 'user', 'k0', null, null));
+
+/**
+ * bench/scripts/hosts.sh: agreement with the runtime's answers, then one ROW
+ * line per figure, each the median of the timed repetitions after a warm-up
+ * one; decisions walk the names in stride order (HOSTS_QUICK=1: short loops).
+ *
+ * @param list<string> $names registry order
+ * @param list<array{tool:string,reason:string}> $want the table's list
+ */
+function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $plain, array $names, array $want): never
+{
+    $fail = static function (string $what): never {
+        fwrite(STDERR, "bench.php: $what\n");
+        exit(1);
+    };
+    $tsv = preg_replace('/\\.tgt$/', '.tools.tsv', $tablePath);
+    $lines = file($tsv, FILE_IGNORE_NEW_LINES);
+    if ($lines === false || count($lines) !== $n || count($names) !== $n) {
+        $fail("$tsv: not $n tools, or the table does not hold $n");
+    }
+    $listed = [];
+    foreach ($lines as $i => $line) {
+        [$name, $allowed, $reason, $onList] = explode("\t", $line) + [null, null, null, null];
+        $expect = [$allowed === '1', $reason === '-' ? null : $reason];
+        $d = $ctx->decide($name);
+        if ($name !== $names[$i] || [$d->allowed, $d->reason?->value] !== $expect) {
+            $fail("$name: FFI decides " . json_encode([$d->allowed, $d->reason?->value]) . ', the runtime ' . json_encode($expect));
+        }
+        if (array_slice($plain->decide($name, 'config0', 'user', 'k0', null, null), 0, 2) !== $expect) {
+            $fail("$name: the plain PHP gate disagrees with the runtime");
+        }
+        if ($onList === '1') {
+            $listed[$name] = $reason;
+        }
+    }
+    if ($ctx->unavailableMap() !== $listed || array_column($want, 'reason', 'tool') !== $listed) {
+        $fail('the unavailable list differs from the runtime\'s');
+    }
+
+    $quick = !in_array(getenv('HOSTS_QUICK') ?: '0', ['', '0'], true);
+    $reps = $quick ? 5 : 7;
+    $iters = static fn (int $full): int => max(1, $quick ? intdiv($full, 20) : $full);
+    $seq = [];
+    for ($k = 0; $k < $n; $k++) {
+        $seq[] = $names[($k * 7919) % $n];
+    }
+    $row = static function (string $path, string $op, int $ops, callable $f) use ($n, $reps): void {
+        $f();
+        $runs = [];
+        for ($r = 0; $r < $reps; $r++) {
+            $t = hrtime(true);
+            $f();
+            $runs[] = (hrtime(true) - $t) / $ops;
+        }
+        sort($runs);
+        printf("ROW path=%s op=%s n=%d ns=%.1f iters=%d reps=%d\n", $path, $op, $n, $runs[intdiv($reps, 2)], $ops, $reps);
+    };
+    $passes = intdiv($iters(200_000) + $n - 1, $n);
+    $row('php', 'decide', $passes * $n, static function () use ($ctx, $seq, $passes): void {
+        for ($p = 0; $p < $passes; $p++) {
+            foreach ($seq as $x) {
+                $ctx->decide($x);
+            }
+        }
+    });
+    $k = $iters(intdiv(2_000_000, $n));
+    $row('php', 'unavailable', $k, static function () use ($ctx, $k): void {
+        for ($i = 0; $i < $k; $i++) {
+            $ctx->unavailableMap();
+        }
+    });
+    $row('plain-php', 'decide', $passes * $n, static function () use ($plain, $seq, $passes): void {
+        for ($p = 0; $p < $passes; $p++) {
+            foreach ($seq as $x) {
+                $plain->decide($x, 'config0', 'user', 'k0', null, null);
+            }
+        }
+    });
+    $k = $iters(max(5, intdiv(50_000, $n)));
+    $row('plain-php', 'unavailable', $k, static function () use ($plain, $k): void {
+        for ($i = 0; $i < $k; $i++) {
+            $plain->unavailable('config0', 'user', 'k0', null, null);
+        }
+    });
+    exit(0);
+}
