@@ -9,19 +9,18 @@ runtime before timing (exit 1 on any difference), then prints ROW lines.
 
 from __future__ import annotations
 
-import gc
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings/python/tests"))
+sys.path.insert(0, str(ROOT / "bindings/python/bench"))
 
 import toolgate  # noqa: E402
 from plain_gate import PlainGate  # noqa: E402
+from timing import best_ns  # noqa: E402
 
 QUICK = os.environ.get("HOSTS_QUICK", "") not in ("", "0")
 REPS = 5 if QUICK else 7
@@ -30,19 +29,6 @@ ARGS = ("config0", "user", "k0", None, None)
 
 def iters(full: int) -> int:
     return max(1, full // 20 if QUICK else full)
-
-
-def median_ns(f: Callable[[], Any], ops: int) -> float:
-    """One warm-up call of f, then the median of REPS timed calls, ns per op."""
-    f()
-    runs = []
-    for _ in range(REPS):
-        gc.disable()
-        t0 = time.perf_counter_ns()
-        f()
-        runs.append((time.perf_counter_ns() - t0) / ops)
-        gc.enable()
-    return statistics.median(runs)
 
 
 def row(path: str, op: str, n: int, ns: float, count: int) -> None:
@@ -103,13 +89,13 @@ def main() -> None:
         return g
 
     passes = -(-iters(200_000) // n)
-    row("python", "decide", n, median_ns(timed_decide(passes), passes * n), passes * n)
+    row("python", "decide", n, best_ns(timed_decide(passes), passes * n, REPS), passes * n)
     k = iters(2_000_000 // n)
-    row("python", "unavailable", n, median_ns(timed_list(k, ctx.unavailable), k), k)
+    row("python", "unavailable", n, best_ns(timed_list(k, ctx.unavailable), k, REPS), k)
     passes = -(-iters(50_000) // n)
-    row("plain-python", "decide", n, median_ns(timed_plain(passes), passes * n), passes * n)
+    row("plain-python", "decide", n, best_ns(timed_plain(passes), passes * n, REPS), passes * n)
     k = iters(max(5, 20_000 // n))
-    row("plain-python", "unavailable", n, median_ns(timed_list(k, lambda: gate.unavailable(*ARGS)), k), k)
+    row("plain-python", "unavailable", n, best_ns(timed_list(k, lambda: gate.unavailable(*ARGS)), k, REPS), k)
 
 
 if __name__ == "__main__":

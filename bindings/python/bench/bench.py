@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -31,22 +30,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import toolgate  # noqa: E402
 from conftest import _toolgate_bin  # noqa: E402
 from plain_gate import PlainGate  # noqa: E402
+from timing import best_ns  # noqa: E402
 from workload import write_project  # noqa: E402
 
 ARGS = ("config0", "user", "k0", None, None)
-
-
-def best_ns(f: Callable[[], Any], ops: int, repeat: int = 7) -> float:
-    """Median over `repeat` runs of f (which does `ops` operations), ns per op."""
-    f()
-    runs = []
-    for _ in range(repeat):
-        gc.disable()
-        t0 = time.perf_counter_ns()
-        f()
-        runs.append((time.perf_counter_ns() - t0) / ops)
-        gc.enable()
-    return statistics.median(runs)
 
 
 def rust_bench(table: Path, names: Path) -> dict[str, float]:
