@@ -33,10 +33,16 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
     };
     for (t, r) in tools.iter().zip(&requests) {
         if world.allowed(r) != t.allowed {
-            return Err(format!("{}: Cedar says {}, the runtime {}", t.name, !t.allowed, t.allowed));
+            return Err(format!(
+                "{}: Cedar says {}, the runtime {}",
+                t.name, !t.allowed, t.allowed
+            ));
         }
     }
-    let want: Vec<&str> = expected::unavailable(&tools).into_iter().map(|(t, _)| t).collect();
+    let want: Vec<&str> = expected::unavailable(&tools)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
     if list() != want {
         return Err("Cedar's unavailable list differs from the runtime's".into());
     }

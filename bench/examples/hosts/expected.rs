@@ -52,7 +52,10 @@ pub fn write(dir: &Path, n: usize) -> Result<(), String> {
         let name = table.tool_name(i as u32);
         let d = ctx.decide(name);
         if *on_list && (d.allowed || d.reason != reasons[i]) {
-            return Err(format!("{name}: listed as {:?} but decided {d:?}", reasons[i]));
+            return Err(format!(
+                "{name}: listed as {:?} but decided {d:?}",
+                reasons[i]
+            ));
         }
         tsv.push_str(&format!(
             "{name}\t{}\t{}\t{}\n",
@@ -62,13 +65,16 @@ pub fn write(dir: &Path, n: usize) -> Result<(), String> {
         ));
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let write = |p: PathBuf, b: &[u8]| std::fs::write(&p, b).map_err(|e| format!("{}: {e}", p.display()));
+    let write =
+        |p: PathBuf, b: &[u8]| std::fs::write(&p, b).map_err(|e| format!("{}: {e}", p.display()));
     write(table_path(dir, n), &bytes)?;
     write(tsv_path(dir, n), tsv.as_bytes())?;
     eprintln!(
         "{n} tools: {} unavailable to {CONFIGURATION}/user/{CONSUMER}, {} allowed",
         listed.iter().filter(|x| **x).count(),
-        tsv.lines().filter(|l| l.split('\t').nth(1) == Some("1")).count()
+        tsv.lines()
+            .filter(|l| l.split('\t').nth(1) == Some("1"))
+            .count()
     );
     Ok(())
 }
@@ -83,7 +89,13 @@ pub fn read(dir: &Path, n: usize) -> Result<(Vec<u8>, Vec<Tool>), String> {
         .lines()
         .enumerate()
         .map(|(i, line)| {
-            let bad = || format!("{}:{}: not `name allowed reason listed`", p.display(), i + 1);
+            let bad = || {
+                format!(
+                    "{}:{}: not `name allowed reason listed`",
+                    p.display(),
+                    i + 1
+                )
+            };
             let [name, allowed, reason, listed] = line.split('\t').collect::<Vec<_>>()[..] else {
                 return Err(bad());
             };
@@ -99,7 +111,11 @@ pub fn read(dir: &Path, n: usize) -> Result<(Vec<u8>, Vec<Tool>), String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     if tools.len() != n {
-        return Err(format!("{}: {} tools, expected {n}", p.display(), tools.len()));
+        return Err(format!(
+            "{}: {} tools, expected {n}",
+            p.display(),
+            tools.len()
+        ));
     }
     Ok((bytes, tools))
 }

@@ -26,7 +26,10 @@ impl Conn {
         s.set_read_timeout(bounded).map_err(|e| e.to_string())?;
         s.set_write_timeout(bounded).map_err(|e| e.to_string())?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
-        Ok(Conn { s, buf: Vec::with_capacity(1 << 20) })
+        Ok(Conn {
+            s,
+            buf: Vec::with_capacity(1 << 20),
+        })
     }
 
     /// One round trip; the body of a 200 answer.
@@ -77,7 +80,9 @@ fn post(addr: &str, path: &str, body: &str) -> Vec<u8> {
 }
 
 fn subject() -> String {
-    format!(r#""subject":{{"type":"user","id":"bench","properties":{{"role":"user","consumer":"{CONSUMER}"}}}}"#)
+    format!(
+        r#""subject":{{"type":"user","id":"bench","properties":{{"role":"user","consumer":"{CONSUMER}"}}}}"#
+    )
 }
 
 /// p50 of one repetition: `iters` round trips of `reqs` in turn.
@@ -108,7 +113,10 @@ pub fn run(dir: &Path, n: usize, addr: &str) -> Result<(), String> {
     let unavailable = post(
         addr,
         "/toolgate/v1/unavailable",
-        &format!(r#"{{{},"context":{{"configuration":"{CONFIGURATION}"}}}}"#, subject()),
+        &format!(
+            r#"{{{},"context":{{"configuration":"{CONFIGURATION}"}}}}"#,
+            subject()
+        ),
     );
 
     for (t, req) in tools.iter().zip(&evaluations) {
@@ -118,10 +126,16 @@ pub fn run(dir: &Path, n: usize, addr: &str) -> Result<(), String> {
             return Err(format!("{}: the service answers {v}", t.name));
         }
     }
-    let v: Value = serde_json::from_slice(conn.round_trip(&unavailable)?).map_err(|e| e.to_string())?;
+    let v: Value =
+        serde_json::from_slice(conn.round_trip(&unavailable)?).map_err(|e| e.to_string())?;
     let got: Option<Vec<(&str, &str)>> = v["unavailable"].as_array().map(|a| {
         a.iter()
-            .map(|u| (u["tool"].as_str().unwrap_or(""), u["reason"].as_str().unwrap_or("")))
+            .map(|u| {
+                (
+                    u["tool"].as_str().unwrap_or(""),
+                    u["reason"].as_str().unwrap_or(""),
+                )
+            })
             .collect()
     });
     let want: Vec<(&str, &str)> = expected::unavailable(&tools)

@@ -24,7 +24,13 @@ fn size(s: Option<&String>) -> Result<usize, String> {
     let s = s.ok_or("a tool count is required")?;
     s.parse()
         .map_err(|e| format!("tool count {s:?}: {e}"))
-        .and_then(|n: usize| if n == 0 { Err("tool count 0".into()) } else { Ok(n) })
+        .and_then(|n: usize| {
+            if n == 0 {
+                Err("tool count 0".into())
+            } else {
+                Ok(n)
+            }
+        })
 }
 
 fn run() -> Result<(), String> {

@@ -19,7 +19,11 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
             return Err(format!("{}: the runtime decides {d:?}", t.name));
         }
     }
-    let list: Vec<_> = ctx.unavailable().iter().map(|u| (u.tool, u.reason)).collect();
+    let list: Vec<_> = ctx
+        .unavailable()
+        .iter()
+        .map(|u| (u.tool, u.reason))
+        .collect();
     if list != expected::unavailable(&tools) {
         return Err("the runtime's unavailable list differs from the TSV".into());
     }
