@@ -65,7 +65,7 @@ def main() -> None:
     if gate.unavailable(*ARGS) != want_list:
         fail("the plain gate's unavailable list differs from the runtime's")
 
-    seq = [names[(k * 7919) % n] for k in range(n)]
+    seq = [names[((k + 1) * 7919) % n] for k in range(n)]  # the order of bench/src/lib.rs walk()
     decide, plain = ctx.decide, gate.decide
 
     def timed_decide(passes: int) -> Callable[[], None]:

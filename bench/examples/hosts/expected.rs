@@ -120,11 +120,14 @@ pub fn read(dir: &Path, n: usize) -> Result<(Vec<u8>, Vec<Tool>), String> {
     Ok((bytes, tools))
 }
 
-/// The tools in the order every host asks them: a stride of 7919 through
-/// the registry, which defeats the cache on purpose (one pass = n names).
+/// The tools in the order every host asks them: the benches' walk (a stride
+/// of 7919 through the registry, which defeats the cache on purpose), one
+/// pass = n tools.
 pub fn strided<T>(items: &[T]) -> Vec<&T> {
-    let n = items.len();
-    (0..n).map(|k| &items[(k * 7919) % n]).collect()
+    toolgate_bench::walk(items.len())
+        .into_iter()
+        .map(|i| &items[i])
+        .collect()
 }
 
 /// The expected unavailable list: (name, reason) in registry order.

@@ -116,7 +116,7 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
     $iters = static fn (int $full): int => max(1, $quick ? intdiv($full, 20) : $full);
     $seq = [];
     for ($k = 0; $k < $n; $k++) {
-        $seq[] = $names[($k * 7919) % $n];
+        $seq[] = $names[(($k + 1) * 7919) % $n]; // the order of bench/src/lib.rs walk()
     }
     $row = static function (string $path, string $op, int $ops, callable $f) use ($n, $reps): void {
         $f();
