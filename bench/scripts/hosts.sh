@@ -24,8 +24,10 @@ need() { command -v "$1" >/dev/null || { echo "hosts.sh: $1 is required ($2)" >&
 need gcc "apt-get install gcc"
 need php "apt-get install php-cli php-opcache"
 need python3 "apt-get install python3 python3-venv"
-php -m | grep -qx FFI || { echo "hosts.sh: PHP's FFI extension is required" >&2; exit 1; }
-php -m | grep -qx 'Zend OPcache' || { echo "hosts.sh: PHP's opcache (the JIT) is required: apt-get install php-opcache" >&2; exit 1; }
+# (the module list read whole first: `php -m | grep -q` can fail on SIGPIPE under pipefail)
+php_modules="$(php -m)"
+grep -qx FFI <<<"$php_modules" || { echo "hosts.sh: PHP's FFI extension is required" >&2; exit 1; }
+grep -qx 'Zend OPcache' <<<"$php_modules" || { echo "hosts.sh: PHP's opcache (the JIT) is required: apt-get install php-opcache" >&2; exit 1; }
 
 work="$(mktemp -d)"
 server=""
@@ -86,7 +88,7 @@ for n in $sizes; do
   echo "--- $n tools" >&2
   part "$hosts" rust "$work" "$n"
   part "$work/c_bench" "$t" "$n"
-  part "$py/venv/bin/python" bench/hosts/hosts.py "$t" "$n"
+  part env PYTHONDONTWRITEBYTECODE=1 "$py/venv/bin/python" bench/hosts/hosts.py "$t" "$n"
   part env TOOLGATE_LIB="$target/release/libtoolgate.so" "${php_jit[@]}" bindings/php/bench/bench.php "$t" --rows "$n"
   serve "$t"
   part "$hosts" http "$work" "$n" "$addr"
