@@ -4,7 +4,9 @@
 //! Without STAGE: generate, parse+validate, lower+encode, load, decide,
 //! unavailable, diff in one process (peak RSS at the end). With STAGE
 //! (`registry-toml`, `registry-json`): only that registry parse, so that the
-//! process's peak RSS is the parse's, next to the file's size.
+//! process's peak RSS is the parse's, next to the file's size. With
+//! `TOOLGATE_ROWS` set, each stage also prints `ROW stage tools configs ms`
+//! (bench/scripts/scaling.sh gathers them for bench/plot.py).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -26,6 +28,13 @@ fn peak_rss_mib() -> f64 {
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// A machine-readable row for bench/scripts/scaling.sh: `ROW stage tools configs ms`.
+fn row(stage: &str, tools: usize, configs: usize, ms: f64) {
+    if std::env::var_os("TOOLGATE_ROWS").is_some() {
+        println!("ROW {stage} {tools} {configs} {ms:.6}");
+    }
 }
 
 /// One registry parse in this process: its time, the file's size and the
@@ -70,8 +79,13 @@ fn main() {
         _ => {}
     }
     let t = Instant::now();
+    let (reg, _) = registry::load(FileId(0), &w.registry, false);
+    row("parse_registry", tools, configs, ms(t));
+    drop(reg);
+    let t = Instant::now();
     let checked =
         Project::from_texts(("registry.toml", &w.registry), &[("policy.tg", &w.policy)]).check();
+    row("parse_and_check", tools, configs, ms(t));
     let model = checked.model.expect("generated workload compiles");
     println!(
         "parse+validate  {:>8.1} ms  ({} warnings)",
@@ -80,6 +94,7 @@ fn main() {
     );
     let t = Instant::now();
     let bytes = lower::compile(&model);
+    row("lower", tools, configs, ms(t));
     println!(
         "lower+encode    {:>8.1} ms  ({} KiB table)",
         ms(t),
@@ -91,6 +106,7 @@ fn main() {
     }
     let t = Instant::now();
     let table = Table::load(&bytes).unwrap();
+    row("load", tools, configs, ms(t));
     println!("table load      {:>8.1} ms", ms(t));
     let ctx = table
         .context(&w.configurations[0])
@@ -105,16 +121,24 @@ fn main() {
     for _ in 0..100_000 {
         allowed += usize::from(black_box(ctx.decide(black_box(asked()))).allowed);
     }
+    row("decide_by_name", tools, configs, ms(t) / 100_000.0);
     println!(
         "decide by name  {:>8.1} ns  (mean of 100,000; {allowed} allowed)",
         ms(t) * 1e6 / 100_000.0
     );
-    let t = Instant::now();
-    let n = ctx.unavailable().len();
-    println!("unavailable     {:>8.3} ms  ({n} refused)", ms(t));
+    // The best of five (one list is microseconds at the small sizes).
+    let (mut best, mut n) = (f64::MAX, 0);
+    for _ in 0..5 {
+        let t = Instant::now();
+        n = black_box(ctx.unavailable()).len();
+        best = best.min(ms(t));
+    }
+    row("unavailable", tools, configs, best);
+    println!("unavailable     {:>8.3} ms  ({n} refused; best of 5)", best);
     if std::env::var("TOOLGATE_SKIP_DIFF").is_err() {
         let t = Instant::now();
         let d = toolgate_compiler::diff::diff(&table, &table);
+        row("diff", tools, configs, ms(t));
         println!(
             "diff (self)     {:>8.1} ms  ({} decisions)",
             ms(t),

@@ -289,19 +289,37 @@ impl NameHash {
             };
             n
         ];
-        for (i, name) in names.clone().enumerate() {
-            let s = pilots
-                .slot(hash(pilots.seed, name.as_bytes()), n)
-                .ok_or(HashError::NotPerfect)?;
-            match slots[s].tool {
-                FREE => slots[s] = Slot::new(i, name),
-                j => {
-                    return Err(match names.clone().nth(j as usize) {
-                        Some(other) if other == name => HashError::Duplicate(j as usize, i),
-                        _ => HashError::NotPerfect,
-                    })
+        // In batches: first every name's slot (the pilot reads do not wait
+        // on each other), then the slots' checks and writes (nor do these),
+        // so a million names pay overlapping cache misses, not one at a time.
+        const BATCH: usize = 32;
+        let mut batch: Vec<(usize, &str)> = Vec::with_capacity(BATCH);
+        let mut named = names.clone();
+        let mut first = 0;
+        loop {
+            batch.clear();
+            for name in named.by_ref().take(BATCH) {
+                let s = pilots
+                    .slot(hash(pilots.seed, name.as_bytes()), n)
+                    .ok_or(HashError::NotPerfect)?;
+                batch.push((s, name));
+            }
+            if batch.is_empty() {
+                break;
+            }
+            for (k, &(s, name)) in batch.iter().enumerate() {
+                let i = first + k;
+                match slots[s].tool {
+                    FREE => slots[s] = Slot::new(i, name),
+                    j => {
+                        return Err(match names.clone().nth(j as usize) {
+                            Some(other) if other == name => HashError::Duplicate(j as usize, i),
+                            _ => HashError::NotPerfect,
+                        })
+                    }
                 }
             }
+            first += batch.len();
         }
         Ok(NameHash { pilots, slots })
     }
