@@ -619,15 +619,12 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let o = toolgate(
         &dir,
-        &[
-            "decide",
-            "-p",
+        &with_configuration(
+            &["decide"],
             ".",
-            "-c",
             "developer-chat",
-            "--admin",
-            "mcp_git_git_tag",
-        ],
+            &["--admin", "mcp_git_git_tag"],
+        ),
     );
     assert_eq!(
         (o.status.code(), stdout(&o)),

@@ -239,10 +239,9 @@ fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
     let dir = temp("log");
     let log = dir.join("decisions.jsonl");
     let l = log.to_str().unwrap();
-    let demo = ["-p", "policies/demo", "-c", "demo-chat", "--log", l];
-    let o = run(&[&["decide"][..], &demo, &["read_source"]].concat());
+    let o = run(&demo_chat("decide", &["--log", l, "read_source"]));
     assert_eq!(o.status.code(), Some(1));
-    let o = run(&[&["simulate"][..], &demo].concat());
+    let o = run(&demo_chat("simulate", &["--log", l]));
     assert_eq!(o.status.code(), Some(0));
     let text = std::fs::read_to_string(&log).unwrap();
     let records: Vec<serde_json::Value> = text
@@ -273,29 +272,21 @@ fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
 #[test]
 fn live_tools_are_decided_through_the_runtime_live_path() {
     let dir = temp("live");
-    let live = dir.join("live.toml");
-    std::fs::write(
-        &live,
-        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
-    )
-    .unwrap();
-    let l = live.to_str().unwrap();
-    let demo = [
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--admin",
-        "--live",
-        l,
-    ];
-    let o = run(&[&["decide"][..], &demo, &["new_tool"]].concat());
+    let live = live_tools(&dir);
+    let admin_live = ["--admin", "--live", &live];
+    let o = run(&demo_chat(
+        "decide",
+        &[&admin_live[..], &["new_tool"]].concat(),
+    ));
     assert_eq!(
         (o.status.code(), stdout(&o).as_str()),
         (Some(0), "new_tool: offered\n")
     );
     // A remote tool registered late arrives switched off.
-    let o = run(&[&["decide"][..], &demo, &["mcp_crm_new"]].concat());
+    let o = run(&demo_chat(
+        "decide",
+        &[&admin_live[..], &["mcp_crm_new"]].concat(),
+    ));
     assert_eq!(
         (o.status.code(), stdout(&o).as_str()),
         (
@@ -303,28 +294,21 @@ fn live_tools_are_decided_through_the_runtime_live_path() {
             "mcp_crm_new: refused, toolDisabled (switched off by an administrator)\n"
         )
     );
-    let o = run(&[&["unavailable"][..], &demo].concat());
+    let o = run(&demo_chat("unavailable", &admin_live));
     assert!(
         stdout(&o).ends_with("mcp_crm_new toolDisabled\n"),
         "{}",
         stdout(&o)
     );
     // Without --live the name is not registered.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "new_tool",
-    ]);
+    let o = run(&demo_chat("decide", &["new_tool"]));
     assert_eq!(
         stdout(&o),
         "new_tool: refused, notRegistered (no tool of this name is registered)\n"
     );
     // A fragment with errors is an input error, never a guess.
     std::fs::write(&live, "[[tool]]\nname = \"x\"\n").unwrap();
-    let o = run(&[&["decide"][..], &demo, &["x"]].concat());
+    let o = run(&demo_chat("decide", &[&admin_live[..], &["x"]].concat()));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[TG0004]"), "{}", stderr(&o));
 }

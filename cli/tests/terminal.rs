@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bin, root, scratch, stderr, stdout, temp, with_stdin};
+use common::{bin, demo_chat, root, scratch, stderr, stdout, temp, with_stdin};
 use std::process::Output;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
@@ -25,34 +25,44 @@ fn typo_project(name: &str) -> std::path::PathBuf {
     )
 }
 
-const DECIDE: &[&str] = &[
-    "decide",
-    "-p",
-    "policies/demo",
-    "-c",
-    "demo-chat",
-    "read_source",
-];
-
 #[test]
 fn color_always_styles_the_verdict_never_and_no_color_do_not() {
     let styled = "\u{1b}[1mread_source\u{1b}[0m: \u{1b}[1m\u{1b}[31mrefused\u{1b}[0m, configurationGroup (not among the tools this configuration allows)\n";
     let plain = "read_source: refused, configurationGroup (not among the tools this configuration allows)\n";
     // --color always wins over NO_COLOR (no-color.org: a flag overrides it).
-    let o = with_env(Some("1"), &[DECIDE, &["--color", "always"]].concat());
+    let o = with_env(
+        Some("1"),
+        &demo_chat("decide", &["read_source", "--color", "always"]),
+    );
     assert_eq!((stdout(&o).as_str(), o.status.code()), (styled, Some(1)));
-    let o = with_env(None, &[DECIDE, &["--color=always"]].concat());
+    let o = with_env(
+        None,
+        &demo_chat("decide", &["read_source", "--color=always"]),
+    );
     assert_eq!(stdout(&o), styled);
     // auto off a terminal, never, and NO_COLOR: plain.
     for (env, extra) in [(None, "auto"), (None, "never"), (Some("1"), "auto")] {
-        let o = with_env(env, &[DECIDE, &["--color", extra]].concat());
+        let o = with_env(
+            env,
+            &demo_chat("decide", &["read_source", "--color", extra]),
+        );
         assert_eq!(stdout(&o), plain, "{env:?} {extra}");
     }
     // The flag is global: before the subcommand too.
-    let o = with_env(None, &[&["--color", "always"], DECIDE].concat());
+    let o = with_env(
+        None,
+        &[
+            &["--color", "always"][..],
+            &demo_chat("decide", &["read_source"]),
+        ]
+        .concat(),
+    );
     assert_eq!(stdout(&o), styled);
     // A wrong value is clap's usage error.
-    let o = with_env(None, &[DECIDE, &["--color", "sometimes"]].concat());
+    let o = with_env(
+        None,
+        &demo_chat("decide", &["read_source", "--color", "sometimes"]),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("invalid value 'sometimes' for '--color <WHEN>'"),
@@ -65,16 +75,7 @@ fn color_always_styles_the_verdict_never_and_no_color_do_not() {
 fn explain_marks_each_gate_in_colour() {
     let o = with_env(
         None,
-        &[
-            "explain",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "read_source",
-            "--color",
-            "always",
-        ],
+        &demo_chat("explain", &["read_source", "--color", "always"]),
     );
     let out = stdout(&o);
     assert!(
@@ -134,7 +135,7 @@ fn quiet_keeps_answers_and_diagnostics_and_drops_notes_and_summaries() {
     let o = with_env(Some("1"), &["check", "policies", "-q"]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     // The answer itself stays.
-    let o = with_env(Some("1"), &[DECIDE, &["-q"]].concat());
+    let o = with_env(Some("1"), &demo_chat("decide", &["read_source", "-q"]));
     assert_eq!(
         stdout(&o),
         "read_source: refused, configurationGroup (not among the tools this configuration allows)\n"
@@ -193,17 +194,10 @@ fn output_file_takes_the_report_and_keeps_the_exit_code() {
     let list = dir.join("unavailable.json");
     let o = with_env(
         Some("1"),
-        &[
+        &demo_chat(
             "unavailable",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "--format",
-            "json",
-            "-o",
-            list.to_str().unwrap(),
-        ],
+            &["--format", "json", "-o", list.to_str().unwrap()],
+        ),
     );
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&list).unwrap()).unwrap();

@@ -31,6 +31,23 @@ pub fn run(args: &[&str]) -> Output {
     toolgate(&root(), args)
 }
 
+/// `COMMAND -p PROJECT -c CONFIGURATION REST`: the arguments of a command
+/// about one configuration of a project.
+pub fn with_configuration<'a>(
+    command: &[&'a str],
+    project: &'a str,
+    configuration: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    [command, &["-p", project, "-c", configuration], rest].concat()
+}
+
+/// `COMMAND -p policies/demo -c demo-chat REST`: the demo project's chat
+/// configuration, which most command tests ask about.
+pub fn demo_chat<'a>(command: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    with_configuration(&[command], "policies/demo", "demo-chat", rest)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -59,6 +76,18 @@ pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     std::fs::write(dir.join("registry.toml"), registry).unwrap();
     std::fs::write(dir.join("policy.tg"), policy).unwrap();
     dir
+}
+
+/// A `--live` file in `dir` with two tools the demo does not register:
+/// `new_tool` (group content) and the remote `mcp_crm_new` (server crm).
+pub fn live_tools(dir: &Path) -> String {
+    let live = dir.join("live.toml");
+    std::fs::write(
+        &live,
+        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
+    )
+    .unwrap();
+    live.to_str().unwrap().to_string()
 }
 
 /// `toolgate ARGS` at the repository root with `input` on standard input.
