@@ -9,24 +9,10 @@ use common::*;
 
 /// A project with `n` stale exclusions (TG1009 warnings).
 fn storm(name: &str, n: usize) -> std::path::PathBuf {
-    let dir = temp(name);
-    std::fs::copy(
-        root().join("policies/demo/registry.toml"),
-        dir.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
+    let registry = std::fs::read_to_string(root().join("policies/demo/registry.toml")).unwrap();
     let names: Vec<String> = (0..n).map(|i| format!("gone_{i}")).collect();
-    std::fs::write(
-        dir.join("policy.tg"),
-        format!("configuration c {{ exclude [{}] }}\n", names.join(", ")),
-    )
-    .unwrap();
-    dir
+    let policy = format!("configuration c {{ exclude [{}] }}\n", names.join(", "));
+    scratch_project(name, &registry, &policy)
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bin, demo_chat, root, scratch, stderr, stdout, temp, with_stdin};
+use common::{bin, demo_chat, root, scratch, scratch_project, stderr, stdout, temp, with_stdin};
 use std::process::Output;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
@@ -224,22 +224,11 @@ fn a_dash_reads_standard_input() {
 
 #[test]
 fn simulate_lays_out_columns_by_display_width() {
-    let dir = temp("widths");
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("registry.toml"),
+    let dir = scratch_project(
+        "widths",
         "[[tool]]\nname = \"größe_prüfen\"\ngroup = \"content\"\n\n[[tool]]\nname = \"検索\"\ngroup = \"content\"\n\n[[tool]]\nname = \"delete_page\"\ngroup = \"content\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("policy.tg"),
         "group content { class editorContent }\nprovider p { zone externalEu }\n\nconfiguration chat {\n  provider p\n  groups [content]\n  exclude [delete_page]\n}\n",
-    )
-    .unwrap();
+    );
     let o = with_env(
         Some("1"),
         &["simulate", "-p", dir.to_str().unwrap(), "-c", "chat"],

@@ -68,6 +68,13 @@ pub fn temp(name: &str) -> PathBuf {
 /// `policy.tg`, with these contents.
 pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     let dir = temp(name);
+    write_project(&dir, registry, policy);
+    dir
+}
+
+/// Write a project into `dir`: a manifest naming `registry.toml` and
+/// `policy.tg`, with these contents.
+pub fn write_project(dir: &Path, registry: &str, policy: &str) {
     std::fs::write(
         dir.join("toolgate.toml"),
         "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
@@ -75,7 +82,6 @@ pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     .unwrap();
     std::fs::write(dir.join("registry.toml"), registry).unwrap();
     std::fs::write(dir.join("policy.tg"), policy).unwrap();
-    dir
 }
 
 /// A `--live` file in `dir` with two tools the demo does not register:
