@@ -536,12 +536,12 @@ impl Project {
                 self.registry = Some(id);
                 self.parsed_registry = Some((
                     Registry::default(),
-                    vec![Problem::TooLarge {
-                        span: Span::new(id, 0..0),
-                        what: "registry file",
-                        limit: registry::MAX_REGISTRY_BYTES,
-                        actual: n,
-                    }],
+                    vec![Problem::too_large(
+                        id,
+                        "registry file",
+                        registry::MAX_REGISTRY_BYTES,
+                        n,
+                    )],
                 ));
             }
         }
@@ -564,12 +564,12 @@ impl Project {
             Read::TooLarge(n) => {
                 let id = self.sources.add(name, String::new());
                 self.sources.forbid_quoting(id);
-                self.problems.push(Problem::TooLarge {
-                    span: Span::new(id, 0..0),
-                    what: "policy file",
-                    limit: parse::MAX_POLICY_BYTES,
-                    actual: n,
-                });
+                self.problems.push(Problem::too_large(
+                    id,
+                    "policy file",
+                    parse::MAX_POLICY_BYTES,
+                    n,
+                ));
             }
         }
         Ok(())
