@@ -9,8 +9,7 @@ use common::*;
 
 #[test]
 fn removing_one_exclusion_is_exactly_one_widening_and_nothing_else() {
-    let d = temp("widen");
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example("widen", "exclusions");
     let f = d.join("configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     // editor-chat's exclusion line, and only that one.
@@ -93,8 +92,7 @@ fn moving_a_tool_between_groups_reports_every_affected_configuration() {
 
 #[test]
 fn a_reformatted_project_diffs_as_no_change() {
-    let d = temp("fmt");
-    copy_dir(&root().join("policies/trust-zones"), &d);
+    let d = scratch_example("fmt", "trust-zones");
     let f = d.join("policy.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     // Same meaning, another layout: blocks opened over several lines, padded braces.
@@ -216,8 +214,7 @@ fn policy_tests_of_the_examples_pass_with_full_coverage() {
 
 /// The exclusions example without its policy tests, in a scratch directory.
 fn exclusions_without_tests(name: &str) -> std::path::PathBuf {
-    let d = temp(name);
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example(name, "exclusions");
     for e in std::fs::read_dir(&d).unwrap() {
         let p = e.unwrap().path();
         if p.to_string_lossy().ends_with(".test.toml") {
@@ -291,8 +288,7 @@ fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let d = temp("snap");
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example("snap", "exclusions");
     let f = d.join("configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     std::fs::write(&f, text.replacen("exclude [delete_record]\n", "", 1)).unwrap();

@@ -120,6 +120,13 @@ pub fn scratch(name: &str, policy: &str) -> PathBuf {
     scratch_project(name, &registry, policy)
 }
 
+/// A scratch copy of the example project `policies/EXAMPLE`.
+pub fn scratch_example(name: &str, example: &str) -> PathBuf {
+    let dir = temp(name);
+    copy_dir(&root().join("policies").join(example), &dir);
+    dir
+}
+
 /// Copy the files (not subdirectories) of `from` into `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
