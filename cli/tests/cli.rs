@@ -12,12 +12,7 @@ const WARN: &str = "configuration editor-chat {\n  exclude [retired_tool]\n}\n";
 
 #[test]
 fn check_passes_on_every_example_and_exits_0() {
-    for p in [
-        "policies/demo",
-        "policies/exclusions",
-        "policies/trust-zones",
-        "policies/mcp-profiles",
-    ] {
+    for p in EXAMPLES {
         let o = run(&["check", "--deny-warnings", p]);
         assert_eq!(o.status.code(), Some(0), "{p}: {}", stdout(&o));
         assert_eq!(stdout(&o), "0 errors, 0 warnings\n");

@@ -274,12 +274,7 @@ error: ./t.test.toml:10:1: case `answer`: unknown expectation `not_in_profile`\n
 
 #[test]
 fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
-    for p in [
-        "policies/demo",
-        "policies/exclusions",
-        "policies/trust-zones",
-        "policies/mcp-profiles",
-    ] {
+    for p in EXAMPLES {
         let o = run(&["snapshot", "--check", p]);
         assert_eq!(
             o.status.code(),

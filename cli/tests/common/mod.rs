@@ -7,6 +7,15 @@ pub mod serve;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The four hand-written example projects (`real-servers`, imported from
+/// live MCP servers, has its own tests in mcp_live.rs).
+pub const EXAMPLES: [&str; 4] = [
+    "policies/demo",
+    "policies/exclusions",
+    "policies/trust-zones",
+    "policies/mcp-profiles",
+];
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
 }
