@@ -393,11 +393,7 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
         ])
     });
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("no answer within 1.5 s"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "no answer within 1.5 s");
 }
 
 #[test]
@@ -453,11 +449,7 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
         &["/nonexistent/mcp-server".to_string()],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot start `/nonexistent/mcp-server`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "cannot start `/nonexistent/mcp-server`");
 }
 
 #[test]

@@ -281,11 +281,7 @@ fn live_tools_are_decided_through_the_runtime_live_path() {
         )
     );
     let o = run(&demo_chat("unavailable", &admin_live));
-    assert!(
-        stdout(&o).ends_with("mcp_crm_new toolDisabled\n"),
-        "{}",
-        stdout(&o)
-    );
+    assert_ends_with(&stdout(&o), "mcp_crm_new toolDisabled\n");
     // Without --live the name is not registered.
     let o = run(&demo_chat("decide", &["new_tool"]));
     assert_eq!(

@@ -115,11 +115,7 @@ fn a_reformatted_project_diffs_as_no_change() {
     let o = toolgate(&d, &["fmt", "--check", "."]);
     assert_eq!(o.status.code(), Some(1));
     // The unified diff on stdout, the count and the fix on stderr.
-    assert!(
-        stdout(&o).starts_with("--- policy.tg\n+++ policy.tg (formatted)\n@@ "),
-        "{}",
-        stdout(&o)
-    );
+    assert_starts_with(&stdout(&o), "--- policy.tg\n+++ policy.tg (formatted)\n@@ ");
     assert_eq!(stderr(&o), "1 file not formatted: run `toolgate fmt -w`\n");
     let o = run(&[
         "diff",
@@ -179,11 +175,7 @@ fn diff_git_compares_with_a_revision() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(
-        stdout(&o).starts_with("0 widened, 1 narrowed, 0 reason changed"),
-        "{}",
-        stdout(&o)
-    );
+    assert_starts_with(&stdout(&o), "0 widened, 1 narrowed, 0 reason changed");
 }
 
 #[test]

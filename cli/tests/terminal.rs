@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::{bin, demo_chat, root, scratch, scratch_project, stderr, stdout, temp, with_stdin};
+use common::{
+    assert_contains, assert_ends_with, bin, demo_chat, root, scratch, scratch_project, stderr,
+    stdout, temp, with_stdin,
+};
 use std::process::Output;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
@@ -64,10 +67,9 @@ fn color_always_styles_the_verdict_never_and_no_color_do_not() {
         &demo_chat("decide", &["read_source", "--color", "sometimes"]),
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("invalid value 'sometimes' for '--color <WHEN>'"),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        "invalid value 'sometimes' for '--color <WHEN>'",
     );
 }
 
@@ -127,11 +129,7 @@ fn quiet_keeps_answers_and_diagnostics_and_drops_notes_and_summaries() {
     assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
     // check: the summary lines go; a clean run prints nothing at all.
     let o = with_env(Some("1"), &["check", "policies"]);
-    assert!(
-        stdout(&o).ends_with("5 projects: 0 errors, 0 warnings\n"),
-        "{}",
-        stdout(&o)
-    );
+    assert_ends_with(&stdout(&o), "5 projects: 0 errors, 0 warnings\n");
     let o = with_env(Some("1"), &["check", "policies", "-q"]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     // The answer itself stays.

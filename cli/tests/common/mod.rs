@@ -65,6 +65,24 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Assert that `text` contains `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} is not in:\n{text}");
+}
+
+/// Assert that `text` starts with `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_starts_with(text: &str, part: &str) {
+    assert!(text.starts_with(part), "{part:?} does not start:\n{text}");
+}
+
+/// Assert that `text` ends with `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_ends_with(text: &str, part: &str) {
+    assert!(text.ends_with(part), "{part:?} does not end:\n{text}");
+}
+
 /// An empty scratch directory of this test process.
 pub fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("toolgate-cli-{}-{name}", std::process::id()));
