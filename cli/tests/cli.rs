@@ -25,8 +25,8 @@ fn check_typo_in_exclusion_fails_with_code_span_and_suggestion() {
     let o = run(&["check", "--format", "plain", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("error[TG1010]: excluded tool `delete_recrod` is not registered; did you mean `delete_record`?"), "{out}");
-    assert!(out.contains("policy.tg:2:12"), "{out}");
+    assert_contains(&out, "error[TG1010]: excluded tool `delete_recrod` is not registered; did you mean `delete_record`?");
+    assert_contains(&out, "policy.tg:2:12");
     let o = run(&["check", "--format", "json", dir.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let d = &v["diagnostics"][0];
@@ -78,7 +78,7 @@ fn usage_and_io_errors_exit_2() {
 fn human_format_is_miette_without_colour_when_not_a_terminal() {
     let dir = scratch("human", TYPO);
     let out = stdout(&run(&["check", dir.to_str().unwrap()]));
-    assert!(out.contains("× excluded tool `delete_recrod`"), "{out}");
+    assert_contains(&out, "× excluded tool `delete_recrod`");
     assert!(!out.contains('\u{1b}'), "no escape codes off a terminal");
 }
 
@@ -118,8 +118,8 @@ fn github_format_annotates_and_writes_the_step_summary() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.starts_with("::error file="), "{out}");
-    assert!(out.contains(",line=2,col=12,endLine=2,endColumn=25,title=TG1010 exclusion-typo::excluded tool `delete_recrod`"), "{out}");
+    assert_starts_with(&out, "::error file=");
+    assert_contains(&out, ",line=2,col=12,endLine=2,endColumn=25,title=TG1010 exclusion-typo::excluded tool `delete_recrod`");
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("| 1 | 0 |") && md.contains("TG1010"), "{md}");
 }
@@ -154,10 +154,7 @@ fn json_format_lists_several_projects() {
     // Text: each project's summary line names it, then the total.
     let o = run(&["check", "--format", "plain", "policies/demo", name]);
     let out = stdout(&o);
-    assert!(
-        out.starts_with("policies/demo: 0 errors, 0 warnings\nwarning[TG1009]"),
-        "{out}"
-    );
+    assert_starts_with(&out, "policies/demo: 0 errors, 0 warnings\nwarning[TG1009]");
     assert!(
         out.ends_with(&format!(
             "{name}: 0 errors, 1 warning\n2 projects: 0 errors, 1 warning\n"
@@ -303,7 +300,7 @@ fn unavailable_prompt_for_the_demo() {
     let o = run(&demo_chat("unavailable", &["--format", "prompt"]));
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 17);
-    assert!(out.starts_with("Tools that exist but are not available in this conversation, and why:\n- read_source: not among the tools this configuration allows\n"), "{out}");
+    assert_starts_with(&out, "Tools that exist but are not available in this conversation, and why:\n- read_source: not among the tools this configuration allows\n");
 }
 
 #[test]
@@ -345,7 +342,7 @@ fn show_readouts_name_excluding_configurations_and_stale_names() {
         "-p",
         dir.to_str().unwrap(),
     ]));
-    assert!(out.contains("no longer registered  retired_tool"), "{out}");
+    assert_contains(&out, "no longer registered  retired_tool");
 }
 
 #[test]
@@ -594,10 +591,7 @@ fn remote_names_never_reach_a_non_admin_where_the_policy_hides_them() {
     }
     // An administrator sees it, with its reason.
     let out = stdout(&run(&demo_chat("unavailable", &["--admin"])));
-    assert!(
-        out.contains("mcp_deepwiki_ask_question configurationGroup"),
-        "{out}"
-    );
+    assert_contains(&out, "mcp_deepwiki_ask_question configurationGroup");
 }
 
 #[test]
@@ -610,7 +604,7 @@ fn an_earlier_refusal_never_reveals_a_later_gate() {
         &["get_env_raw", "--format", "json"],
     ));
     let text = stdout(&o);
-    assert!(text.contains("\"reason\": \"requiresAdmin\""), "{text}");
+    assert_contains(&text, "\"reason\": \"requiresAdmin\"");
     for later in ["trustZone", "zone\": \"", "ceiling\": \"", "secretAdjacent"] {
         assert!(!text.contains(later), "{later} leaks: {text}");
     }
@@ -676,7 +670,7 @@ fn manifest_paths_that_leave_the_project_are_refused_unless_opted_in() {
         assert_eq!(o.status.code(), Some(2), "{manifest}: {}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains("toolgate.toml"), "names the manifest: {e}");
-        assert!(e.contains(why), "{e}");
+        assert_contains(&e, why);
         assert!(
             e.contains("allow-outside-project = true"),
             "says what to do: {e}"

@@ -373,9 +373,9 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
     });
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(
-        err.contains("no answer within 1.5 s (the server did not complete the MCP handshake and `tools/list`)"),
-        "{err}"
+    assert_contains(
+        &err,
+        "no answer within 1.5 s (the server did not complete the MCP handshake and `tools/list`)",
     );
     assert_eq!(stdout(&o), "");
     // Over HTTP: a listener that accepts and never answers.
@@ -419,7 +419,7 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
     });
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains("the MCP handshake failed"), "{err}");
+    assert_contains(&err, "the MCP handshake failed");
     // Over HTTP: a web page where an MCP answer should be.
     let url = http_stub(
         Some("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 15\r\nconnection: close\r\n\r\n<html>no</html>"),
@@ -477,9 +477,9 @@ fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
         "{out}"
     );
     // Pydantic's optional argument, null default kept.
-    assert!(
-        out.contains(r#"query = { anyOf = [{ type = "string" }, { type = "null" }], default = { "$json" = "null" }, title = "Query" }"#),
-        "{out}"
+    assert_contains(
+        &out,
+        r#"query = { anyOf = [{ type = "string" }, { type = "null" }], default = { "$json" = "null" }, title = "Query" }"#,
     );
     let err = stderr(&o);
     assert!(
@@ -581,10 +581,7 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     );
     // The new tool arrived disabled and admin-only: a sync grants nothing.
     let after = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
-    assert!(
-        after.contains("[[tool]]\nname = \"mcp_git_git_tag\"\ngroup = \"mcp_git\"\norigin = \"remote\"\nserver = \"git\"\nadmin_only = true\nenabled = false\n"),
-        "{after}"
-    );
+    assert_contains(&after, "[[tool]]\nname = \"mcp_git_git_tag\"\ngroup = \"mcp_git\"\norigin = \"remote\"\nserver = \"git\"\nadmin_only = true\nenabled = false\n");
     // The stale statements are the project's errors now, where the report said.
     let o = toolgate(&dir, &["check", "--format", "plain"]);
     assert_eq!(o.status.code(), Some(1));

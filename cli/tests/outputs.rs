@@ -142,9 +142,9 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     let o = run(&["completions", "bash"]);
     assert_eq!(o.status.code(), Some(0));
     let bash = stdout(&o);
-    assert!(bash.starts_with("_toolgate() {\n"), "{bash}");
-    assert!(bash.contains("complete -F _toolgate"), "{bash}");
-    assert!(bash.contains("--enforcement"), "{bash}");
+    assert_starts_with(&bash, "_toolgate() {\n");
+    assert_contains(&bash, "complete -F _toolgate");
+    assert_contains(&bash, "--enforcement");
     let o = run(&["completions", "zsh"]);
     assert!(stdout(&o).starts_with("#compdef toolgate\n"));
     let o = run(&["completions", "tcsh"]);
@@ -160,8 +160,8 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     let o = run(&["man", "-o", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
     let decide = std::fs::read_to_string(dir.join("toolgate-decide.1")).unwrap();
-    assert!(decide.contains(".TH toolgate-decide 1"), "{decide}");
-    assert!(decide.contains("toolgate decide"), "{decide}");
+    assert_contains(&decide, ".TH toolgate-decide 1");
+    assert_contains(&decide, "toolgate decide");
     assert!(dir.join("toolgate-check.1").is_file());
 }
 

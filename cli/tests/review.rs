@@ -227,23 +227,23 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
     let o = toolgate(&d, &["test", "--coverage", "--threshold", "50"]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("FAIL ./wrong.test.toml:7: wrong\n  expected: offered\n  actual:   configurationExcluded\n"), "{out}");
-    assert!(
-        out.contains("1 passed, 1 failed\ncoverage: 1 of 15 reachable rows"),
-        "{out}"
+    assert_contains(
+        &out,
+        "FAIL ./wrong.test.toml:7: wrong\n  expected: offered\n  actual:   configurationExcluded\n",
     );
+    assert_contains(&out, "1 passed, 1 failed\ncoverage: 1 of 15 reachable rows");
     let junit = stdout(&toolgate(&d, &["test", "--format", "junit"]));
-    assert!(
-        junit.contains("<testcase name=\"wrong\" classname=\"./wrong.test.toml\" time=\""),
-        "{junit}"
+    assert_contains(
+        &junit,
+        "<testcase name=\"wrong\" classname=\"./wrong.test.toml\" time=\"",
     );
-    assert!(junit.contains("<failure message=\"expected offered, got configurationExcluded\">./wrong.test.toml:7: wrong\nexpected: offered\nactual:   configurationExcluded</failure>"), "{junit}");
+    assert_contains(&junit, "<failure message=\"expected offered, got configurationExcluded\">./wrong.test.toml:7: wrong\nexpected: offered\nactual:   configurationExcluded</failure>");
     // Under --threshold, the coverage is a test case of its own.
     let junit = stdout(&toolgate(
         &d,
         &["test", "--format", "junit", "--threshold", "50"],
     ));
-    assert!(junit.contains("<testcase name=\"threshold\" classname=\"coverage\">\n            <failure message=\"coverage 6.7% is below the threshold 50.0%\">not exercised: editor-chat notRegistered\n"), "{junit}");
+    assert_contains(&junit, "<testcase name=\"threshold\" classname=\"coverage\">\n            <failure message=\"coverage 6.7% is below the threshold 50.0%\">not exercised: editor-chat notRegistered\n");
 }
 
 #[test]

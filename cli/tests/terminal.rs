@@ -80,13 +80,13 @@ fn explain_marks_each_gate_in_colour() {
         &demo_chat("explain", &["read_source", "--color", "always"]),
     );
     let out = stdout(&o);
-    assert!(
-        out.contains("  \u{1b}[1m\u{1b}[32mpass   \u{1b}[0m requiresAdmin\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        "  \u{1b}[1m\u{1b}[32mpass   \u{1b}[0m requiresAdmin\n",
     );
-    assert!(
-        out.contains("  \u{1b}[1m\u{1b}[31mREFUSE \u{1b}[0m configurationGroup\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        "  \u{1b}[1m\u{1b}[31mREFUSE \u{1b}[0m configurationGroup\n",
     );
 }
 
