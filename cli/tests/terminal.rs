@@ -145,32 +145,17 @@ fn output_file_takes_the_report_and_keeps_the_exit_code() {
     let dir = temp("output");
     let proj = typo_project("output-project");
     let sarif = dir.join("check.sarif");
-    let o = with_env(
-        Some("1"),
-        &[
-            "check",
-            proj.to_str().unwrap(),
-            "--format",
-            "sarif",
-            "-o",
-            sarif.to_str().unwrap(),
-        ],
-    );
+    // `check` of the project in FORMAT, written to OUT.
+    let check = |format: &str, out: &str| {
+        let p = proj.to_str().unwrap();
+        with_env(Some("1"), &["check", p, "--format", format, "-o", out])
+    };
+    let o = check("sarif", sarif.to_str().unwrap());
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
     assert_eq!(v["runs"][0]["results"][0]["ruleId"], "TG1010");
     // -o - is standard output.
-    let o = with_env(
-        Some("1"),
-        &[
-            "check",
-            proj.to_str().unwrap(),
-            "--format",
-            "json",
-            "-o",
-            "-",
-        ],
-    );
+    let o = check("json", "-");
     assert!(stdout(&o).contains("\"TG1010\""));
     // Reports of test and diff, and the query commands, too.
     let junit = dir.join("junit.xml");
