@@ -221,20 +221,19 @@ fn help_explains_each_subcommand() {
 
 #[test]
 fn decide_json_uses_the_exact_field_names_and_exit_codes() {
-    let o = run(&with_configuration(
-        &["decide"],
-        "policies/exclusions",
-        "editor-chat",
-        &["delete_record", "--format", "json"],
-    ));
+    let decide = |configuration: &str| {
+        let rest = ["delete_record", "--format", "json"];
+        run(&with_configuration(
+            &["decide"],
+            "policies/exclusions",
+            configuration,
+            &rest,
+        ))
+    };
+    let o = decide("editor-chat");
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "{\"tool\":\"delete_record\",\"allowed\":false,\"reason\":\"configurationExcluded\",\"observedOnly\":false}\n");
-    let o = run(&with_configuration(
-        &["decide"],
-        "policies/exclusions",
-        "reviewer-chat",
-        &["delete_record", "--format", "json"],
-    ));
+    let o = decide("reviewer-chat");
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
