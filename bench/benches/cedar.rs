@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use toolgate_bench::cedar::{check_agreement, CedarWorld};
-use toolgate_bench::{stride, Subject};
+use toolgate_bench::{walk, AskedNames, Cycle, Subject};
 use toolgate_runtime::Role;
 use toolgate_tests::{reference_decide, reference_unavailable};
 
@@ -39,17 +39,19 @@ fn bench(c: &mut Criterion) {
 
         let mut g = c.benchmark_group("cedar_decide");
         g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
-            let mut next = stride(n);
-            b.iter(|| black_box(ctx.decide(black_box(&names[next()]))))
+            let names = AskedNames::new(names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(ctx.decide(black_box(asked()))))
         });
         g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
-            let mut next = stride(n);
-            b.iter(|| black_box(world.allowed(black_box(&requests[next()]))))
+            let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
+            b.iter(|| black_box(world.allowed(black_box(asked.next()))))
         });
         if n <= 10_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-                let mut next = stride(n);
-                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(&names[next()]))))
+                let names = AskedNames::new(names);
+                let mut asked = names.cycle();
+                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(asked()))))
             });
         }
         g.finish();

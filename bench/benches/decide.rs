@@ -4,28 +4,29 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
-use toolgate_bench::{stride, Subject};
+use toolgate_bench::{id_cycle, AskedNames, Subject};
 use toolgate_tests::{reference_decide, reference_unavailable};
 
 fn bench(c: &mut Criterion) {
     for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {
         let s = Subject::new(n);
         let (ctx, rctx, names) = (s.context(), s.reference(), &s.w.tool_names);
-        let ids: Vec<u32> = (0..n as u32).collect();
 
         let mut g = c.benchmark_group("decide");
         g.bench_with_input(BenchmarkId::new("table_by_id", n), &n, |b, _| {
-            let mut next = stride(n);
-            b.iter(|| black_box(ctx.decide_id(black_box(ids[next()]))))
+            let mut ids = id_cycle(n);
+            b.iter(|| black_box(ctx.decide_id(black_box(*ids.next()))))
         });
         g.bench_with_input(BenchmarkId::new("table_by_name", n), &n, |b, _| {
-            let mut next = stride(n);
-            b.iter(|| black_box(ctx.decide(black_box(&names[next()]))))
+            let names = AskedNames::new(names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(ctx.decide(black_box(asked()))))
         });
         if n <= 10_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-                let mut next = stride(n);
-                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(&names[next()]))))
+                let names = AskedNames::new(names);
+                let mut asked = names.cycle();
+                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(asked()))))
             });
         }
         g.finish();

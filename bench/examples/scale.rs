@@ -97,14 +97,13 @@ fn main() {
         .unwrap()
         .role(Role::User)
         .consumer(Some("k0"));
-    // 100k decisions by name with the benches' stride (a one-shot mean).
-    let n = w.tool_names.len();
+    // 100k decisions by name with the benches' walk (a one-shot mean).
+    let asked = toolgate_bench::AskedNames::new(&w.tool_names);
+    let mut asked = asked.cycle();
     let t = Instant::now();
-    let mut i = 0usize;
     let mut allowed = 0usize;
     for _ in 0..100_000 {
-        i = (i + 7919) % n;
-        allowed += usize::from(black_box(ctx.decide(black_box(&w.tool_names[i]))).allowed);
+        allowed += usize::from(black_box(ctx.decide(black_box(asked()))).allowed);
     }
     println!(
         "decide by name  {:>8.1} ns  (mean of 100,000; {allowed} allowed)",

@@ -279,11 +279,78 @@ impl Subject {
 }
 
 /// The benches' walk through `n` tools: a stride of 7919, which defeats the
-/// cache on purpose. Each call gives the next index.
-pub fn stride(n: usize) -> impl FnMut() -> usize {
+/// cache on purpose, in the order the tools are asked.
+pub fn walk(n: usize) -> Vec<usize> {
+    let step = 7919 % n.max(1);
     let mut i = 0usize;
-    move || {
-        i = (i + 7919) % n;
-        i
+    (0..n)
+        .map(|_| {
+            i += step;
+            if i >= n {
+                i -= n;
+            }
+            i
+        })
+        .collect()
+}
+
+/// Cycles through what a bench asks, laid out in the order it is asked: the
+/// asked item is read sequentially (a host has the tool call's name in hand),
+/// while what it names is reached at the walk's stride. No division in the
+/// timed loop.
+pub struct Cycle<T> {
+    items: Vec<T>,
+    k: usize,
+}
+
+impl<T> Cycle<T> {
+    pub fn new(items: Vec<T>) -> Cycle<T> {
+        assert!(!items.is_empty(), "a cycle needs an item");
+        Cycle { items, k: 0 }
+    }
+
+    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> &T {
+        let k = self.k;
+        self.k = if k + 1 == self.items.len() { 0 } else { k + 1 };
+        &self.items[k]
+    }
+}
+
+/// The walk's tool indices, as `u32` ids.
+pub fn id_cycle(n: usize) -> Cycle<u32> {
+    Cycle::new(walk(n).into_iter().map(|i| i as u32).collect())
+}
+
+/// The walk's tool names, their bytes in one buffer in the order asked.
+pub struct AskedNames {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl AskedNames {
+    pub fn new(names: &[String]) -> AskedNames {
+        let order = walk(names.len());
+        let mut text = String::with_capacity(order.iter().map(|&i| names[i].len()).sum());
+        let ends = order
+            .iter()
+            .map(|&i| {
+                text.push_str(&names[i]);
+                text.len()
+            })
+            .collect();
+        AskedNames { text, ends }
+    }
+
+    /// Each call gives the next name asked, cycling.
+    pub fn cycle<'a>(&'a self) -> impl FnMut() -> &'a str + 'a {
+        let mut k = 0usize;
+        move || {
+            let start = if k == 0 { 0 } else { self.ends[k - 1] };
+            let end = self.ends[k];
+            k = if k + 1 == self.ends.len() { 0 } else { k + 1 };
+            &self.text[start..end]
+        }
     }
 }

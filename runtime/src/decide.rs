@@ -182,7 +182,7 @@ impl Table {
                 suggestion,
             });
         };
-        let row = &self.configs[ci as usize];
+        let row = self.config_row(ci as usize);
         Ok(Context {
             table: self,
             config: ci,
@@ -257,7 +257,7 @@ impl<'t> Context<'t> {
     pub fn run(mut self, run: &RunState) -> Self {
         let t = self.table;
         let n = t.tool_count();
-        let row = &t.configs[self.config as usize];
+        let row = t.config_row(self.config as usize);
         let mut allowed = row.allowed.clone();
         match &run.allowed {
             AllowList::Unrestricted => {}

@@ -60,12 +60,8 @@ impl<'t> Context<'t> {
     pub fn unavailable(&self) -> Vec<Unavailable<'t>> {
         let tools = &self.table.spec.tools;
         let mut out = Vec::with_capacity(self.unavailable_count());
-        let blank = Unavailable {
-            tool: "",
-            reason: Reason::NotRegistered,
-        };
         self.for_each_listed(false, |w| {
-            w.fill(&mut out, blank, |i, reason| Unavailable {
+            w.fill(&mut out, |i, reason| Unavailable {
                 tool: tools[i].name.as_str(),
                 reason,
             })
@@ -99,9 +95,7 @@ impl<'t> Context<'t> {
     pub fn unavailable_ids(&self) -> Vec<(u32, Reason)> {
         // At most one entry per tool: one allocation, no counting pass.
         let mut out = Vec::with_capacity(self.table.tool_count());
-        self.for_each_listed(false, |w| {
-            w.fill(&mut out, (0, Reason::NotRegistered), |i, r| (i as u32, r))
-        });
+        self.for_each_listed(false, |w| w.fill(&mut out, |i, r| (i as u32, r)));
         out
     }
 
@@ -168,6 +162,9 @@ struct ListedWord {
     listed: u64,
     base: usize,
     rank_bits: [u64; 3],
+    /// The one gate that refuses every listed tool of the word, when one does
+    /// (a group outside the configuration, say): its entries need no rank.
+    uniform: Option<Reason>,
 }
 
 /// [`GATE_ORDER`] by rank, padded to eight so a 3-bit rank needs no bounds check.
@@ -186,8 +183,12 @@ impl ListedWord {
     fn new(m: &GateMasks, listed: u64, w: usize) -> ListedWord {
         let mut rank_bits = [0u64; 3];
         let mut left = listed;
+        let mut uniform = None;
         for g in GATE_ORDER {
             let mine = m[g.rank()] & left;
+            if mine == listed {
+                uniform = Some(g);
+            }
             for (k, r) in rank_bits.iter_mut().enumerate() {
                 if g.rank() >> k & 1 == 1 {
                     *r |= mine;
@@ -202,6 +203,7 @@ impl ListedWord {
             listed,
             base: w * 64,
             rank_bits,
+            uniform,
         }
     }
 
@@ -220,14 +222,19 @@ impl ListedWord {
         })
     }
 
-    /// Append the entries to `out`, made by `make`: the word's room is made
-    /// once, then written without a capacity check per entry.
+    /// Append the entries to `out`, made by `make` (room for them is made
+    /// once per word, by the exact length of the iterator).
     #[inline]
-    fn fill<T: Copy>(&self, out: &mut Vec<T>, blank: T, make: impl Fn(usize, Reason) -> T) {
-        let start = out.len();
-        out.resize(start + self.listed.count_ones() as usize, blank);
-        for (slot, (i, r)) in out[start..].iter_mut().zip(self.entries()) {
-            *slot = make(i, r);
+    fn fill<T>(&self, out: &mut Vec<T>, make: impl Fn(usize, Reason) -> T) {
+        match self.uniform {
+            Some(r) => out.extend(
+                crate::bits::BitIter {
+                    word: self.listed,
+                    base: self.base,
+                }
+                .map(|i| make(i, r)),
+            ),
+            None => out.extend(self.entries().map(|(i, r)| make(i, r))),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! per configuration a bit set of allowed tools and one of excluded tools;
 //! per class rank the tools above it; per profile the tools it holds.
 
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::bits::BitSet;
@@ -29,7 +31,13 @@ pub struct Table {
     pub(crate) class_of: Vec<u8>,
     /// `above[c]`: tools whose class rank is above `c`.
     pub(crate) above: Vec<BitSet>,
-    pub(crate) configs: Vec<ConfigRow>,
+    /// Each configuration's sets, built the first time a context or a diff
+    /// asks for it ([`Table::config_row`]): a table of a million tools and a
+    /// thousand configurations loads without 250 MB of sets nobody reads.
+    configs: Vec<OnceLock<ConfigRow>>,
+    /// Members of each group, as index lists: a configuration's allowed set
+    /// is built from the tools of its groups, never from a pass over all tools.
+    by_group: Vec<Vec<u32>>,
     pub(crate) profiles: Vec<BitSet>,
     pub(crate) loader: Option<u32>,
 }
@@ -155,7 +163,12 @@ impl Table {
         let skill_index = index_of(spec.skills.iter().map(|s| s.name.as_str()), "skill")?;
         let sets = ToolSets::new(&spec)?;
         let loader = tool_index.get(&spec, &spec.skill_loader);
-        let configs = config_rows(&spec, &tool_index, &sets.by_group, loader)?;
+        check_configurations(&spec)?;
+        let configs = spec
+            .configurations
+            .iter()
+            .map(|_| OnceLock::new())
+            .collect();
         let profiles = profile_sets(&spec, &tool_index, &sets.by_group)?;
         if spec
             .consumers
@@ -180,8 +193,24 @@ impl Table {
             class_of,
             above: sets.above,
             configs,
+            by_group: sets.by_group,
             profiles,
             loader,
+        })
+    }
+
+    /// The sets of configuration `ci` (an index below the configurations'
+    /// count), built on first use; every reference in it was range-checked
+    /// at load.
+    pub(crate) fn config_row(&self, ci: usize) -> &ConfigRow {
+        self.configs[ci].get_or_init(|| {
+            config_row(
+                &self.spec,
+                &self.tool_index,
+                &self.by_group,
+                self.loader,
+                &self.spec.configurations[ci],
+            )
         })
     }
 
@@ -282,7 +311,10 @@ impl Table {
 
     /// The bit sets of configuration `index` (in table order).
     pub fn configuration_sets(&self, index: usize) -> Option<ConfigSets<'_>> {
-        let row = self.configs.get(index)?;
+        if index >= self.configs.len() {
+            return None;
+        }
+        let row = self.config_row(index);
         Some(ConfigSets {
             allowed: &row.allowed,
             new_run_allowed: row.fresh_allowed.as_ref().unwrap_or(&row.allowed),
@@ -312,8 +344,8 @@ impl Table {
             return None;
         }
         let (a, b) = (
-            &self.configs[*self.config_index.get(config)? as usize],
-            &other.configs[*other.config_index.get(config)? as usize],
+            self.config_row(*self.config_index.get(config)? as usize),
+            other.config_row(*other.config_index.get(config)? as usize),
         );
         let (aa, ba) = (
             a.fresh_allowed.as_ref().unwrap_or(&a.allowed),
@@ -469,87 +501,95 @@ impl ToolSets {
     }
 }
 
-/// Each configuration's allowed and excluded tools, and a new run's.
-fn config_rows(
+/// Every reference a configuration makes is in range (at load: the sets
+/// themselves are built on first use, and must not fail then).
+fn check_configurations(spec: &TableSpec) -> Result<(), LoadError> {
+    for c in &spec.configurations {
+        let bad = if c.zone as usize >= spec.zones.len() {
+            Some("has a zone")
+        } else if c
+            .groups
+            .as_ref()
+            .is_some_and(|gs| gs.iter().any(|&g| g as usize >= spec.groups.len()))
+        {
+            Some("names a group")
+        } else if c.skills.iter().any(|&s| s as usize >= spec.skills.len()) {
+            Some("names a skill")
+        } else {
+            None
+        };
+        if let Some(what) = bad {
+            return Err(corrupt(format!(
+                "configuration `{}` {what} out of range",
+                c.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A configuration's allowed and excluded tools, and a new run's
+/// (its references were checked by [`check_configurations`]).
+fn config_row(
     spec: &TableSpec,
     tool_index: &NameIndex,
     by_group: &[Vec<u32>],
     loader: Option<u32>,
-) -> Result<Vec<ConfigRow>, LoadError> {
+    c: &ConfigurationSpec,
+) -> ConfigRow {
     let n = spec.tools.len();
-    let mut configs = Vec::with_capacity(spec.configurations.len());
-    for c in &spec.configurations {
-        let zone = spec.zones.get(c.zone as usize).ok_or_else(|| {
-            corrupt(format!(
-                "configuration `{}` has a zone out of range",
-                c.name
-            ))
-        })?;
-        let mut allowed = match &c.groups {
-            None => BitSet::full(n),
-            Some(gs) => {
-                let mut a = BitSet::new(n);
-                for &g in gs {
-                    let members = by_group.get(g as usize).ok_or_else(|| {
-                        corrupt(format!(
-                            "configuration `{}` names a group out of range",
-                            c.name
-                        ))
-                    })?;
-                    for &i in members {
-                        a.insert(i as usize);
-                    }
+    let mut allowed = match &c.groups {
+        None => BitSet::full(n),
+        Some(gs) => {
+            let mut a = BitSet::new(n);
+            for members in gs.iter().filter_map(|&g| by_group.get(g as usize)) {
+                for &i in members {
+                    a.insert(i as usize);
                 }
-                a
             }
-        };
-        if let Some(l) = loader {
-            allowed.insert(l as usize);
+            a
         }
-        let mut excluded = BitSet::new(n);
-        for name in &c.excluded {
-            if let Some(i) = tool_index.get(spec, name) {
-                excluded.insert(i as usize);
-            }
-        }
-        if c.skills.iter().any(|&s| s as usize >= spec.skills.len()) {
-            return Err(corrupt(format!(
-                "configuration `{}` names a skill out of range",
-                c.name
-            )));
-        }
-        // The configuration's exclusions apply through `excluded` (and the
-        // live gate) already; a new run adds none of its own.
-        let fresh_run = crate::run::RunState {
-            allowed: spec.allow_list_of(&c.skills),
-            excluded: crate::run::Exclusions::Names(Vec::new()),
-        };
-        let fresh_allowed = match &fresh_run.allowed {
-            crate::run::AllowList::Only(names) => {
-                let mut list = BitSet::new(n);
-                for name in names {
-                    if let Some(i) = tool_index.get(spec, name) {
-                        list.insert(i as usize);
-                    }
-                }
-                let mut fresh = allowed.clone();
-                fresh.intersect_with(&list);
-                if let Some(l) = loader {
-                    fresh.insert(l as usize);
-                }
-                Some(fresh)
-            }
-            _ => None,
-        };
-        configs.push(ConfigRow {
-            allowed,
-            fresh_allowed,
-            fresh_run,
-            excluded,
-            ceiling: zone.ceiling,
-        });
+    };
+    if let Some(l) = loader {
+        allowed.insert(l as usize);
     }
-    Ok(configs)
+    let mut excluded = BitSet::new(n);
+    for name in &c.excluded {
+        if let Some(i) = tool_index.get(spec, name) {
+            excluded.insert(i as usize);
+        }
+    }
+    // The configuration's exclusions apply through `excluded` (and the
+    // live gate) already; a new run adds none of its own.
+    let fresh_run = crate::run::RunState {
+        allowed: spec.allow_list_of(&c.skills),
+        excluded: crate::run::Exclusions::Names(Vec::new()),
+    };
+    let fresh_allowed = match &fresh_run.allowed {
+        crate::run::AllowList::Only(names) => {
+            let mut list = BitSet::new(n);
+            for name in names {
+                if let Some(i) = tool_index.get(spec, name) {
+                    list.insert(i as usize);
+                }
+            }
+            let mut fresh = allowed.clone();
+            fresh.intersect_with(&list);
+            if let Some(l) = loader {
+                fresh.insert(l as usize);
+            }
+            Some(fresh)
+        }
+        _ => None,
+    };
+    ConfigRow {
+        allowed,
+        fresh_allowed,
+        fresh_run,
+        excluded,
+        // check_configurations kept the zone in range.
+        ceiling: spec.zones.get(c.zone as usize).map_or(0, |z| z.ceiling),
+    }
 }
 
 /// Each profile's tools: named ones, its groups' members, and its prefixes'.
