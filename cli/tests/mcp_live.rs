@@ -494,8 +494,7 @@ fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
 
 /// The example project in a scratch directory (registry, policy, tests).
 fn example_copy(name: &str) -> PathBuf {
-    let dir = scratch_example(name, "real-servers");
-    dir
+    scratch_example(name, "real-servers")
 }
 
 #[test]
