@@ -12,6 +12,14 @@ use toolgate_tests::*;
 mod generator;
 use generator::*;
 
+/// A generated world rendered (registry and policy), modelled and compiled.
+fn compiled(w: &World) -> (String, String, toolgate_compiler::model::Model, Table) {
+    let (reg, pol) = render(w);
+    let m = model(&reg, &[&pol]);
+    let t = Table::load(&lower::compile(&m)).unwrap();
+    (reg, pol, m, t)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
@@ -64,9 +72,7 @@ proptest! {
 
     #[test]
     fn adding_an_exclusion_never_adds_a_tool(w in world(), pick in 0usize..1000) {
-        let (reg, pol) = render(&w);
-        let m = model(&reg, &[&pol]);
-        let t = Table::load(&lower::compile(&m)).unwrap();
+        let (reg, pol, m, t) = compiled(&w);
         let victim = &m.tools[pick % m.tools.len()].name;
         let narrowed = format!("{pol}\nconfiguration extra {{ exclude [{victim}] }}\nconfiguration base {{ }}\n");
         let t2 = table(&reg, &[&narrowed]);
@@ -81,9 +87,7 @@ proptest! {
 
     #[test]
     fn a_resume_never_widens(w in world(), a in 0usize..6, b in 0usize..6) {
-        let (reg, pol) = render(&w);
-        let m = model(&reg, &[&pol]);
-        let t = Table::load(&lower::compile(&m)).unwrap();
+        let (_, _, m, t) = compiled(&w);
         let names: Vec<String> = m.tools.iter().map(|t| t.name.clone()).collect();
         let rs = runs(&names);
         let (stored, live) = (&rs[a], &rs[b]);
@@ -151,9 +155,7 @@ proptest! {
     /// and profiles name tools; a new name is in none of them).
     #[test]
     fn live_tools_go_through_the_same_gates(w in world()) {
-        let (reg, pol) = render(&w);
-        let m = model(&reg, &[&pol]);
-        let t = Table::load(&lower::compile(&m)).unwrap();
+        let (_, _, m, t) = compiled(&w);
         let spec = t.spec();
         for c in 0..m.configurations.len() {
             let cfg = &spec.configurations[c];

@@ -144,22 +144,26 @@ fn nesting_ten_thousand_deep_is_a_diagnostic_not_a_stack_overflow() {
     let deep = format!("configuration c {}", "{".repeat(10_000));
     assert_eq!(check(&deep).problems[0].code(), "TG0001");
     // Registries: JSON and TOML nesting is refused by their parsers' depth limits.
-    let json = format!(
-        "{{\"tool\": [{{\"name\": \"a\", \"group\": \"g\", \"input_schema\": {}1{}}}]}}",
-        "[".repeat(10_000),
-        "]".repeat(10_000)
-    );
-    let (_, p) =
-        toolgate_compiler::registry::load(toolgate_compiler::source::FileId(0), &json, true);
-    assert_eq!(p[0].code(), "TG0004");
-    let toml = format!(
-        "[[tool]]\nname = \"a\"\ngroup = \"g\"\ninput_schema = {}1{}\n",
-        "[".repeat(10_000),
-        "]".repeat(10_000)
-    );
-    let (_, p) =
-        toolgate_compiler::registry::load(toolgate_compiler::source::FileId(0), &toml, false);
-    assert_eq!(p[0].code(), "TG0004");
+    let nested = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    for (registry, is_json) in [
+        (
+            format!(
+                "{{\"tool\": [{{\"name\": \"a\", \"group\": \"g\", \"input_schema\": {nested}}}]}}"
+            ),
+            true,
+        ),
+        (
+            format!("[[tool]]\nname = \"a\"\ngroup = \"g\"\ninput_schema = {nested}\n"),
+            false,
+        ),
+    ] {
+        let (_, p) = toolgate_compiler::registry::load(
+            toolgate_compiler::source::FileId(0),
+            &registry,
+            is_json,
+        );
+        assert_eq!(p[0].code(), "TG0004", "JSON: {is_json}");
+    }
     let run = RunState::from_json(&format!(
         "{{\"excludedToolNames\": {}\"a\"{}}}",
         "[".repeat(10_000),

@@ -12,12 +12,7 @@ const WARN: &str = "configuration editor-chat {\n  exclude [retired_tool]\n}\n";
 
 #[test]
 fn check_passes_on_every_example_and_exits_0() {
-    for p in [
-        "policies/demo",
-        "policies/exclusions",
-        "policies/trust-zones",
-        "policies/mcp-profiles",
-    ] {
+    for p in EXAMPLES {
         let o = run(&["check", "--deny-warnings", p]);
         assert_eq!(o.status.code(), Some(0), "{p}: {}", stdout(&o));
         assert_eq!(stdout(&o), "0 errors, 0 warnings\n");
@@ -30,8 +25,8 @@ fn check_typo_in_exclusion_fails_with_code_span_and_suggestion() {
     let o = run(&["check", "--format", "plain", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("error[TG1010]: excluded tool `delete_recrod` is not registered; did you mean `delete_record`?"), "{out}");
-    assert!(out.contains("policy.tg:2:12"), "{out}");
+    assert_contains(&out, "error[TG1010]: excluded tool `delete_recrod` is not registered; did you mean `delete_record`?");
+    assert_contains(&out, "policy.tg:2:12");
     let o = run(&["check", "--format", "json", dir.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let d = &v["diagnostics"][0];
@@ -69,14 +64,12 @@ fn usage_and_io_errors_exit_2() {
     );
     assert_eq!(run(&["check", "--format", "yaml"]).status.code(), Some(2));
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
-    let o = run(&[
-        "decide",
-        "-p",
+    let o = run(&with_configuration(
+        &["decide"],
         "policies/exclusions",
-        "-c",
         "editor-caht",
-        "delete_record",
-    ]);
+        &["delete_record"],
+    ));
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("did you mean `editor-chat`"));
 }
@@ -85,7 +78,7 @@ fn usage_and_io_errors_exit_2() {
 fn human_format_is_miette_without_colour_when_not_a_terminal() {
     let dir = scratch("human", TYPO);
     let out = stdout(&run(&["check", dir.to_str().unwrap()]));
-    assert!(out.contains("× excluded tool `delete_recrod`"), "{out}");
+    assert_contains(&out, "× excluded tool `delete_recrod`");
     assert!(!out.contains('\u{1b}'), "no escape codes off a terminal");
 }
 
@@ -125,8 +118,8 @@ fn github_format_annotates_and_writes_the_step_summary() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.starts_with("::error file="), "{out}");
-    assert!(out.contains(",line=2,col=12,endLine=2,endColumn=25,title=TG1010 exclusion-typo::excluded tool `delete_recrod`"), "{out}");
+    assert_starts_with(&out, "::error file=");
+    assert_contains(&out, ",line=2,col=12,endLine=2,endColumn=25,title=TG1010 exclusion-typo::excluded tool `delete_recrod`");
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("| 1 | 0 |") && md.contains("TG1010"), "{md}");
 }
@@ -161,10 +154,7 @@ fn json_format_lists_several_projects() {
     // Text: each project's summary line names it, then the total.
     let o = run(&["check", "--format", "plain", "policies/demo", name]);
     let out = stdout(&o);
-    assert!(
-        out.starts_with("policies/demo: 0 errors, 0 warnings\nwarning[TG1009]"),
-        "{out}"
-    );
+    assert_starts_with(&out, "policies/demo: 0 errors, 0 warnings\nwarning[TG1009]");
     assert!(
         out.ends_with(&format!(
             "{name}: 0 errors, 1 warning\n2 projects: 0 errors, 1 warning\n"
@@ -231,28 +221,19 @@ fn help_explains_each_subcommand() {
 
 #[test]
 fn decide_json_uses_the_exact_field_names_and_exit_codes() {
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/exclusions",
-        "-c",
-        "editor-chat",
-        "delete_record",
-        "--format",
-        "json",
-    ]);
+    let decide = |configuration: &str| {
+        let rest = ["delete_record", "--format", "json"];
+        run(&with_configuration(
+            &["decide"],
+            "policies/exclusions",
+            configuration,
+            &rest,
+        ))
+    };
+    let o = decide("editor-chat");
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), "{\"tool\":\"delete_record\",\"allowed\":false,\"reason\":\"configurationExcluded\",\"observedOnly\":false}\n");
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/exclusions",
-        "-c",
-        "reviewer-chat",
-        "delete_record",
-        "--format",
-        "json",
-    ]);
+    let o = decide("reviewer-chat");
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
@@ -289,15 +270,12 @@ fn compile_is_deterministic_and_the_table_answers_the_same() {
         "--format",
         "json",
     ]);
-    let from_project = run(&[
-        "unavailable",
-        "-p",
+    let from_project = run(&with_configuration(
+        &["unavailable"],
         "policies/exclusions",
-        "-c",
         "editor-chat",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    ));
     assert_eq!(stdout(&from_table), stdout(&from_project));
     // A damaged table is refused (exit 2), not half-read.
     let mut bytes = std::fs::read(&a).unwrap();
@@ -318,31 +296,20 @@ fn compile_is_deterministic_and_the_table_answers_the_same() {
 
 #[test]
 fn unavailable_prompt_for_the_demo() {
-    let o = run(&[
-        "unavailable",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--format",
-        "prompt",
-    ]);
+    let o = run(&demo_chat("unavailable", &["--format", "prompt"]));
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 17);
-    assert!(out.starts_with("Tools that exist but are not available in this conversation, and why:\n- read_source: not among the tools this configuration allows\n"), "{out}");
+    assert_starts_with(&out, "Tools that exist but are not available in this conversation, and why:\n- read_source: not among the tools this configuration allows\n");
 }
 
 #[test]
 fn explain_goes_gate_by_gate_and_stops_at_the_first_refusal() {
-    let out = stdout(&run(&[
-        "explain",
-        "-p",
+    let out = stdout(&run(&with_configuration(
+        &["explain"],
         "policies/exclusions",
-        "-c",
         "editor-chat",
-        "delete_record",
-        "no_such_tool",
-    ]));
+        &["delete_record", "no_such_tool"],
+    )));
     assert_eq!(
         out,
         "delete_record: refused, configurationExcluded (excluded by this configuration)\n  pass    notRegistered\n  pass    toolDisabled\n  pass    requiresAdmin\n  pass    notInProfile\n  pass    configurationGroup\n  REFUSE  configurationExcluded\nno_such_tool: refused, notRegistered (no tool of this name is registered)\n  REFUSE  notRegistered\n"
@@ -374,19 +341,17 @@ fn show_readouts_name_excluding_configurations_and_stale_names() {
         "-p",
         dir.to_str().unwrap(),
     ]));
-    assert!(out.contains("no longer registered  retired_tool"), "{out}");
+    assert_contains(&out, "no longer registered  retired_tool");
 }
 
 #[test]
 fn run_start_and_resume_store_and_narrow() {
-    let o = run(&[
-        "run",
-        "start",
-        "-p",
+    let o = run(&with_configuration(
+        &["run", "start"],
         "policies/exclusions",
-        "-c",
         "editor-chat",
-    ]);
+        &[],
+    ));
     assert_eq!(
         stdout(&o),
         "{\"allowedToolNames\":null,\"excludedToolNames\":[\"delete_record\"]}\n"
@@ -396,45 +361,38 @@ fn run_start_and_resume_store_and_narrow() {
     let stored = dir.join("run.json");
     std::fs::write(&stored, stdout(&o)).unwrap();
     // Resumed under a configuration without the exclusion: the stored one holds.
-    let o = run(&[
-        "run",
-        "resume",
-        "-p",
+    let o = run(&with_configuration(
+        &["run", "resume"],
         "policies/exclusions",
-        "-c",
         "reviewer-chat",
-        stored.to_str().unwrap(),
-    ]);
+        &[stored.to_str().unwrap()],
+    ));
     assert_eq!(
         stdout(&o),
         "{\"allowedToolNames\":null,\"excludedToolNames\":[\"delete_record\"]}\n"
     );
-    let o = run(&[
-        "decide",
-        "-p",
+    let o = run(&with_configuration(
+        &["decide"],
         "policies/exclusions",
-        "-c",
         "reviewer-chat",
-        "--run",
-        stored.to_str().unwrap(),
-        "delete_record",
-    ]);
+        &["--run", stored.to_str().unwrap(), "delete_record"],
+    ));
     assert_eq!(o.status.code(), Some(1));
     // A stored value that is not a list cannot be read: an input error
     // (exit 2) with nothing on standard output, so nothing reads as allowed.
     std::fs::write(&stored, "{\"excludedToolNames\": \"delete_record\"}").unwrap();
-    let o = run(&[
-        "simulate",
-        "-p",
+    let o = run(&with_configuration(
+        &["simulate"],
         "policies/exclusions",
-        "-c",
         "reviewer-chat",
-        "--admin",
-        "--run",
-        stored.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+        &[
+            "--admin",
+            "--run",
+            stored.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    ));
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o), "");
 }
@@ -558,17 +516,12 @@ fn classify_prints_the_outcome_as_json() {
 
 #[test]
 fn offered_and_decide_refusal_for_the_seed_003_consumer() {
-    let o = run(&[
-        "offered",
-        "-p",
+    let o = run(&with_configuration(
+        &["offered"],
         "policies/mcp-profiles",
-        "-c",
         "support-chat",
-        "--consumer",
-        "support-bot",
-        "--format",
-        "json",
-    ]);
+        &["--consumer", "support-bot", "--format", "json"],
+    ));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(!v["offered"]
         .as_array()
@@ -581,17 +534,12 @@ fn offered_and_decide_refusal_for_the_seed_003_consumer() {
         .iter()
         .any(|u| u["tool"] == "refund.issue" && u["reason"] == "notInProfile"));
     assert!(v["estimatedTokens"].as_u64().unwrap() > 0);
-    let o = run(&[
-        "decide",
-        "-p",
+    let o = run(&with_configuration(
+        &["decide"],
         "policies/mcp-profiles",
-        "-c",
         "support-chat",
-        "--consumer",
-        "support-bot",
-        "refund.issue",
-        "--refusal",
-    ]);
+        &["--consumer", "support-bot", "refund.issue", "--refusal"],
+    ));
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(
@@ -609,39 +557,22 @@ fn remote_names_never_reach_a_non_admin_where_the_policy_hides_them() {
     let remote = "mcp_deepwiki_ask_question";
     for role in [&["--no-user"][..], &[][..]] {
         for fmt in ["text", "json", "prompt"] {
-            let mut args = vec![
-                "unavailable",
-                "-p",
-                "policies/demo",
-                "-c",
-                "demo-chat",
-                "--format",
-                fmt,
-            ];
+            let mut args = demo_chat("unavailable", &["--format", fmt]);
             args.extend_from_slice(role);
             let out = stdout(&run(&args));
             assert!(!out.contains(remote), "unavailable {fmt} {role:?}: {out}");
         }
-        let mut args = vec![
-            "explain",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            remote,
-            "--format",
-            "json",
-        ];
+        let mut args = demo_chat("explain", &[remote, "--format", "json"]);
         args.extend_from_slice(role);
         let v: serde_json::Value = serde_json::from_slice(&run(&args).stdout).unwrap();
         assert_eq!(
             v[0]["reason"], "notRegistered",
             "explain answers a hidden name like a missing one"
         );
-        let mut args = vec!["simulate", "-p", "policies/demo", "-c", "demo-chat"];
+        let mut args = demo_chat("simulate", &[]);
         args.extend_from_slice(role);
         assert!(!stdout(&run(&args)).contains(remote));
-        let mut args = vec!["offered", "-p", "policies/demo", "-c", "demo-chat"];
+        let mut args = demo_chat("offered", &[]);
         args.extend_from_slice(role);
         assert!(!stdout(&run(&args)).contains(remote));
         // The JSON tool set is for the host: every refused tool, flagged.
@@ -658,47 +589,30 @@ fn remote_names_never_reach_a_non_admin_where_the_policy_hides_them() {
         assert_eq!(entry["reason"], "requiresAdmin");
     }
     // An administrator sees it, with its reason.
-    let out = stdout(&run(&[
-        "unavailable",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--admin",
-    ]));
-    assert!(
-        out.contains("mcp_deepwiki_ask_question configurationGroup"),
-        "{out}"
-    );
+    let out = stdout(&run(&demo_chat("unavailable", &["--admin"])));
+    assert_contains(&out, "mcp_deepwiki_ask_question configurationGroup");
 }
 
 #[test]
 fn an_earlier_refusal_never_reveals_a_later_gate() {
     // get_env_raw is admin-only AND above the zone's ceiling in the demo: a user learns only the first.
-    let o = run(&[
-        "explain",
-        "-p",
+    let o = run(&with_configuration(
+        &["explain"],
         "policies/demo",
-        "-c",
         "developer-chat",
-        "get_env_raw",
-        "--format",
-        "json",
-    ]);
+        &["get_env_raw", "--format", "json"],
+    ));
     let text = stdout(&o);
-    assert!(text.contains("\"reason\": \"requiresAdmin\""), "{text}");
+    assert_contains(&text, "\"reason\": \"requiresAdmin\"");
     for later in ["trustZone", "zone\": \"", "ceiling\": \"", "secretAdjacent"] {
         assert!(!text.contains(later), "{later} leaks: {text}");
     }
-    let o = run(&[
-        "decide",
-        "-p",
+    let o = run(&with_configuration(
+        &["decide"],
         "policies/demo",
-        "-c",
         "developer-chat",
-        "get_env_raw",
-        "--refusal",
-    ]);
+        &["get_env_raw", "--refusal"],
+    ));
     let text = stdout(&o).to_lowercase();
     assert!(
         !text.contains("zone") && !text.contains("ceiling"),
@@ -755,7 +669,7 @@ fn manifest_paths_that_leave_the_project_are_refused_unless_opted_in() {
         assert_eq!(o.status.code(), Some(2), "{manifest}: {}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains("toolgate.toml"), "names the manifest: {e}");
-        assert!(e.contains(why), "{e}");
+        assert_contains(&e, why);
         assert!(
             e.contains("allow-outside-project = true"),
             "says what to do: {e}"
@@ -1028,17 +942,9 @@ fn with_closed(stream: &str, args: &[&str]) -> Output {
 fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
     let table = std::env::temp_dir().join(format!("toolgate-pipe-{}.tgt", std::process::id()));
     for args in [
-        vec!["simulate", "-p", "policies/demo", "-c", "demo-chat"],
+        demo_chat("simulate", &[]),
         vec!["check", "--format", "sarif", "policies/demo"],
-        vec![
-            "unavailable",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "--format",
-            "prompt",
-        ],
+        demo_chat("unavailable", &["--format", "prompt"]),
         vec!["--help"],
     ] {
         let o = with_closed("stdout", &args);
@@ -1053,9 +959,6 @@ fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
     assert_eq!(o.status.code(), Some(0));
     let o = with_closed("stderr", &["check", "/nonexistent/project"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = with_closed(
-        "stderr",
-        &["simulate", "-p", "policies/demo", "-c", "demo-chat"],
-    );
+    let o = with_closed("stderr", &demo_chat("simulate", &[]));
     assert_eq!(o.status.code(), Some(0));
 }

@@ -5,7 +5,7 @@ mod common;
 #[path = "../../oci/tests/common/registry.rs"]
 mod registry;
 
-use common::{stderr, stdout, toolgate};
+use common::{assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate};
 
 #[test]
 fn keygen_compile_sign_push_pull_verify() {
@@ -47,11 +47,7 @@ fn keygen_compile_sign_push_pull_verify() {
         &["compile", demo, "-o", "signed.tgt", "--sign", "release.key"],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stderr(&o).ends_with(&format!(", signed by {key_id})\n")),
-        "{}",
-        stderr(&o)
-    );
+    assert_ends_with(&stderr(&o), &format!(", signed by {key_id})\n"));
     assert_eq!(
         toolgate(d, &["compile", demo, "-o", "plain.tgt"])
             .status
@@ -113,11 +109,7 @@ fn keygen_compile_sign_push_pull_verify() {
         format!("{}/policies/demo@{}", reg.host(), stdout(&o).trim()),
         pinned
     );
-    assert!(
-        stderr(&o).contains(&format!("signature by {key_id} verified")),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), &format!("signature by {key_id} verified"));
     assert_eq!(
         std::fs::read(d.join("pulled.tgt")).unwrap(),
         std::fs::read(d.join("signed.tgt")).unwrap()
@@ -125,11 +117,7 @@ fn keygen_compile_sign_push_pull_verify() {
     // By digest, the same artifact.
     let o = toolgate(d, &["pull", &pinned, "-o", "by-digest.tgt", "--plain-http"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("(not verified: no --trusted-key)"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "(not verified: no --trusted-key)");
 
     // A key that did not sign it: refused, nothing written.
     let o = toolgate(
@@ -175,19 +163,11 @@ fn serve_oci_requires_trusted_keys() {
     let dir = tempfile::tempdir().unwrap();
     let o = toolgate(dir.path(), &["serve", "--oci", "127.0.0.1:1/p:v1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--trusted-key <FILE>"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "--trusted-key <FILE>");
     let o = toolgate(
         dir.path(),
         &["serve", "--project", "x", "--trusted-key", "missing.pub"],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).starts_with("error: missing.pub: "),
-        "{}",
-        stderr(&o)
-    );
+    assert_starts_with(&stderr(&o), "error: missing.pub: ");
 }

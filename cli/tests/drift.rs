@@ -107,34 +107,22 @@ fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
     let page = dir.join("page.html");
     std::fs::write(&page, "<html><body><h1>403 Forbidden</h1></body></html>").unwrap();
     let page = page.to_str().unwrap();
+    // The page as a raw body with HTTP status 403, and what classify reads.
+    let forbidden = |extra: &[&str]| -> serde_json::Value {
+        let o = run(&[&["classify", page, "--raw", "--http-status", "403"], extra].concat());
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
     // The nginx rule of the project: `http-status 403` alone.
-    let o = run(&[
-        "classify",
-        page,
-        "--raw",
-        "--http-status",
-        "403",
-        "--origin",
-        "nginx",
-        "-p",
-        PROJECT,
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = forbidden(&["--origin", "nginx", "-p", PROJECT]);
     assert_eq!(
         (v["refusal"]["kind"].as_str(), v["refusal"]["rule"].as_str()),
         (Some("notInProfile"), Some("forbidden"))
     );
     // Built in: a 403 with an insufficient_scope challenge, whatever the body.
-    let o = run(&[
-        "classify",
-        page,
-        "--raw",
-        "--http-status",
-        "403",
+    let v = forbidden(&[
         "--header",
         "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"crm:write\"",
     ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["refusal"]["rule"], "mcp-insufficient-scope");
     assert_eq!(
         v["refusal"]["detail"],

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{scratch_project, stdout as out, toolgate};
+use common::{assert_contains, assert_starts_with, scratch_project, stdout as out, toolgate};
 
 const REGISTRY: &str = r#"
 [[tool]]
@@ -56,7 +56,7 @@ fn a_hidden_refused_remote_tool_reads_exactly_like_a_missing_one() {
         hidden.replace("mcp_crm_wipe", "NAME"),
         missing.replace("mcp_crm_wipf", "NAME")
     );
-    assert!(hidden.contains("\"kind\": \"notRegistered\""), "{hidden}");
+    assert_contains(&hidden, "\"kind\": \"notRegistered\"");
     // Text for a person, and explain, say the same.
     assert_eq!(
         out(&run(&dir, &["decide", "mcp_crm_wipe"])),
@@ -89,10 +89,7 @@ fn explain_agrees_with_decide_and_offered_for_an_offered_remote_tool() {
         "mcp_crm_lookup: offered\n"
     );
     let explained = out(&run(&dir, &["explain", "mcp_crm_lookup"]));
-    assert!(
-        explained.starts_with("mcp_crm_lookup: offered\n"),
-        "{explained}"
-    );
+    assert_starts_with(&explained, "mcp_crm_lookup: offered\n");
     assert_eq!(
         out(&run(&dir, &["offered"]))
             .lines()

@@ -43,16 +43,10 @@ fn a_stored_run_that_cannot_be_read_is_reported_and_admits_nothing() {
     let d = temp("inputs-runs");
     let stored = d.join("run.json");
     std::fs::write(&stored, r#"{"allowed_tool_names":["get_page_content"]}"#).unwrap();
-    let o = run(&[
+    let o = run(&demo_chat(
         "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--run",
-        stored.to_str().unwrap(),
-        "get_page_content",
-    ]);
+        &["--run", stored.to_str().unwrap(), "get_page_content"],
+    ));
     // An input error (exit 2), never an answer: nothing on standard output.
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "");

@@ -373,9 +373,9 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
     });
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(
-        err.contains("no answer within 1.5 s (the server did not complete the MCP handshake and `tools/list`)"),
-        "{err}"
+    assert_contains(
+        &err,
+        "no answer within 1.5 s (the server did not complete the MCP handshake and `tools/list`)",
     );
     assert_eq!(stdout(&o), "");
     // Over HTTP: a listener that accepts and never answers.
@@ -393,11 +393,7 @@ fn a_server_that_does_not_answer_times_out_with_a_clear_error() {
         ])
     });
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("no answer within 1.5 s"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "no answer within 1.5 s");
 }
 
 #[test]
@@ -423,7 +419,7 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
     });
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains("the MCP handshake failed"), "{err}");
+    assert_contains(&err, "the MCP handshake failed");
     // Over HTTP: a web page where an MCP answer should be.
     let url = http_stub(
         Some("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 15\r\nconnection: close\r\n\r\n<html>no</html>"),
@@ -453,11 +449,7 @@ fn a_server_that_answers_garbage_is_a_clear_error() {
         &["/nonexistent/mcp-server".to_string()],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot start `/nonexistent/mcp-server`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_contains(&stderr(&o), "cannot start `/nonexistent/mcp-server`");
 }
 
 #[test]
@@ -485,9 +477,9 @@ fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
         "{out}"
     );
     // Pydantic's optional argument, null default kept.
-    assert!(
-        out.contains(r#"query = { anyOf = [{ type = "string" }, { type = "null" }], default = { "$json" = "null" }, title = "Query" }"#),
-        "{out}"
+    assert_contains(
+        &out,
+        r#"query = { anyOf = [{ type = "string" }, { type = "null" }], default = { "$json" = "null" }, title = "Query" }"#,
     );
     let err = stderr(&o);
     assert!(
@@ -502,9 +494,7 @@ fn a_live_name_that_breaks_the_naming_rule_is_tg4001_and_the_rest_imports() {
 
 /// The example project in a scratch directory (registry, policy, tests).
 fn example_copy(name: &str) -> PathBuf {
-    let dir = temp(name);
-    copy_dir(&root().join("policies/real-servers"), &dir);
-    dir
+    scratch_example(name, "real-servers")
 }
 
 #[test]
@@ -590,10 +580,7 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     );
     // The new tool arrived disabled and admin-only: a sync grants nothing.
     let after = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
-    assert!(
-        after.contains("[[tool]]\nname = \"mcp_git_git_tag\"\ngroup = \"mcp_git\"\norigin = \"remote\"\nserver = \"git\"\nadmin_only = true\nenabled = false\n"),
-        "{after}"
-    );
+    assert_contains(&after, "[[tool]]\nname = \"mcp_git_git_tag\"\ngroup = \"mcp_git\"\norigin = \"remote\"\nserver = \"git\"\nadmin_only = true\nenabled = false\n");
     // The stale statements are the project's errors now, where the report said.
     let o = toolgate(&dir, &["check", "--format", "plain"]);
     assert_eq!(o.status.code(), Some(1));
@@ -619,15 +606,12 @@ fn sync_reports_a_simulated_upgrade_and_writes_the_registry() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let o = toolgate(
         &dir,
-        &[
-            "decide",
-            "-p",
+        &with_configuration(
+            &["decide"],
             ".",
-            "-c",
             "developer-chat",
-            "--admin",
-            "mcp_git_git_tag",
-        ],
+            &["--admin", "mcp_git_git_tag"],
+        ),
     );
     assert_eq!(
         (o.status.code(), stdout(&o)),

@@ -9,24 +9,10 @@ use common::*;
 
 /// A project with `n` stale exclusions (TG1009 warnings).
 fn storm(name: &str, n: usize) -> std::path::PathBuf {
-    let dir = temp(name);
-    std::fs::copy(
-        root().join("policies/demo/registry.toml"),
-        dir.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
+    let registry = std::fs::read_to_string(root().join("policies/demo/registry.toml")).unwrap();
     let names: Vec<String> = (0..n).map(|i| format!("gone_{i}")).collect();
-    std::fs::write(
-        dir.join("policy.tg"),
-        format!("configuration c {{ exclude [{}] }}\n", names.join(", ")),
-    )
-    .unwrap();
-    dir
+    let policy = format!("configuration c {{ exclude [{}] }}\n", names.join(", "));
+    scratch_project(name, &registry, &policy)
 }
 
 #[test]
@@ -156,9 +142,9 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     let o = run(&["completions", "bash"]);
     assert_eq!(o.status.code(), Some(0));
     let bash = stdout(&o);
-    assert!(bash.starts_with("_toolgate() {\n"), "{bash}");
-    assert!(bash.contains("complete -F _toolgate"), "{bash}");
-    assert!(bash.contains("--enforcement"), "{bash}");
+    assert_starts_with(&bash, "_toolgate() {\n");
+    assert_contains(&bash, "complete -F _toolgate");
+    assert_contains(&bash, "--enforcement");
     let o = run(&["completions", "zsh"]);
     assert!(stdout(&o).starts_with("#compdef toolgate\n"));
     let o = run(&["completions", "tcsh"]);
@@ -174,8 +160,8 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     let o = run(&["man", "-o", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
     let decide = std::fs::read_to_string(dir.join("toolgate-decide.1")).unwrap();
-    assert!(decide.contains(".TH toolgate-decide 1"), "{decide}");
-    assert!(decide.contains("toolgate decide"), "{decide}");
+    assert_contains(&decide, ".TH toolgate-decide 1");
+    assert_contains(&decide, "toolgate decide");
     assert!(dir.join("toolgate-check.1").is_file());
 }
 
@@ -239,10 +225,9 @@ fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
     let dir = temp("log");
     let log = dir.join("decisions.jsonl");
     let l = log.to_str().unwrap();
-    let demo = ["-p", "policies/demo", "-c", "demo-chat", "--log", l];
-    let o = run(&[&["decide"][..], &demo, &["read_source"]].concat());
+    let o = run(&demo_chat("decide", &["--log", l, "read_source"]));
     assert_eq!(o.status.code(), Some(1));
-    let o = run(&[&["simulate"][..], &demo].concat());
+    let o = run(&demo_chat("simulate", &["--log", l]));
     assert_eq!(o.status.code(), Some(0));
     let text = std::fs::read_to_string(&log).unwrap();
     let records: Vec<serde_json::Value> = text
@@ -273,29 +258,21 @@ fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
 #[test]
 fn live_tools_are_decided_through_the_runtime_live_path() {
     let dir = temp("live");
-    let live = dir.join("live.toml");
-    std::fs::write(
-        &live,
-        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
-    )
-    .unwrap();
-    let l = live.to_str().unwrap();
-    let demo = [
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--admin",
-        "--live",
-        l,
-    ];
-    let o = run(&[&["decide"][..], &demo, &["new_tool"]].concat());
+    let live = live_tools(&dir);
+    let admin_live = ["--admin", "--live", &live];
+    let o = run(&demo_chat(
+        "decide",
+        &[&admin_live[..], &["new_tool"]].concat(),
+    ));
     assert_eq!(
         (o.status.code(), stdout(&o).as_str()),
         (Some(0), "new_tool: offered\n")
     );
     // A remote tool registered late arrives switched off.
-    let o = run(&[&["decide"][..], &demo, &["mcp_crm_new"]].concat());
+    let o = run(&demo_chat(
+        "decide",
+        &[&admin_live[..], &["mcp_crm_new"]].concat(),
+    ));
     assert_eq!(
         (o.status.code(), stdout(&o).as_str()),
         (
@@ -303,28 +280,17 @@ fn live_tools_are_decided_through_the_runtime_live_path() {
             "mcp_crm_new: refused, toolDisabled (switched off by an administrator)\n"
         )
     );
-    let o = run(&[&["unavailable"][..], &demo].concat());
-    assert!(
-        stdout(&o).ends_with("mcp_crm_new toolDisabled\n"),
-        "{}",
-        stdout(&o)
-    );
+    let o = run(&demo_chat("unavailable", &admin_live));
+    assert_ends_with(&stdout(&o), "mcp_crm_new toolDisabled\n");
     // Without --live the name is not registered.
-    let o = run(&[
-        "decide",
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "new_tool",
-    ]);
+    let o = run(&demo_chat("decide", &["new_tool"]));
     assert_eq!(
         stdout(&o),
         "new_tool: refused, notRegistered (no tool of this name is registered)\n"
     );
     // A fragment with errors is an input error, never a guess.
     std::fs::write(&live, "[[tool]]\nname = \"x\"\n").unwrap();
-    let o = run(&[&["decide"][..], &demo, &["x"]].concat());
+    let o = run(&demo_chat("decide", &[&admin_live[..], &["x"]].concat()));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[TG0004]"), "{}", stderr(&o));
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{copy_dir, root, run, stderr, stdout, temp, toolgate};
+use common::{copy_dir, root, run, scratch_example, stderr, stdout, temp, toolgate};
 
 #[test]
 fn snapshot_checks_every_project_below_a_directory() {
@@ -38,8 +38,7 @@ fn snapshot_checks_every_project_below_a_directory() {
 
 #[test]
 fn a_missing_policy_file_is_reported_at_its_manifest_line() {
-    let dir = temp("manifest-line");
-    copy_dir(&root().join("policies/demo"), &dir);
+    let dir = scratch_example("manifest-line", "demo");
     let manifest = dir.join("toolgate.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace("\"policy.tg\"", "\"polcy.tg\"")).unwrap();

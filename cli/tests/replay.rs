@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::serve::{body_json, serve, Served};
+use common::{assert_contains, assert_starts_with};
 
 fn toolgate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
@@ -24,7 +25,7 @@ fn evaluate(served: &Served, role: &str, configuration: &str, tool: &str) -> ser
         r#"{{"subject":{{"type":"user","id":"alice","properties":{{"role":"{role}"}}}},"action":{{"name":"call"}},"resource":{{"type":"tool","id":"{tool}"}},"context":{{"configuration":"{configuration}"}}}}"#
     );
     let out = served.evaluate("", &body);
-    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    assert_starts_with(&out, "HTTP/1.1 200 OK\r\n");
     body_json(&out)
 }
 
@@ -225,5 +226,5 @@ fn replay_reports_the_recorded_decisions_the_change_would_alter() {
     let bad = toolgate(&["diff", old_s, new_s, "--replay", log_s]);
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8(bad.stderr).unwrap();
-    assert!(err.contains("line 1: not a decision record"), "{err}");
+    assert_contains(&err, "line 1: not a decision record");
 }

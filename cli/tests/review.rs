@@ -9,8 +9,7 @@ use common::*;
 
 #[test]
 fn removing_one_exclusion_is_exactly_one_widening_and_nothing_else() {
-    let d = temp("widen");
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example("widen", "exclusions");
     let f = d.join("configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     // editor-chat's exclusion line, and only that one.
@@ -93,8 +92,7 @@ fn moving_a_tool_between_groups_reports_every_affected_configuration() {
 
 #[test]
 fn a_reformatted_project_diffs_as_no_change() {
-    let d = temp("fmt");
-    copy_dir(&root().join("policies/trust-zones"), &d);
+    let d = scratch_example("fmt", "trust-zones");
     let f = d.join("policy.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     // Same meaning, another layout: blocks opened over several lines, padded braces.
@@ -117,11 +115,7 @@ fn a_reformatted_project_diffs_as_no_change() {
     let o = toolgate(&d, &["fmt", "--check", "."]);
     assert_eq!(o.status.code(), Some(1));
     // The unified diff on stdout, the count and the fix on stderr.
-    assert!(
-        stdout(&o).starts_with("--- policy.tg\n+++ policy.tg (formatted)\n@@ "),
-        "{}",
-        stdout(&o)
-    );
+    assert_starts_with(&stdout(&o), "--- policy.tg\n+++ policy.tg (formatted)\n@@ ");
     assert_eq!(stderr(&o), "1 file not formatted: run `toolgate fmt -w`\n");
     let o = run(&[
         "diff",
@@ -181,11 +175,7 @@ fn diff_git_compares_with_a_revision() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(
-        stdout(&o).starts_with("0 widened, 1 narrowed, 0 reason changed"),
-        "{}",
-        stdout(&o)
-    );
+    assert_starts_with(&stdout(&o), "0 widened, 1 narrowed, 0 reason changed");
 }
 
 #[test]
@@ -216,8 +206,7 @@ fn policy_tests_of_the_examples_pass_with_full_coverage() {
 
 /// The exclusions example without its policy tests, in a scratch directory.
 fn exclusions_without_tests(name: &str) -> std::path::PathBuf {
-    let d = temp(name);
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example(name, "exclusions");
     for e in std::fs::read_dir(&d).unwrap() {
         let p = e.unwrap().path();
         if p.to_string_lossy().ends_with(".test.toml") {
@@ -238,23 +227,23 @@ fn a_failing_policy_test_names_file_line_expected_and_actual() {
     let o = toolgate(&d, &["test", "--coverage", "--threshold", "50"]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("FAIL ./wrong.test.toml:7: wrong\n  expected: offered\n  actual:   configurationExcluded\n"), "{out}");
-    assert!(
-        out.contains("1 passed, 1 failed\ncoverage: 1 of 15 reachable rows"),
-        "{out}"
+    assert_contains(
+        &out,
+        "FAIL ./wrong.test.toml:7: wrong\n  expected: offered\n  actual:   configurationExcluded\n",
     );
+    assert_contains(&out, "1 passed, 1 failed\ncoverage: 1 of 15 reachable rows");
     let junit = stdout(&toolgate(&d, &["test", "--format", "junit"]));
-    assert!(
-        junit.contains("<testcase name=\"wrong\" classname=\"./wrong.test.toml\" time=\""),
-        "{junit}"
+    assert_contains(
+        &junit,
+        "<testcase name=\"wrong\" classname=\"./wrong.test.toml\" time=\"",
     );
-    assert!(junit.contains("<failure message=\"expected offered, got configurationExcluded\">./wrong.test.toml:7: wrong\nexpected: offered\nactual:   configurationExcluded</failure>"), "{junit}");
+    assert_contains(&junit, "<failure message=\"expected offered, got configurationExcluded\">./wrong.test.toml:7: wrong\nexpected: offered\nactual:   configurationExcluded</failure>");
     // Under --threshold, the coverage is a test case of its own.
     let junit = stdout(&toolgate(
         &d,
         &["test", "--format", "junit", "--threshold", "50"],
     ));
-    assert!(junit.contains("<testcase name=\"threshold\" classname=\"coverage\">\n            <failure message=\"coverage 6.7% is below the threshold 50.0%\">not exercised: editor-chat notRegistered\n"), "{junit}");
+    assert_contains(&junit, "<testcase name=\"threshold\" classname=\"coverage\">\n            <failure message=\"coverage 6.7% is below the threshold 50.0%\">not exercised: editor-chat notRegistered\n");
 }
 
 #[test]
@@ -277,12 +266,7 @@ error: ./t.test.toml:10:1: case `answer`: unknown expectation `not_in_profile`\n
 
 #[test]
 fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
-    for p in [
-        "policies/demo",
-        "policies/exclusions",
-        "policies/trust-zones",
-        "policies/mcp-profiles",
-    ] {
+    for p in EXAMPLES {
         let o = run(&["snapshot", "--check", p]);
         assert_eq!(
             o.status.code(),
@@ -291,8 +275,7 @@ fn snapshots_of_the_examples_are_up_to_date_and_check_detects_drift() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let d = temp("snap");
-    copy_dir(&root().join("policies/exclusions"), &d);
+    let d = scratch_example("snap", "exclusions");
     let f = d.join("configurations.tg");
     let text = std::fs::read_to_string(&f).unwrap();
     std::fs::write(&f, text.replacen("exclude [delete_record]\n", "", 1)).unwrap();

@@ -19,17 +19,9 @@ fn repository(name: &str) -> PathBuf {
     std::fs::create_dir(repo.join(".git")).unwrap();
     let proj = repo.join("proj");
     std::fs::create_dir(&proj).unwrap();
-    std::fs::write(
-        proj.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::copy(
-        root().join("policies/exclusions/registry.toml"),
-        proj.join("registry.toml"),
-    )
-    .unwrap();
-    std::fs::write(proj.join("policy.tg"), POLICY).unwrap();
+    let registry =
+        std::fs::read_to_string(root().join("policies/exclusions/registry.toml")).unwrap();
+    write_project(&proj, &registry, POLICY);
     repo
 }
 

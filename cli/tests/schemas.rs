@@ -227,29 +227,17 @@ fn queries(out: &mut Outputs) {
         }
     }
     // A consumer with a profile, and live tools.
-    let live = out.path("live.toml");
-    std::fs::write(
-        &live,
-        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
-    )
-    .unwrap();
-    let demo = [
-        "-p",
-        "policies/demo",
-        "-c",
-        "demo-chat",
-        "--admin",
-        "--live",
-        &live,
-        "--format",
-        "json",
-    ];
+    let live = live_tools(&out.dir);
+    let admin_live = ["--admin", "--live", &live, "--format", "json"];
     out.json(
         "simulate",
-        &[&["simulate"][..], &demo, &["--log", &log]].concat(),
+        &demo_chat("simulate", &[&admin_live[..], &["--log", &log]].concat()),
     );
-    out.json("unavailable", &[&["unavailable"][..], &demo].concat());
-    out.json("decide", &[&["decide"][..], &demo, &["new_tool"]].concat());
+    out.json("unavailable", &demo_chat("unavailable", &admin_live));
+    out.json(
+        "decide",
+        &demo_chat("decide", &[&admin_live[..], &["new_tool"]].concat()),
+    );
     let profiles = [
         "-p",
         "policies/mcp-profiles",
@@ -281,35 +269,28 @@ fn queries(out: &mut Outputs) {
 
 fn run_state(out: &mut Outputs) {
     let stored = out.path("run.json");
-    let start = run(&[
-        "run",
-        "start",
-        "-p",
+    let start = run(&with_configuration(
+        &["run", "start"],
         "policies/exclusions",
-        "-c",
         "editor-chat",
-        "--skill",
-        "page-translation",
-    ]);
+        &["--skill", "page-translation"],
+    ));
     assert_eq!(start.status.code(), Some(0), "{}", stderr(&start));
     std::fs::write(&stored, &start.stdout).unwrap();
     out.seen
         .push(("run-state", serde_json::from_slice(&start.stdout).unwrap()));
     out.json(
         "run-state",
-        &["run", "start", "-p", "policies/demo", "-c", "demo-chat"],
+        &with_configuration(&["run", "start"], "policies/demo", "demo-chat", &[]),
     );
     out.json(
         "run-state",
-        &[
-            "run",
-            "resume",
-            "-p",
+        &with_configuration(
+            &["run", "resume"],
             "policies/exclusions",
-            "-c",
             "editor-chat",
-            &stored,
-        ],
+            &[&stored],
+        ),
     );
 }
 
@@ -471,17 +452,7 @@ fn real_outputs_validate_against_their_schemas() {
 #[test]
 fn wrong_outputs_fail_validation() {
     let decide = serde_json::from_slice::<Value>(
-        &run(&[
-            "decide",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "--format",
-            "json",
-            "read_source",
-        ])
-        .stdout,
+        &run(&demo_chat("decide", &["--format", "json", "read_source"])).stdout,
     )
     .unwrap();
     assert_eq!(schema_errors("decide", &decide), Vec::<String>::new());

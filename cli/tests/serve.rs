@@ -5,6 +5,7 @@ mod common;
 
 use std::process::Command;
 
+use common::assert_starts_with;
 use common::serve::{body_json, serve};
 
 #[test]
@@ -22,7 +23,7 @@ fn serve_answers_over_http_and_stops_on_sigterm_with_its_log_flushed() {
     let line = served.line.clone();
     let body = r#"{"subject":{"type":"user","id":"alice"},"action":{"name":"call"},"resource":{"type":"tool","id":"read_source"},"context":{"configuration":"demo-chat"}}"#;
     let answer = served.evaluate("X-Request-ID: cli-1\r\n", body);
-    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert_starts_with(&answer, "HTTP/1.1 200 OK\r\n");
     assert!(
         answer
             .to_ascii_lowercase()

@@ -8,8 +8,7 @@ use common::*;
 /// The exclusions example with a stale exclusion (TG1009, a warning), a
 /// near miss (TG1010, an error) and `lints` appended to the manifest.
 fn project(name: &str, lints: &str, comment: &str) -> std::path::PathBuf {
-    let dir = temp(name);
-    copy_dir(&root().join("policies/exclusions"), &dir);
+    let dir = scratch_example(name, "exclusions");
     let cfg = dir.join("configurations.tg");
     let text = std::fs::read_to_string(&cfg).unwrap().replace(
         "  exclude [delete_record]\n}",

@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::{bin, root, scratch, stderr, stdout, temp, with_stdin};
+use common::{
+    assert_contains, assert_ends_with, bin, demo_chat, root, scratch, scratch_project, stderr,
+    stdout, temp, with_stdin,
+};
 use std::process::Output;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
@@ -25,39 +28,48 @@ fn typo_project(name: &str) -> std::path::PathBuf {
     )
 }
 
-const DECIDE: &[&str] = &[
-    "decide",
-    "-p",
-    "policies/demo",
-    "-c",
-    "demo-chat",
-    "read_source",
-];
-
 #[test]
 fn color_always_styles_the_verdict_never_and_no_color_do_not() {
     let styled = "\u{1b}[1mread_source\u{1b}[0m: \u{1b}[1m\u{1b}[31mrefused\u{1b}[0m, configurationGroup (not among the tools this configuration allows)\n";
     let plain = "read_source: refused, configurationGroup (not among the tools this configuration allows)\n";
     // --color always wins over NO_COLOR (no-color.org: a flag overrides it).
-    let o = with_env(Some("1"), &[DECIDE, &["--color", "always"]].concat());
+    let o = with_env(
+        Some("1"),
+        &demo_chat("decide", &["read_source", "--color", "always"]),
+    );
     assert_eq!((stdout(&o).as_str(), o.status.code()), (styled, Some(1)));
-    let o = with_env(None, &[DECIDE, &["--color=always"]].concat());
+    let o = with_env(
+        None,
+        &demo_chat("decide", &["read_source", "--color=always"]),
+    );
     assert_eq!(stdout(&o), styled);
     // auto off a terminal, never, and NO_COLOR: plain.
     for (env, extra) in [(None, "auto"), (None, "never"), (Some("1"), "auto")] {
-        let o = with_env(env, &[DECIDE, &["--color", extra]].concat());
+        let o = with_env(
+            env,
+            &demo_chat("decide", &["read_source", "--color", extra]),
+        );
         assert_eq!(stdout(&o), plain, "{env:?} {extra}");
     }
     // The flag is global: before the subcommand too.
-    let o = with_env(None, &[&["--color", "always"], DECIDE].concat());
+    let o = with_env(
+        None,
+        &[
+            &["--color", "always"][..],
+            &demo_chat("decide", &["read_source"]),
+        ]
+        .concat(),
+    );
     assert_eq!(stdout(&o), styled);
     // A wrong value is clap's usage error.
-    let o = with_env(None, &[DECIDE, &["--color", "sometimes"]].concat());
+    let o = with_env(
+        None,
+        &demo_chat("decide", &["read_source", "--color", "sometimes"]),
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("invalid value 'sometimes' for '--color <WHEN>'"),
-        "{}",
-        stderr(&o)
+    assert_contains(
+        &stderr(&o),
+        "invalid value 'sometimes' for '--color <WHEN>'",
     );
 }
 
@@ -65,25 +77,16 @@ fn color_always_styles_the_verdict_never_and_no_color_do_not() {
 fn explain_marks_each_gate_in_colour() {
     let o = with_env(
         None,
-        &[
-            "explain",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "read_source",
-            "--color",
-            "always",
-        ],
+        &demo_chat("explain", &["read_source", "--color", "always"]),
     );
     let out = stdout(&o);
-    assert!(
-        out.contains("  \u{1b}[1m\u{1b}[32mpass   \u{1b}[0m requiresAdmin\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        "  \u{1b}[1m\u{1b}[32mpass   \u{1b}[0m requiresAdmin\n",
     );
-    assert!(
-        out.contains("  \u{1b}[1m\u{1b}[31mREFUSE \u{1b}[0m configurationGroup\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        "  \u{1b}[1m\u{1b}[31mREFUSE \u{1b}[0m configurationGroup\n",
     );
 }
 
@@ -126,15 +129,11 @@ fn quiet_keeps_answers_and_diagnostics_and_drops_notes_and_summaries() {
     assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
     // check: the summary lines go; a clean run prints nothing at all.
     let o = with_env(Some("1"), &["check", "policies"]);
-    assert!(
-        stdout(&o).ends_with("5 projects: 0 errors, 0 warnings\n"),
-        "{}",
-        stdout(&o)
-    );
+    assert_ends_with(&stdout(&o), "5 projects: 0 errors, 0 warnings\n");
     let o = with_env(Some("1"), &["check", "policies", "-q"]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     // The answer itself stays.
-    let o = with_env(Some("1"), &[DECIDE, &["-q"]].concat());
+    let o = with_env(Some("1"), &demo_chat("decide", &["read_source", "-q"]));
     assert_eq!(
         stdout(&o),
         "read_source: refused, configurationGroup (not among the tools this configuration allows)\n"
@@ -146,32 +145,17 @@ fn output_file_takes_the_report_and_keeps_the_exit_code() {
     let dir = temp("output");
     let proj = typo_project("output-project");
     let sarif = dir.join("check.sarif");
-    let o = with_env(
-        Some("1"),
-        &[
-            "check",
-            proj.to_str().unwrap(),
-            "--format",
-            "sarif",
-            "-o",
-            sarif.to_str().unwrap(),
-        ],
-    );
+    // `check` of the project in FORMAT, written to OUT.
+    let check = |format: &str, out: &str| {
+        let p = proj.to_str().unwrap();
+        with_env(Some("1"), &["check", p, "--format", format, "-o", out])
+    };
+    let o = check("sarif", sarif.to_str().unwrap());
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
     assert_eq!(v["runs"][0]["results"][0]["ruleId"], "TG1010");
     // -o - is standard output.
-    let o = with_env(
-        Some("1"),
-        &[
-            "check",
-            proj.to_str().unwrap(),
-            "--format",
-            "json",
-            "-o",
-            "-",
-        ],
-    );
+    let o = check("json", "-");
     assert!(stdout(&o).contains("\"TG1010\""));
     // Reports of test and diff, and the query commands, too.
     let junit = dir.join("junit.xml");
@@ -193,17 +177,10 @@ fn output_file_takes_the_report_and_keeps_the_exit_code() {
     let list = dir.join("unavailable.json");
     let o = with_env(
         Some("1"),
-        &[
+        &demo_chat(
             "unavailable",
-            "-p",
-            "policies/demo",
-            "-c",
-            "demo-chat",
-            "--format",
-            "json",
-            "-o",
-            list.to_str().unwrap(),
-        ],
+            &["--format", "json", "-o", list.to_str().unwrap()],
+        ),
     );
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&list).unwrap()).unwrap();
@@ -230,22 +207,11 @@ fn a_dash_reads_standard_input() {
 
 #[test]
 fn simulate_lays_out_columns_by_display_width() {
-    let dir = temp("widths");
-    std::fs::write(
-        dir.join("toolgate.toml"),
-        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("registry.toml"),
+    let dir = scratch_project(
+        "widths",
         "[[tool]]\nname = \"größe_prüfen\"\ngroup = \"content\"\n\n[[tool]]\nname = \"検索\"\ngroup = \"content\"\n\n[[tool]]\nname = \"delete_page\"\ngroup = \"content\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("policy.tg"),
         "group content { class editorContent }\nprovider p { zone externalEu }\n\nconfiguration chat {\n  provider p\n  groups [content]\n  exclude [delete_page]\n}\n",
-    )
-    .unwrap();
+    );
     let o = with_env(
         Some("1"),
         &["simulate", "-p", dir.to_str().unwrap(), "-c", "chat"],

@@ -3,7 +3,7 @@
 //! [`Diagnostic`] shape that every output format reads. Codes are stable: a
 //! code, once published in docs/diagnostics.md, keeps its meaning.
 
-use crate::source::Span;
+use crate::source::{FileId, Span};
 use serde::Serialize;
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -768,6 +768,30 @@ fn english_list(items: &[String]) -> String {
 }
 
 impl Problem {
+    /// TG0002: `what` is `actual` over its `limit`, reported at the start of
+    /// `file` (a file over its limit is not read at all).
+    pub fn too_large(file: FileId, what: &'static str, limit: usize, actual: usize) -> Problem {
+        Problem::TooLarge {
+            span: Span::new(file, 0..0),
+            what,
+            limit,
+            actual,
+        }
+    }
+
+    /// [`Problem::too_large`] when `text` is over `limit` bytes.
+    pub fn check_size(
+        file: FileId,
+        text: &str,
+        what: &'static str,
+        limit: usize,
+    ) -> Result<(), Problem> {
+        if text.len() > limit {
+            return Err(Problem::too_large(file, what, limit, text.len()));
+        }
+        Ok(())
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             // One variant for every kind of name: its code says which kind.

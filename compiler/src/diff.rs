@@ -394,6 +394,20 @@ impl Diff {
             && self.configurations_removed.is_empty()
     }
 
+    /// The tools and configurations added and removed, each list under its
+    /// label, the empty ones left out (for `text` and `markdown`).
+    fn name_lists(&self) -> impl Iterator<Item = (&'static str, &[String])> {
+        [
+            ("Tools added", &self.tools_added),
+            ("Tools removed", &self.tools_removed),
+            ("Configurations added", &self.configurations_added),
+            ("Configurations removed", &self.configurations_removed),
+        ]
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(label, list)| (label, list.as_slice()))
+    }
+
     pub fn text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
@@ -403,15 +417,8 @@ impl Diff {
             "{} widened, {} narrowed, {} reason changed ({} decisions compared)",
             s.widened, s.narrowed, s.reason_changed, s.decisions
         );
-        for (label, list) in [
-            ("tools added", &self.tools_added),
-            ("tools removed", &self.tools_removed),
-            ("configurations added", &self.configurations_added),
-            ("configurations removed", &self.configurations_removed),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(out, "{label}: {}", list.join(", "));
-            }
+        for (label, list) in self.name_lists() {
+            let _ = writeln!(out, "{}: {}", label.to_lowercase(), list.join(", "));
         }
         for (k, a, b) in &self.settings {
             let _ = writeln!(out, "setting {k}: {a} -> {b}");
@@ -445,22 +452,15 @@ impl Diff {
         if s.widened > 0 {
             out.push_str("> [!WARNING]\n> This change **widens** access: tools below are offered where they were refused.\n\n");
         }
-        for (label, list) in [
-            ("Tools added", &self.tools_added),
-            ("Tools removed", &self.tools_removed),
-            ("Configurations added", &self.configurations_added),
-            ("Configurations removed", &self.configurations_removed),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "**{label}:** {}\n",
-                    list.iter()
-                        .map(|t| md_code(t))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
+        for (label, list) in self.name_lists() {
+            let _ = writeln!(
+                out,
+                "**{label}:** {}\n",
+                list.iter()
+                    .map(|t| md_code(t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         for (k, a, b) in &self.settings {
             let _ = writeln!(out, "**Setting `{k}`:** `{a}` → `{b}`\n");

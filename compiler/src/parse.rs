@@ -19,14 +19,7 @@ struct PolicyParser;
 /// Parse one policy file. On a syntax error the result is the one diagnostic
 /// pest reports (the furthest position it reached).
 pub fn parse_policy(file: FileId, text: &str) -> Result<PolicyFile, Problem> {
-    if text.len() > MAX_POLICY_BYTES {
-        return Err(Problem::TooLarge {
-            span: Span::new(file, 0..0),
-            what: "policy file",
-            limit: MAX_POLICY_BYTES,
-            actual: text.len(),
-        });
-    }
+    Problem::check_size(file, text, "policy file", MAX_POLICY_BYTES)?;
     let mut pairs =
         PolicyParser::parse(Rule::policy, text).map_err(|e| syntax_problem(file, text, e))?;
     let b = Builder { file };

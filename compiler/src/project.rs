@@ -493,86 +493,83 @@ impl Project {
         cache: &mut RegistryCache,
     ) -> Result<(), ProjectError> {
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
-        let name = display(&reg.path);
-        self.paths.push(reg.path.clone());
-        match read_text(overlay, &reg.path, registry::MAX_REGISTRY_BYTES)? {
-            Read::Bytes(_) => return Err(load_error(&reg.path, "is not UTF-8 text")),
-            Read::Text(t) => {
-                let id = self.sources.add(name, t);
-                self.registry = Some(id);
-                if reg.inside {
-                    self.registry_path = Some(reg.path.clone());
-                }
-                let text = &self.sources.get(id).text;
-                let parsed = match &cache.key {
-                    Some((i, j, t)) if *i == id && *j == is_json && t == text => {
-                        cache.parsed.clone()
-                    }
-                    _ => None,
-                };
-                let parsed = parsed.unwrap_or_else(|| {
-                    let p = registry::parse(id, text, is_json);
-                    cache.key = Some((id, is_json, text.clone()));
-                    cache.parsed = Some(p.clone());
-                    p
-                });
-                let parsed = match parsed {
-                    Ok(r) if reg.inside => r,
-                    Ok(r) => {
-                        // A registry outside the project parsed: its entries are
-                        // quoted by name, but no excerpt of the file is shown.
-                        self.sources.forbid_quoting(id);
-                        r
-                    }
-                    Err(p) => {
-                        self.sources.forbid_quoting(id);
-                        (Registry::default(), vec![redact_problem(p)])
-                    }
-                };
-                self.parsed_registry = Some(parsed);
-            }
-            Read::TooLarge(n) => {
-                let id = self.sources.add(name, String::new());
-                self.registry = Some(id);
-                self.parsed_registry = Some((
-                    Registry::default(),
-                    vec![Problem::TooLarge {
-                        span: Span::new(id, 0..0),
-                        what: "registry file",
-                        limit: registry::MAX_REGISTRY_BYTES,
-                        actual: n,
-                    }],
-                ));
-            }
+        let (id, too_large) = self.read_source(
+            overlay,
+            &reg.path,
+            "registry file",
+            registry::MAX_REGISTRY_BYTES,
+        )?;
+        self.registry = Some(id);
+        if let Some(p) = too_large {
+            self.parsed_registry = Some((Registry::default(), vec![p]));
+            return Ok(());
         }
+        if reg.inside {
+            self.registry_path = Some(reg.path.clone());
+        }
+        let text = &self.sources.get(id).text;
+        let parsed = match &cache.key {
+            Some((i, j, t)) if *i == id && *j == is_json && t == text => cache.parsed.clone(),
+            _ => None,
+        };
+        let parsed = parsed.unwrap_or_else(|| {
+            let p = registry::parse(id, text, is_json);
+            cache.key = Some((id, is_json, text.clone()));
+            cache.parsed = Some(p.clone());
+            p
+        });
+        let parsed = match parsed {
+            Ok(r) if reg.inside => r,
+            Ok(r) => {
+                // A registry outside the project parsed: its entries are
+                // quoted by name, but no excerpt of the file is shown.
+                self.sources.forbid_quoting(id);
+                r
+            }
+            Err(p) => {
+                self.sources.forbid_quoting(id);
+                (Registry::default(), vec![redact_problem(p)])
+            }
+        };
+        self.parsed_registry = Some(parsed);
         Ok(())
     }
 
     /// Read one policy file the manifest names.
     fn read_policy(&mut self, overlay: Overlay<'_>, pol: &Resolved) -> Result<(), ProjectError> {
-        let name = display(&pol.path);
-        self.paths.push(pol.path.clone());
-        match read_text(overlay, &pol.path, parse::MAX_POLICY_BYTES)? {
-            Read::Bytes(_) => return Err(load_error(&pol.path, "is not UTF-8 text")),
-            Read::Text(t) => {
-                let id = self.sources.add(name, t);
-                if !pol.inside {
-                    self.sources.forbid_quoting(id);
-                }
-                self.policies.push(id);
-            }
-            Read::TooLarge(n) => {
-                let id = self.sources.add(name, String::new());
-                self.sources.forbid_quoting(id);
-                self.problems.push(Problem::TooLarge {
-                    span: Span::new(id, 0..0),
-                    what: "policy file",
-                    limit: parse::MAX_POLICY_BYTES,
-                    actual: n,
-                });
-            }
+        let (id, too_large) =
+            self.read_source(overlay, &pol.path, "policy file", parse::MAX_POLICY_BYTES)?;
+        // Nothing of a file outside the project, or of one not read, is quoted.
+        if !pol.inside || too_large.is_some() {
+            self.sources.forbid_quoting(id);
+        }
+        match too_large {
+            Some(p) => self.problems.push(p),
+            None => self.policies.push(id),
         }
         Ok(())
+    }
+
+    /// Add a file the manifest names to the sources: its id, and TG0002 when
+    /// it is over `limit` (it is then added empty). A file that is not UTF-8
+    /// text is a load error.
+    fn read_source(
+        &mut self,
+        overlay: Overlay<'_>,
+        path: &Path,
+        what: &'static str,
+        limit: usize,
+    ) -> Result<(FileId, Option<Problem>), ProjectError> {
+        let name = display(path);
+        self.paths.push(path.to_path_buf());
+        Ok(match read_text(overlay, path, limit)? {
+            Read::Bytes(_) => return Err(load_error(path, "is not UTF-8 text")),
+            Read::Text(t) => (self.sources.add(name, t), None),
+            Read::TooLarge(n) => {
+                let id = self.sources.add(name, String::new());
+                (id, Some(Problem::too_large(id, what, limit, n)))
+            }
+        })
     }
 
     /// The project's policy files as read, each with whether it lies inside

@@ -174,14 +174,7 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
 /// or not in the registry schema) is `Err`, told apart from a registry with
 /// invalid entries.
 pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<Problem>), Problem> {
-    if text.len() > MAX_REGISTRY_BYTES {
-        return Err(Problem::TooLarge {
-            span: Span::new(file, 0..0),
-            what: "registry file",
-            limit: MAX_REGISTRY_BYTES,
-            actual: text.len(),
-        });
-    }
+    Problem::check_size(file, text, "registry file", MAX_REGISTRY_BYTES)?;
     let mut state = LoadState {
         file,
         text,
@@ -237,12 +230,12 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
         });
     }
     if state.count > MAX_TOOLS {
-        return Err(Problem::TooLarge {
-            span: Span::new(file, 0..0),
-            what: "registry (tools)",
-            limit: MAX_TOOLS,
-            actual: state.count,
-        });
+        return Err(Problem::too_large(
+            file,
+            "registry (tools)",
+            MAX_TOOLS,
+            state.count,
+        ));
     }
     state.tools.shrink_to_fit();
     Ok((Registry { tools: state.tools }, state.problems))

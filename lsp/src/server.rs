@@ -21,11 +21,12 @@ use lsp_types::{
     TextDocumentSyncKind, TextEdit, Url,
 };
 use serde_json::Value;
+use toolgate_compiler::diagnostics::NameKind;
 use toolgate_compiler::formatter;
 
 use crate::index::Index;
 use crate::text::LineIndex;
-use crate::workspace::{url_of, Publish, Workspace};
+use crate::workspace::{url_of, ProjectState, Publish, Workspace};
 use crate::{actions, complete, hover, navigate};
 
 pub type BoxError = Box<dyn Error + Send + Sync>;
@@ -187,6 +188,28 @@ fn at(ws: &Workspace, p: &TextDocumentPositionParams) -> Option<(PathBuf, String
     Some((path, text, offset))
 }
 
+/// The name at a position, with its project and where it stands in the
+/// line index of its document: what hover, definition and references answer.
+struct NameAt<'w> {
+    state: &'w ProjectState,
+    kind: NameKind,
+    name: String,
+    range: lsp_types::Range,
+}
+
+fn name_at<'w>(ws: &'w Workspace, p: &TextDocumentPositionParams) -> Option<NameAt<'w>> {
+    let (path, text, offset) = at(ws, p)?;
+    let state = ws.project_of(&path)?;
+    let (kind, name, range) = navigate::name_at(&text, offset)?;
+    let range = LineIndex::new(&text).range(range);
+    Some(NameAt {
+        state,
+        kind,
+        name,
+        range,
+    })
+}
+
 fn answer(ws: &Workspace, req: Request) -> Answer {
     let empty = Index::default();
     match req.method.as_str() {
@@ -206,43 +229,26 @@ fn answer(ws: &Workspace, req: Request) -> Answer {
         }
         HoverRequest::METHOD => {
             let p: lsp_types::HoverParams = params(req)?;
-            let found =
-                at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
-                    let state = ws.project_of(&path)?;
-                    let (kind, name, range) = navigate::name_at(&text, offset)?;
-                    Some(Hover {
-                        contents: HoverContents::Markup(MarkupContent {
-                            kind: MarkupKind::Markdown,
-                            value: hover::hover(state, kind, &name),
-                        }),
-                        range: Some(LineIndex::new(&text).range(range)),
-                    })
-                });
+            let found = name_at(ws, &p.text_document_position_params).map(|n| Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: hover::hover(n.state, n.kind, &n.name),
+                }),
+                range: Some(n.range),
+            });
             to_value(found)
         }
         GotoDefinition::METHOD => {
             let p: lsp_types::GotoDefinitionParams = params(req)?;
-            let found =
-                at(ws, &p.text_document_position_params).and_then(|(path, text, offset)| {
-                    let state = ws.project_of(&path)?;
-                    let (kind, name, _) = navigate::name_at(&text, offset)?;
-                    Some(GotoDefinitionResponse::Array(navigate::definitions(
-                        state, kind, &name,
-                    )))
-                });
+            let found = name_at(ws, &p.text_document_position_params).map(|n| {
+                GotoDefinitionResponse::Array(navigate::definitions(n.state, n.kind, &n.name))
+            });
             to_value(found)
         }
         References::METHOD => {
             let p: lsp_types::ReferenceParams = params(req)?;
-            let found = at(ws, &p.text_document_position).and_then(|(path, text, offset)| {
-                let state = ws.project_of(&path)?;
-                let (kind, name, _) = navigate::name_at(&text, offset)?;
-                Some(navigate::references(
-                    state,
-                    kind,
-                    &name,
-                    p.context.include_declaration,
-                ))
+            let found = name_at(ws, &p.text_document_position).map(|n| {
+                navigate::references(n.state, n.kind, &n.name, p.context.include_declaration)
             });
             to_value(found)
         }

@@ -112,7 +112,20 @@ fn rule(
 pub fn builtin_rules() -> &'static [RuleSpec] {
     use RuleOutcome::*;
     static RULES: OnceLock<Vec<RuleSpec>> = OnceLock::new();
-    const MULE_FIX: &str = "allow {tool} for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen {profile} there";
+    // MuleSoft's MCP access policies: one rule, answered on either transport.
+    fn mulesoft(status: Option<i64>, code: Option<i64>) -> RuleSpec {
+        const FIX: &str = "allow {tool} for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen {profile} there";
+        rule(
+            "mulesoft-access-denied",
+            status,
+            code,
+            Some("Access denied to: {tool}*"),
+            &[],
+            &[],
+            Some(FIX),
+            NotInProfile,
+        )
+    }
     RULES.get_or_init(|| {
         vec![
             // C: ContextForge plugin (content) violation, HTTP 422 only: an
@@ -128,27 +141,9 @@ pub fn builtin_rules() -> &'static [RuleSpec] {
                 ContentPolicy,
             ),
             // G: MuleSoft Flex Gateway MCP access control (before B: more specific).
-            rule(
-                "mulesoft-access-denied",
-                Some(403),
-                None,
-                Some("Access denied to: {tool}*"),
-                &[],
-                &[],
-                Some(MULE_FIX),
-                NotInProfile,
-            ),
+            mulesoft(Some(403), None),
             // G': the same policies from Omni Gateway 1.13 on: HTTP 200, code -32008.
-            rule(
-                "mulesoft-access-denied",
-                None,
-                Some(-32008),
-                Some("Access denied to: {tool}*"),
-                &[],
-                &[],
-                Some(MULE_FIX),
-                NotInProfile,
-            ),
+            mulesoft(None, Some(-32008)),
             // B: ContextForge RBAC.
             rule(
                 "contextforge-rbac",

@@ -81,6 +81,17 @@ async fn serve(reg: &TestRegistry, reference: &str) -> Served {
     }
 }
 
+/// A registry with `signed.tgt` pushed as `policies/edit:live`, the tag,
+/// the table, and the service serving the tag.
+async fn serving_signed() -> (TestRegistry, String, Vec<u8>, Served) {
+    let reg = TestRegistry::start();
+    let reference = format!("{}/policies/edit:live", reg.host());
+    let v1 = fixture("signed.tgt");
+    push(&reg, &reference, &v1).await;
+    let s = serve(&reg, &reference).await;
+    (reg, reference, v1, s)
+}
+
 async fn push(reg: &TestRegistry, reference: &str, table: &[u8]) -> String {
     Registry::new(&RegistryOptions {
         plain_http: vec![reg.host()],
@@ -112,11 +123,9 @@ fn expected(table: &[u8]) -> (String, bool, Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_moved_tag_is_picked_up_with_no_failed_or_torn_decision() {
-    let reg = TestRegistry::start();
-    let reference = format!("{}/policies/edit:live", reg.host());
-    let (v1, v2) = (fixture("signed.tgt"), fixture("signed-next.tgt"));
-    push(&reg, &reference, &v1).await;
-    let s = Arc::new(serve(&reg, &reference).await);
+    let (reg, reference, v1, s) = serving_signed().await;
+    let s = Arc::new(s);
+    let v2 = fixture("signed-next.tgt");
     let (e1, e2) = (expected(&v1), expected(&v2));
     assert_ne!(e1, e2, "the two versions answer differently");
     assert_eq!(s.digest(), e1.0);
@@ -190,11 +199,7 @@ async fn a_moved_tag_is_picked_up_with_no_failed_or_torn_decision() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_registry_that_goes_away_keeps_the_table_and_readiness_says_so() {
-    let reg = TestRegistry::start();
-    let reference = format!("{}/policies/edit:live", reg.host());
-    let v1 = fixture("signed.tgt");
-    push(&reg, &reference, &v1).await;
-    let s = serve(&reg, &reference).await;
+    let (reg, reference, v1, s) = serving_signed().await;
     let (code, _) = s.get("/ready").await;
     assert_eq!(code, 200);
     let (dir, addr) = reg.stop();
@@ -224,11 +229,7 @@ async fn a_registry_that_goes_away_keeps_the_table_and_readiness_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tag_moved_to_a_table_that_fails_verification_is_refused_and_the_current_kept() {
-    let reg = TestRegistry::start();
-    let reference = format!("{}/policies/edit:live", reg.host());
-    let v1 = fixture("signed.tgt");
-    push(&reg, &reference, &v1).await;
-    let s = serve(&reg, &reference).await;
+    let (reg, reference, v1, s) = serving_signed().await;
     let untrusted = keys("untrusted.pub").key_ids()[0].clone();
     let trusted_id = trusted().key_ids()[0].clone();
     for (name, message) in [

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Toolgate;
 
 use FFI;
+use FFI\CData;
 use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\LoadException;
 use Toolgate\Exception\ToolgateException;
@@ -182,6 +183,21 @@ final class Native
     }
 
     /** Throw the exception of a failed status. */
+    /**
+     * Call the loader $function on $bytes, or its `_verified` twin with
+     * $trustedKeys, and return the $type pointer it wrote; a status other
+     * than OK throws (see check()).
+     */
+    public static function load(string $type, string $function, string $bytes, ?string $trustedKeys): CData
+    {
+        $ffi = self::ffi();
+        $out = $ffi->new($type . '*');
+        self::check($trustedKeys === null
+            ? $ffi->$function($bytes, strlen($bytes), FFI::addr($out))
+            : $ffi->{$function . '_verified'}($bytes, strlen($bytes), $trustedKeys, strlen($trustedKeys), FFI::addr($out)));
+        return $out;
+    }
+
     public static function check(int $status): void
     {
         if ($status === self::OK) {

@@ -29,12 +29,7 @@ final class Table
      */
     public static function fromBytes(string $bytes, ?string $trustedKeys = null): self
     {
-        $ffi = Native::ffi();
-        $out = $ffi->new('toolgate_table*');
-        Native::check($trustedKeys === null
-            ? $ffi->toolgate_table_load($bytes, strlen($bytes), FFI::addr($out))
-            : $ffi->toolgate_table_load_verified($bytes, strlen($bytes), $trustedKeys, strlen($trustedKeys), FFI::addr($out)));
-        return new self($out);
+        return new self(Native::load('toolgate_table', 'toolgate_table_load', $bytes, $trustedKeys));
     }
 
     public static function fromFile(string $path, ?string $trustedKeys = null): self

@@ -23,12 +23,7 @@ final class TableHandle
      */
     public static function fromBytes(string $bytes, ?string $trustedKeys = null): self
     {
-        $ffi = Native::ffi();
-        $out = $ffi->new('toolgate_handle*');
-        Native::check($trustedKeys === null
-            ? $ffi->toolgate_handle_new($bytes, strlen($bytes), FFI::addr($out))
-            : $ffi->toolgate_handle_new_verified($bytes, strlen($bytes), $trustedKeys, strlen($trustedKeys), FFI::addr($out)));
-        return new self($out);
+        return new self(Native::load('toolgate_handle', 'toolgate_handle_new', $bytes, $trustedKeys));
     }
 
     public function __destruct()

@@ -7,6 +7,15 @@ pub mod serve;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The four hand-written example projects (`real-servers`, imported from
+/// live MCP servers, has its own tests in mcp_live.rs).
+pub const EXAMPLES: [&str; 4] = [
+    "policies/demo",
+    "policies/exclusions",
+    "policies/trust-zones",
+    "policies/mcp-profiles",
+];
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
 }
@@ -31,12 +40,47 @@ pub fn run(args: &[&str]) -> Output {
     toolgate(&root(), args)
 }
 
+/// `COMMAND -p PROJECT -c CONFIGURATION REST`: the arguments of a command
+/// about one configuration of a project.
+pub fn with_configuration<'a>(
+    command: &[&'a str],
+    project: &'a str,
+    configuration: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    [command, &["-p", project, "-c", configuration], rest].concat()
+}
+
+/// `COMMAND -p policies/demo -c demo-chat REST`: the demo project's chat
+/// configuration, which most command tests ask about.
+pub fn demo_chat<'a>(command: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    with_configuration(&[command], "policies/demo", "demo-chat", rest)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Assert that `text` contains `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} is not in:\n{text}");
+}
+
+/// Assert that `text` starts with `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_starts_with(text: &str, part: &str) {
+    assert!(text.starts_with(part), "{part:?} does not start:\n{text}");
+}
+
+/// Assert that `text` ends with `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_ends_with(text: &str, part: &str) {
+    assert!(text.ends_with(part), "{part:?} does not end:\n{text}");
 }
 
 /// An empty scratch directory of this test process.
@@ -51,6 +95,13 @@ pub fn temp(name: &str) -> PathBuf {
 /// `policy.tg`, with these contents.
 pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     let dir = temp(name);
+    write_project(&dir, registry, policy);
+    dir
+}
+
+/// Write a project into `dir`: a manifest naming `registry.toml` and
+/// `policy.tg`, with these contents.
+pub fn write_project(dir: &Path, registry: &str, policy: &str) {
     std::fs::write(
         dir.join("toolgate.toml"),
         "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
@@ -58,7 +109,18 @@ pub fn scratch_project(name: &str, registry: &str, policy: &str) -> PathBuf {
     .unwrap();
     std::fs::write(dir.join("registry.toml"), registry).unwrap();
     std::fs::write(dir.join("policy.tg"), policy).unwrap();
-    dir
+}
+
+/// A `--live` file in `dir` with two tools the demo does not register:
+/// `new_tool` (group content) and the remote `mcp_crm_new` (server crm).
+pub fn live_tools(dir: &Path) -> String {
+    let live = dir.join("live.toml");
+    std::fs::write(
+        &live,
+        "[[tool]]\nname = \"new_tool\"\ngroup = \"content\"\n\n[[tool]]\nname = \"mcp_crm_new\"\ngroup = \"mcp_crm\"\nserver = \"crm\"\n",
+    )
+    .unwrap();
+    live.to_str().unwrap().to_string()
 }
 
 /// `toolgate ARGS` at the repository root with `input` on standard input.
@@ -83,6 +145,13 @@ pub fn scratch(name: &str, policy: &str) -> PathBuf {
     let registry =
         std::fs::read_to_string(root().join("policies/exclusions/registry.toml")).unwrap();
     scratch_project(name, &registry, policy)
+}
+
+/// A scratch copy of the example project `policies/EXAMPLE`.
+pub fn scratch_example(name: &str, example: &str) -> PathBuf {
+    let dir = temp(name);
+    copy_dir(&root().join("policies").join(example), &dir);
+    dir
 }
 
 /// Copy the files (not subdirectories) of `from` into `to`.
