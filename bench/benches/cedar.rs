@@ -7,7 +7,8 @@
 
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
 use toolgate_bench::cedar::{check_agreement, CedarWorld};
 use toolgate_bench::{walk, AskedNames, Cycle, Subject};
 use toolgate_runtime::Role;

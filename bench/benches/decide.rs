@@ -2,7 +2,8 @@
 //! side by side with the naive reference interpreter, in the same run.
 //! `TOOLGATE_SIZES=1000,10000` limits the tool counts.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
 use std::time::Duration;
 use toolgate_bench::{id_cycle, AskedNames, Subject};
 use toolgate_tests::{reference_decide, reference_unavailable};

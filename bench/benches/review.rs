@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::source::FileId;
 use toolgate_compiler::{lower, noeffect, parse, registry, replay, validate};

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::source::FileId;
 use toolgate_compiler::{diff, lower, parse, registry};

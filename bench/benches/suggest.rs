@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
 use toolgate_compiler::diagnostics::did_you_mean;
 use toolgate_compiler::suggest::SuggestIndex;
 
