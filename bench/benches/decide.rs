@@ -44,6 +44,9 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("table_ids", n), &n, |b, _| {
             b.iter(|| black_box(ctx.unavailable_ids()))
         });
+        g.bench_with_input(BenchmarkId::new("table_count", n), &n, |b, _| {
+            b.iter(|| black_box(ctx.unavailable_count()))
+        });
         if n <= 1_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
                 b.iter(|| black_box(reference_unavailable(&s.m, &rctx)))

@@ -153,19 +153,38 @@ impl<'t> Context<'t> {
     }
 }
 
-/// The listed tools of one 64-tool word and their first refusing gates.
-/// The gate of each bit is kept bit-sliced (three masks hold the bits of
-/// its rank), so reading it back is shifts, not a branch per gate or per
-/// tool; a word whose every listed tool one gate refuses (a whole group
-/// outside the configuration, say) stops after that gate.
+/// The listed tools of one 64-tool word and their first refusing gates, as
+/// one disjoint mask per gate: building it is a pass over the gates, not a
+/// branch per gate or per tool; a word whose every listed tool one gate
+/// refuses (a whole group outside the configuration, say) stops after that
+/// gate.
 struct ListedWord {
     listed: u64,
     base: usize,
-    rank_bits: [u64; 3],
-    /// The one gate that refuses every listed tool of the word, when one does
-    /// (a group outside the configuration, say): its entries need no rank.
-    uniform: Option<Reason>,
+    /// The listed tools each gate refuses first, by gate rank (disjoint).
+    by_gate: GateMasks,
+    /// The gate that refuses the most listed tools of the word: the list is
+    /// written with it, then the few other tools' entries are rewritten.
+    major: Reason,
 }
+
+/// For each byte value, how many bits it sets and their positions, ascending.
+const BYTE_BITS: [(u8, [u8; 8]); 256] = {
+    let mut t = [(0u8, [0u8; 8]); 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < 8 {
+            if v >> b & 1 == 1 {
+                t[v].1[t[v].0 as usize] = b as u8;
+                t[v].0 += 1;
+            }
+            b += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 /// [`GATE_ORDER`] by rank, padded to eight so a 3-bit rank needs no bounds check.
 const BY_RANK: [Reason; 8] = {
@@ -181,18 +200,14 @@ const BY_RANK: [Reason; 8] = {
 impl ListedWord {
     #[inline]
     fn new(m: &GateMasks, listed: u64, w: usize) -> ListedWord {
-        let mut rank_bits = [0u64; 3];
+        let mut by_gate: GateMasks = [0; GATE_ORDER.len()];
+        let (mut major, mut most) = (GATE_ORDER[0], 0);
         let mut left = listed;
-        let mut uniform = None;
         for g in GATE_ORDER {
             let mine = m[g.rank()] & left;
-            if mine == listed {
-                uniform = Some(g);
-            }
-            for (k, r) in rank_bits.iter_mut().enumerate() {
-                if g.rank() >> k & 1 == 1 {
-                    *r |= mine;
-                }
+            by_gate[g.rank()] = mine;
+            if mine.count_ones() > most {
+                (major, most) = (g, mine.count_ones());
             }
             left &= !mine;
             if left == 0 {
@@ -202,8 +217,8 @@ impl ListedWord {
         ListedWord {
             listed,
             base: w * 64,
-            rank_bits,
-            uniform,
+            by_gate,
+            major,
         }
     }
 
@@ -214,7 +229,17 @@ impl ListedWord {
             word: self.listed,
             base: 0,
         };
-        let [r0, r1, r2] = self.rank_bits;
+        // Each bit's gate rank, bit-sliced over three masks: reading it back
+        // is shifts, not a search over the gates per tool.
+        let mut rank_bits = [0u64; 3];
+        for g in GATE_ORDER {
+            for (k, r) in rank_bits.iter_mut().enumerate() {
+                if g.rank() >> k & 1 == 1 {
+                    *r |= self.by_gate[g.rank()];
+                }
+            }
+        }
+        let [r0, r1, r2] = rank_bits;
         let base = self.base;
         bits.map(move |b| {
             let rank = (r0 >> b & 1) | (r1 >> b & 1) << 1 | (r2 >> b & 1) << 2;
@@ -222,19 +247,42 @@ impl ListedWord {
         })
     }
 
-    /// Append the entries to `out`, made by `make` (room for them is made
-    /// once per word, by the exact length of the iterator).
+    /// Append the entries to `out`, made by `make`: every entry with the
+    /// word's major gate first (no per-entry rank), then the entries of the
+    /// other gates rewritten in place (at the count of listed tools below
+    /// them). Most words have one or two gates.
     #[inline]
     fn fill<T>(&self, out: &mut Vec<T>, make: impl Fn(usize, Reason) -> T) {
-        match self.uniform {
-            Some(r) => out.extend(
-                crate::bits::BitIter {
-                    word: self.listed,
-                    base: self.base,
+        let start = out.len();
+        let major = self.major;
+        // A byte at a time: the set bits of each byte value are a table row,
+        // and extending from a slice has no capacity check per entry.
+        for k in 0..8 {
+            let byte = (self.listed >> (8 * k)) as u8;
+            if byte != 0 {
+                let base = self.base + 8 * k;
+                let row = &BYTE_BITS[byte as usize];
+                out.extend(
+                    row.1[..row.0 as usize]
+                        .iter()
+                        .map(|&b| make(base + b as usize, major)),
+                );
+            }
+        }
+        for g in GATE_ORDER {
+            let mine = self.by_gate[g.rank()];
+            if g == major || mine == 0 {
+                continue;
+            }
+            for b in (crate::bits::BitIter {
+                word: mine,
+                base: 0,
+            }) {
+                let below = (self.listed & ((1u64 << b) - 1)).count_ones() as usize;
+                if let Some(d) = out.get_mut(start + below) {
+                    *d = make(self.base + b, g);
                 }
-                .map(|i| make(i, r)),
-            ),
-            None => out.extend(self.entries().map(|(i, r)| make(i, r))),
+            }
         }
     }
 }
