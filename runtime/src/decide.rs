@@ -117,6 +117,29 @@ pub struct Context<'t> {
     pub(crate) run: Cow<'t, RunState>,
     /// `above[ceiling]`, the tools over the zone's ceiling.
     pub(crate) above: &'t BitSet,
+    /// The configuration's zone and the name of its ceiling class, looked up
+    /// once for every decision the context makes.
+    pub(crate) zone: &'t str,
+    pub(crate) ceiling: &'t str,
+    /// `role`, `profile` and `mode` as data for [`Context::gate_masks`], so
+    /// that a decision is loads and masks, not a branch per gate
+    /// ([`Context::refresh`] keeps them in step with the three).
+    gates: GateData<'t>,
+}
+
+/// The context's part of every gate word, derived from its role, profile
+/// gate and mode.
+#[derive(Debug, Clone, Copy)]
+struct GateData<'t> {
+    /// `!0` when admin-only tools are refused (the user is not an admin).
+    admin_refused: u64,
+    /// The words of the consumer's profile set; past them, `profile_rest`
+    /// (`!0`: no profile gate; `0`: the consumer is refused everything).
+    profile_words: &'t [u64],
+    profile_rest: u64,
+    /// `!0` when the trust zone is enforced for every tool; `0` when it is
+    /// observed (then it refuses remote tools only).
+    zone_enforced: u64,
 }
 
 /// One tool's answer.
@@ -183,7 +206,9 @@ impl Table {
             });
         };
         let row = self.config_row(ci as usize);
-        Ok(Context {
+        // Both indices were range-checked at load (check_configurations, check_ranks).
+        let zone = &self.spec.zones[self.spec.configurations[ci as usize].zone as usize];
+        let mut ctx = Context {
             table: self,
             config: ci,
             role: Role::None,
@@ -200,7 +225,17 @@ impl Table {
             excluded: Cow::Borrowed(&row.excluded),
             run: Cow::Borrowed(&row.fresh_run),
             above: &self.above[row.ceiling as usize],
-        })
+            zone: &zone.name,
+            ceiling: &self.spec.classes[zone.ceiling as usize],
+            gates: GateData {
+                admin_refused: 0,
+                profile_words: &[],
+                profile_rest: 0,
+                zone_enforced: 0,
+            },
+        };
+        ctx.refresh();
+        Ok(ctx)
     }
 }
 
@@ -222,7 +257,24 @@ fn close(a: &str, b: &str) -> bool {
 impl<'t> Context<'t> {
     pub fn role(mut self, role: Role) -> Self {
         self.role = role;
+        self.refresh();
         self
+    }
+
+    /// Derive [`GateData`] from the role, the profile gate and the mode.
+    fn refresh(&mut self) {
+        let all = |yes: bool| if yes { !0u64 } else { 0 };
+        let (profile_words, profile_rest) = match self.profile {
+            ProfileGate::Open => (&[][..], !0),
+            ProfileGate::Profile(p) => (self.table.profiles[p as usize].words(), 0),
+            ProfileGate::Closed => (&[][..], 0),
+        };
+        self.gates = GateData {
+            admin_refused: all(!self.role.is_admin()),
+            profile_words,
+            profile_rest,
+            zone_enforced: all(self.mode == Mode::Enforce),
+        };
     }
 
     /// The MCP consumer asking, if any. A consumer bound to a profile is held
@@ -240,6 +292,7 @@ impl<'t> Context<'t> {
                 },
             },
         };
+        self.refresh();
         self
     }
 
@@ -249,6 +302,7 @@ impl<'t> Context<'t> {
         if let Some(s) = setting {
             self.mode = Mode::parse(s);
         }
+        self.refresh();
         self
     }
 
@@ -319,37 +373,28 @@ impl<'t> Context<'t> {
     /// For word `w` of the tool indices: the tools each gate refuses, by gate
     /// rank, before the "first gate wins" rule; and the tools over the ceiling.
     /// Low level: `diff` compares these words to skip unchanged tools.
-    #[inline]
+    #[inline(always)]
     pub fn gate_masks(&self, w: usize) -> (GateMasks, u64) {
         let t = self.table;
+        let g = &self.gates;
         let valid = valid_mask(t.tool_count(), w);
         let word = |b: &BitSet| b.words().get(w).copied().unwrap_or(0);
+        let tw = t.tool_words.get(w).copied().unwrap_or_default();
         let above = word(self.above);
         let mut m: GateMasks = [0; GATE_ORDER.len()];
         for gate in GATE_ORDER {
             m[gate.rank()] = valid
                 & match gate {
                     Reason::NotRegistered => 0,
-                    Reason::ToolDisabled => !word(&t.enabled),
-                    Reason::RequiresAdmin => {
-                        if self.role.is_admin() {
-                            0
-                        } else {
-                            word(&t.admin_only)
-                        }
+                    Reason::ToolDisabled => !tw.enabled,
+                    Reason::RequiresAdmin => tw.admin_only & g.admin_refused,
+                    Reason::NotInProfile => {
+                        !g.profile_words.get(w).copied().unwrap_or(g.profile_rest)
                     }
-                    Reason::NotInProfile => match self.profile {
-                        ProfileGate::Open => 0,
-                        ProfileGate::Profile(p) => !word(&t.profiles[p as usize]),
-                        ProfileGate::Closed => !0,
-                    },
                     Reason::ConfigurationGroup => !word(&self.allowed),
                     Reason::ConfigurationExcluded => word(&self.excluded),
                     // Remote tools are enforced in both modes.
-                    Reason::TrustZone => match self.mode {
-                        Mode::Enforce => above,
-                        Mode::Observe => above & word(&t.remote),
-                    },
+                    Reason::TrustZone => above & (tw.remote | g.zone_enforced),
                 };
         }
         (m, above & valid)
@@ -359,9 +404,14 @@ impl<'t> Context<'t> {
     #[inline]
     fn first_refusal(&self, i: usize) -> (Option<Reason>, bool) {
         let (m, above) = self.gate_masks(i / 64);
-        let bit = 1u64 << (i % 64);
-        let reason = GATE_ORDER.into_iter().find(|g| m[g.rank()] & bit != 0);
-        (reason, above & bit != 0)
+        let b = i % 64;
+        // The tool's bit of every gate, as one small word by rank: the first
+        // refusing gate is its lowest set bit (no search, no branch per gate).
+        let hits = GATE_ORDER
+            .iter()
+            .fold(0u32, |h, g| h | ((m[g.rank()] >> b & 1) as u32) << g.rank());
+        let reason = GATE_ORDER.get(hits.trailing_zeros() as usize).copied();
+        (reason, above >> b & 1 == 1)
     }
 
     fn decision_for(&self, i: usize) -> Decision<'t> {
@@ -372,6 +422,7 @@ impl<'t> Context<'t> {
 
     /// A decision from the first refusing gate: trust-zone facts only when
     /// that gate was reached, so an earlier refusal reveals nothing of zones.
+    #[inline]
     fn decision<'n>(
         &self,
         tool: &'n str,
@@ -382,17 +433,15 @@ impl<'t> Context<'t> {
     where
         't: 'n,
     {
-        let spec = &self.table.spec;
-        let zone = &spec.zones[spec.configurations[self.config as usize].zone as usize];
         let reached_zone = matches!(reason, None | Some(Reason::TrustZone));
         Decision {
             tool,
             allowed: reason.is_none(),
             reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
             observed_only: reason.is_none() && above,
-            class: reached_zone.then(|| spec.classes[class as usize].as_str()),
-            zone: reached_zone.then_some(zone.name.as_str()),
-            ceiling: reached_zone.then(|| spec.classes[zone.ceiling as usize].as_str()),
+            class: reached_zone.then(|| self.table.class_name(class)),
+            zone: reached_zone.then_some(self.zone),
+            ceiling: reached_zone.then_some(self.ceiling),
         }
     }
 

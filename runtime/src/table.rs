@@ -26,6 +26,9 @@ pub struct Table {
     pub(crate) enabled: BitSet,
     pub(crate) admin_only: BitSet,
     pub(crate) remote: BitSet,
+    /// The three sets above, word by word in one record: a decision reads
+    /// one cache line for the table's own gates, not three.
+    pub(crate) tool_words: Vec<ToolWord>,
     /// Each tool's class rank, one byte a tool (ranks are below
     /// [`MAX_CLASSES`]): a decision by name reads this, not the tool's spec.
     pub(crate) class_of: Vec<u8>,
@@ -179,6 +182,7 @@ impl Table {
         }
         // check_ranks and ToolSets bound every class below MAX_CLASSES.
         let class_of = spec.tools.iter().map(|t| t.class as u8).collect();
+        let tool_words = ToolWord::interleave(&sets.enabled, &sets.admin_only, &sets.remote);
         Ok(Table {
             spec,
             digest,
@@ -190,6 +194,7 @@ impl Table {
             enabled: sets.enabled,
             admin_only: sets.admin_only,
             remote: sets.remote,
+            tool_words,
             class_of,
             above: sets.above,
             configs,
@@ -436,6 +441,31 @@ fn check_ranks(spec: &TableSpec) -> Result<(), LoadError> {
 }
 
 /// Per-tool bit sets, and the members of each group.
+/// Word `w` of the enabled, admin-only and remote sets, in one aligned
+/// 32-byte record (two to a cache line).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(crate) struct ToolWord {
+    pub enabled: u64,
+    pub admin_only: u64,
+    pub remote: u64,
+}
+
+impl ToolWord {
+    fn interleave(enabled: &BitSet, admin_only: &BitSet, remote: &BitSet) -> Vec<ToolWord> {
+        let (e, a, r) = (enabled.words(), admin_only.words(), remote.words());
+        e.iter()
+            .zip(a)
+            .zip(r)
+            .map(|((&enabled, &admin_only), &remote)| ToolWord {
+                enabled,
+                admin_only,
+                remote,
+            })
+            .collect()
+    }
+}
+
 struct ToolSets {
     enabled: BitSet,
     admin_only: BitSet,
