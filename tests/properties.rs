@@ -39,11 +39,15 @@ proptest! {
                 c.run = Some(run_states[(k / 2) % run_states.len()].clone());
             }
             let rt = runtime_ctx(&t, &c);
-            for name in names.iter().map(String::as_str).chain(["retired_zzz_tool", "nope"]) {
+            let asked: Vec<&str> = names.iter().map(String::as_str).chain(["retired_zzz_tool", "nope"]).collect();
+            for &name in &asked {
                 let d = rt.decide(name);
                 let r = reference_decide(&m, &c, name);
                 prop_assert_eq!((d.allowed, d.reason.map(|r| r.code()), d.observed_only), r, "{} in {:?}\n{}", name, c, pol);
             }
+            // All at once: the same decisions as one by one.
+            let one_by_one: Vec<_> = asked.iter().map(|n| rt.decide(n)).collect();
+            prop_assert_eq!(rt.decide_many(&asked), one_by_one);
             let un: Vec<(String, &str)> = rt.unavailable().iter().map(|u| (u.tool.to_string(), u.reason.code())).collect();
             prop_assert_eq!(&un, &reference_unavailable(&m, &c));
             // unavailable == the refusals of decide over all tools (visible ones).

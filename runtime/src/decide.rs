@@ -450,7 +450,16 @@ impl<'t> Context<'t> {
     where
         't: 'n,
     {
-        match self.table.tool_id(tool) {
+        self.decide_found(tool, self.table.tool_id(tool))
+    }
+
+    /// The decision for `tool`, whose index (if registered) is `id`.
+    #[inline]
+    fn decide_found<'n>(&self, tool: &'n str, id: Option<u32>) -> Decision<'n>
+    where
+        't: 'n,
+    {
+        match id {
             Some(i) => {
                 // The name is the caller's: only the gate words and the class
                 // byte are read, not the tool's spec.
@@ -460,6 +469,22 @@ impl<'t> Context<'t> {
             }
             None => not_registered(tool),
         }
+    }
+
+    /// [`Context::decide`] for many names, in order: the same decisions,
+    /// with the table's name lookups of a batch overlapped
+    /// ([`Table::tool_ids`]). For a host that decides a whole list at once.
+    pub fn decide_many<'n, S: AsRef<str> + ?Sized>(&self, names: &'n [&'n S]) -> Vec<Decision<'n>>
+    where
+        't: 'n,
+    {
+        let mut ids = Vec::with_capacity(names.len());
+        self.table.tool_ids(names, &mut ids);
+        names
+            .iter()
+            .zip(ids)
+            .map(|(n, id)| self.decide_found(n.as_ref(), id))
+            .collect()
     }
 
     /// Decide by tool index (the hot path: no hashing).
@@ -631,9 +656,9 @@ impl<'t> Context<'t> {
     where
         't: 'n,
     {
-        names
-            .iter()
-            .map(|n| self.shown(self.decide(n.as_ref())))
+        self.decide_many(names)
+            .into_iter()
+            .map(|d| self.shown(d))
             .collect()
     }
 

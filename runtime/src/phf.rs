@@ -333,11 +333,46 @@ impl NameHash {
     /// name, read only when the name is longer than what its slot holds.
     #[inline]
     pub fn get<'a>(&self, name: &str, full: impl FnOnce(u32) -> &'a str) -> Option<u32> {
-        let n = self.slots.len();
-        let s = self
-            .pilots
-            .slot(hash(self.pilots.seed, name.as_bytes()), n)?;
-        let slot = &self.slots[s];
+        self.confirm(self.candidate(name)?, name, full)
+    }
+
+    /// The indices of many names, written to `out` in order: each batch's
+    /// slots are found first (its pilot reads do not wait on each other),
+    /// then compared (nor do its slot reads), so a batch's cache misses
+    /// overlap instead of coming one after another. The same answers as
+    /// [`NameHash::get`] name by name.
+    pub fn get_many<'a, S: AsRef<str>>(
+        &self,
+        names: &[S],
+        out: &mut Vec<Option<u32>>,
+        full: impl Fn(u32) -> &'a str,
+    ) {
+        const BATCH: usize = 16;
+        let mut slots = [None; BATCH];
+        for batch in names.chunks(BATCH) {
+            for (s, name) in slots.iter_mut().zip(batch) {
+                *s = self.candidate(name.as_ref());
+            }
+            out.extend(
+                slots
+                    .iter()
+                    .zip(batch)
+                    .map(|(&s, name)| self.confirm(s?, name.as_ref(), &full)),
+            );
+        }
+    }
+
+    /// The one slot `name` can be in (`None`: the table has no names).
+    #[inline]
+    fn candidate(&self, name: &str) -> Option<usize> {
+        self.pilots
+            .slot(hash(self.pilots.seed, name.as_bytes()), self.slots.len())
+    }
+
+    /// Whether slot `s` holds `name`: its tool's index if so.
+    #[inline]
+    fn confirm<'a>(&self, s: usize, name: &str, full: impl FnOnce(u32) -> &'a str) -> Option<u32> {
+        let slot = self.slots.get(s)?;
         let b = name.as_bytes();
         if slot.len as usize != b.len() {
             return None;
@@ -376,6 +411,34 @@ mod tests {
                 assert_eq!(h.get(stranger, full), None, "{stranger}");
             }
         }
+    }
+
+    #[test]
+    fn many_at_once_answer_as_one_at_a_time() {
+        let v = names(1000);
+        let p = build(v.iter().map(String::as_str)).expect("distinct names");
+        let h = NameHash::check(p, v.iter().map(String::as_str)).expect("perfect");
+        let full = |i: u32| v[i as usize].as_str();
+        // Known names, strangers and near misses mixed, across batch edges.
+        let mut asked: Vec<String> = Vec::new();
+        for (i, name) in v.iter().enumerate().step_by(7) {
+            asked.push(name.clone());
+            if i % 3 == 0 {
+                asked.push(format!("{name}x"));
+            }
+        }
+        asked.extend(["".to_string(), "not_a_tool".to_string()]);
+        let mut out = Vec::new();
+        h.get_many(&asked, &mut out, full);
+        let one_by_one: Vec<Option<u32>> = asked.iter().map(|a| h.get(a, full)).collect();
+        assert_eq!(out, one_by_one);
+        assert_eq!(out.iter().filter(|o| o.is_some()).count(), 143);
+        assert_eq!(out[0], Some(0));
+        assert_eq!(out[1], None);
+        let empty = NameHash::check(Pilots::default(), std::iter::empty()).expect("empty");
+        let mut out = Vec::new();
+        empty.get_many(&["a", "b"], &mut out, |_| "");
+        assert_eq!(out, [None, None]);
     }
 
     #[test]

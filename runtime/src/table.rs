@@ -99,6 +99,11 @@ impl NameIndex {
     fn get(&self, spec: &TableSpec, name: &str) -> Option<u32> {
         self.0.get(name, |i| spec.tools[i as usize].name.as_str())
     }
+
+    fn get_many<S: AsRef<str>>(&self, spec: &TableSpec, names: &[S], out: &mut Vec<Option<u32>>) {
+        self.0
+            .get_many(names, out, |i| spec.tools[i as usize].name.as_str())
+    }
 }
 
 fn twice(name: &str) -> LoadError {
@@ -240,6 +245,13 @@ impl Table {
     #[inline]
     pub fn tool_id(&self, name: &str) -> Option<u32> {
         self.tool_index.get(&self.spec, name)
+    }
+
+    /// [`Table::tool_id`] of many names, appended to `out` in order, with
+    /// the lookups of a batch overlapped (a proxy filtering an upstream's
+    /// `tools/list` asks for all its names at once).
+    pub fn tool_ids<S: AsRef<str>>(&self, names: &[S], out: &mut Vec<Option<u32>>) {
+        self.tool_index.get_many(&self.spec, names, out)
     }
 
     pub fn tool_name(&self, id: u32) -> &str {
