@@ -347,7 +347,7 @@ impl NameHash {
         out: &mut Vec<Option<u32>>,
         full: impl Fn(u32) -> &'a str,
     ) {
-        const BATCH: usize = 16;
+        const BATCH: usize = 32;
         let mut slots = [None; BATCH];
         for batch in names.chunks(BATCH) {
             for (s, name) in slots.iter_mut().zip(batch) {
