@@ -327,6 +327,21 @@ int32_t toolgate_decide(const toolgate_context *ctx,
                         toolgate_decision *out);
 
 /*
+ Decide for `count` tools by name at once (a gateway filtering an
+ upstream's `tools/list`, say): name `i` is `names[i]` of `name_lens[i]`
+ bytes, and `out[i]` gets exactly what `toolgate_decide` gives for it. The
+ name lookups of a batch overlap, so a long list costs less than `count`
+ calls. On an error (a NULL pointer, a name that is not UTF-8) nothing is
+ decided: every `out[i]` is written as a refusal (`allowed` 0, reason
+ `TOOLGATE_REASON_NONE`) and the status says why.
+ */
+int32_t toolgate_decide_many(const toolgate_context *ctx,
+                             const char *const *names,
+                             const size_t *name_lens,
+                             size_t count,
+                             toolgate_decision *out);
+
+/*
  Decide for tool `id` (registry order; no hashing).
  */
 int32_t toolgate_decide_id(const toolgate_context *ctx, uint32_t id, toolgate_decision *out);

@@ -135,6 +135,7 @@ pub struct toolgate_buf {
 /// `TOOLGATE_REASON_*` code (`TOOLGATE_REASON_TRUST_ZONE` with `allowed` = 1
 /// and `observed_only` = 1: offered because the trust zone is observed).
 #[repr(C)]
+#[derive(Debug, Clone, Copy)]
 pub struct toolgate_decision {
     pub allowed: u8,
     pub observed_only: u8,
@@ -243,6 +244,36 @@ unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'
 unsafe fn str_arg<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a str, Error> {
     let b = unsafe { bytes_arg(ptr, len, what)? };
     std::str::from_utf8(b).map_err(|e| err(TOOLGATE_ERR_UTF8, format!("{what}: not UTF-8: {e}")))
+}
+
+/// `len` values of `T` at `ptr`; NULL only with length 0.
+unsafe fn slice_arg<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], Error> {
+    if ptr.is_null() {
+        return match len {
+            0 => Ok(&[]),
+            _ => Err(err(
+                TOOLGATE_ERR_NULL,
+                format!("{what}: NULL pointer with length {len}"),
+            )),
+        };
+    }
+    // SAFETY: the caller passes `len` readable values at `ptr` (the header's contract).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// `len` writable values of `T` at `ptr`; NULL only with length 0.
+unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T], Error> {
+    if ptr.is_null() {
+        return match len {
+            0 => Ok(&mut []),
+            _ => Err(err(
+                TOOLGATE_ERR_NULL,
+                format!("{what}: NULL pointer with length {len}"),
+            )),
+        };
+    }
+    // SAFETY: the caller passes `len` writable values at `ptr` (the header's contract).
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
 
 /// An optional UTF-8 string: NULL is absent.
@@ -719,6 +750,43 @@ pub unsafe extern "C" fn toolgate_decide(
     })
 }
 
+/// Decide for `count` tools by name at once (a gateway filtering an
+/// upstream's `tools/list`, say): name `i` is `names[i]` of `name_lens[i]`
+/// bytes, and `out[i]` gets exactly what `toolgate_decide` gives for it. The
+/// name lookups of a batch overlap, so a long list costs less than `count`
+/// calls. On an error (a NULL pointer, a name that is not UTF-8) nothing is
+/// decided: every `out[i]` is written as a refusal (`allowed` 0, reason
+/// `TOOLGATE_REASON_NONE`) and the status says why.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_decide_many(
+    ctx: *const toolgate_context,
+    names: *const *const c_char,
+    name_lens: *const usize,
+    count: usize,
+    out: *mut toolgate_decision,
+) -> i32 {
+    guard(|| {
+        let out = unsafe { slice_out(out, count, "out")? };
+        out.fill(toolgate_decision {
+            allowed: 0,
+            observed_only: 0,
+            reason: TOOLGATE_REASON_NONE,
+        });
+        let c = unsafe { handle_ref(ctx, "context")? };
+        let ptrs = unsafe { slice_arg(names, count, "names")? };
+        let lens = unsafe { slice_arg(name_lens, count, "name_lens")? };
+        let asked = ptrs
+            .iter()
+            .zip(lens)
+            .map(|(&p, &len)| unsafe { str_arg(p, len, "a name in names") })
+            .collect::<Result<Vec<&str>, Error>>()?;
+        for (o, d) in out.iter_mut().zip(c.ctx.decide_many(&asked)) {
+            *o = decision_of(&d);
+        }
+        Ok(())
+    })
+}
+
 /// Decide for tool `id` (registry order; no hashing).
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_decide_id(
@@ -1178,6 +1246,123 @@ mod tests {
             },
             TOOLGATE_ERR_NULL
         );
+    }
+
+    #[test]
+    fn many_names_at_once_decide_as_one_at_a_time_and_errors_refuse_all() {
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../conformance/tables/acceptance-edit.tgt"
+        ))
+        .expect("a conformance table");
+        let mut t = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { toolgate_table_load(bytes.as_ptr().cast(), bytes.len(), &mut t) },
+            TOOLGATE_OK
+        );
+        let mut n = 0u32;
+        assert_eq!(unsafe { toolgate_table_tool_count(t, &mut n) }, TOOLGATE_OK);
+        let table = unsafe { &(*t).table };
+        let config = table
+            .configuration_names()
+            .next()
+            .expect("a configuration")
+            .to_string();
+        let mut ctx = std::ptr::null_mut();
+        let status = unsafe {
+            toolgate_context_new(
+                t,
+                config.as_ptr().cast(),
+                config.len(),
+                TOOLGATE_ROLE_USER,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                &mut ctx,
+            )
+        };
+        assert_eq!(status, TOOLGATE_OK);
+        let mut asked: Vec<String> = (0..n).map(|i| table.tool_name(i).to_string()).collect();
+        asked.push("retired_zzz_tool".into());
+        let ptrs: Vec<*const c_char> = asked.iter().map(|a| a.as_ptr().cast()).collect();
+        let lens: Vec<usize> = asked.iter().map(String::len).collect();
+        let none = toolgate_decision {
+            allowed: 9,
+            observed_only: 9,
+            reason: 9,
+        };
+        let mut out = vec![none; asked.len()];
+        let status = unsafe {
+            toolgate_decide_many(
+                ctx,
+                ptrs.as_ptr(),
+                lens.as_ptr(),
+                asked.len(),
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!(status, TOOLGATE_OK);
+        for (a, o) in asked.iter().zip(&out) {
+            let mut one = none;
+            assert_eq!(
+                unsafe { toolgate_decide(ctx, a.as_ptr().cast(), a.len(), &mut one) },
+                TOOLGATE_OK
+            );
+            assert_eq!(
+                (o.allowed, o.observed_only, o.reason),
+                (one.allowed, one.observed_only, one.reason),
+                "{a}"
+            );
+        }
+        let last = out.last().expect("the stranger");
+        assert_eq!(
+            (last.allowed, last.reason),
+            (0, TOOLGATE_REASON_NOT_REGISTERED)
+        );
+        assert!(out.iter().any(|o| o.allowed == 1) && out.iter().any(|o| o.allowed == 0));
+        // A name that is not UTF-8: the whole call fails and refuses every entry.
+        let bad = [0xffu8];
+        let mut ptrs2 = ptrs.clone();
+        ptrs2[1] = bad.as_ptr().cast();
+        let mut lens2 = lens.clone();
+        lens2[1] = 1;
+        let mut out = vec![none; asked.len()];
+        let status = unsafe {
+            toolgate_decide_many(
+                ctx,
+                ptrs2.as_ptr(),
+                lens2.as_ptr(),
+                asked.len(),
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!(status, TOOLGATE_ERR_UTF8);
+        assert!(out
+            .iter()
+            .all(|o| (o.allowed, o.observed_only, o.reason) == (0, 0, TOOLGATE_REASON_NONE)));
+        // NULL arrays with a count, and NULL with count 0.
+        let mut out = vec![none; 2];
+        let status = unsafe {
+            toolgate_decide_many(ctx, std::ptr::null(), lens.as_ptr(), 2, out.as_mut_ptr())
+        };
+        assert_eq!(status, TOOLGATE_ERR_NULL);
+        assert_eq!(out[0].allowed, 0);
+        let status = unsafe {
+            toolgate_decide_many(
+                ctx,
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, TOOLGATE_OK);
+        unsafe {
+            toolgate_context_free(ctx);
+            toolgate_table_free(t);
+        }
     }
 
     #[test]

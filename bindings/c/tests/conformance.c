@@ -496,6 +496,31 @@ static int case_context(const jv *c, const jv *e) {
   toolgate_decision dummy;
   CHECK(toolgate_decide_id(ctx, n, &dummy) == TOOLGATE_ERR_OUT_OF_RANGE, "id out of range");
 
+  /* Every tool and a stranger at once: what decide_id gives, one by one. */
+  {
+    toolgate_buf *bufs = calloc(n + 1, sizeof *bufs);
+    const char **ptrs = calloc(n + 1, sizeof *ptrs);
+    size_t *lens = calloc(n + 1, sizeof *lens);
+    toolgate_decision *many = calloc(n + 1, sizeof *many);
+    if (!bufs || !ptrs || !lens || !many) abort();
+    for (uint32_t i = 0; i < n; i++) {
+      toolgate_table_tool_name(t, i, &bufs[i]);
+      ptrs[i] = (const char *)bufs[i].ptr;
+      lens[i] = bufs[i].len;
+    }
+    ptrs[n] = "retired_zzz_tool";
+    lens[n] = strlen(ptrs[n]);
+    CHECK(toolgate_decide_many(ctx, ptrs, lens, n + 1, many) == TOOLGATE_OK, "decide_many");
+    for (uint32_t i = 0; i < n && i < by_id->slen; i++)
+      CHECK(letter_of(many[i]) == by_id->s[i], "many %u: %c, want %c", i, letter_of(many[i]), by_id->s[i]);
+    CHECK(!many[n].allowed && many[n].reason == TOOLGATE_REASON_NOT_REGISTERED, "many: the stranger");
+    for (uint32_t i = 0; i < n; i++) toolgate_buf_free(bufs[i]);
+    free(bufs);
+    free(ptrs);
+    free(lens);
+    free(many);
+  }
+
   const jv *names = jget(c, "decide"), *want = jget(e, "decisions");
   for (size_t i = 0; i < names->len; i++) {
     toolgate_buf b;
@@ -732,6 +757,15 @@ static int api_errors(void) {
   CHECK(toolgate_decide_packed(ctx, "\xc3", 1) == -TOOLGATE_ERR_UTF8, "packed utf8");
   CHECK(toolgate_decide_packed(NULL, "a", 1) == -TOOLGATE_ERR_NULL, "packed NULL");
   CHECK(toolgate_decide_packed(ctx, NULL, 0) == (TOOLGATE_REASON_NOT_REGISTERED << 2), "empty name");
+  {
+    const char *two[2] = {"a", "\xff"};
+    size_t two_lens[2] = {1, 1};
+    toolgate_decision two_out[2] = {{1, 1, 1}, {1, 1, 1}};
+    CHECK(toolgate_decide_many(ctx, two, two_lens, 2, two_out) == TOOLGATE_ERR_UTF8, "many utf8");
+    CHECK(!two_out[0].allowed && !two_out[1].allowed && !two_out[0].reason, "many utf8 refuses all");
+    CHECK(toolgate_decide_many(ctx, NULL, two_lens, 2, two_out) == TOOLGATE_ERR_NULL, "many NULL names");
+    CHECK(toolgate_decide_many(ctx, NULL, NULL, 0, NULL) == TOOLGATE_OK, "many none");
+  }
   CHECK(toolgate_decide_live(ctx, "{\"name\":\"x\",\"group\":\"editing\"}", 30, &d) == TOOLGATE_ERR_ARGUMENT,
         "live without enabled");
   const char *extra = "{\"name\":\"x\",\"group\":\"g\",\"remote\":false,\"enabled\":true,\"adminOnly\":false,"
