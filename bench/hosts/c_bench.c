@@ -5,7 +5,8 @@
  * Loads the table, makes the context every path times (config0, a user,
  * consumer k0), checks every decision and the unavailable list against the
  * runtime's answers (exit 1 on any difference), then prints ROW lines:
- * decide = toolgate_decide_packed by name over the names in stride order;
+ * decide = toolgate_decide_packed by name over the names in stride order
+ * (path c-many: toolgate_decide_many, 64 names a call, ns per name);
  * unavailable = toolgate_unavailable_reasons (one reason byte per tool)
  * turned into the host's list of (name, reason) entries, the buffer freed.
  * HOSTS_QUICK=1 shortens the loops. Built by hosts.sh with gcc -O2. */
@@ -210,6 +211,41 @@ int main(int argc, char **argv) {
     }
     qsort(times, (size_t)reps, sizeof(double), cmp_double);
     printf("ROW path=c op=decide n=%zu ns=%.1f iters=%zu reps=%d\n", n, times[reps / 2], passes * n, reps);
+
+    /* The same names 64 a call through toolgate_decide_many (a gateway's
+     * tools/list), checked against the runtime first; ns per name. */
+    enum { MANY = 64 };
+    const char **many_names = malloc(n * sizeof(char *));
+    size_t *many_lens = malloc(n * sizeof(size_t));
+    toolgate_decision *many_out = malloc(MANY * sizeof(toolgate_decision));
+    if (!many_names || !many_lens || !many_out) die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++) {
+        many_names[i] = seq[i]->name;
+        many_lens[i] = seq[i]->len;
+    }
+    for (size_t i = 0; i < n; i += MANY) {
+        size_t c = n - i < MANY ? n - i : MANY;
+        check(toolgate_decide_many(ctx, many_names + i, many_lens + i, c, many_out), "toolgate_decide_many");
+        for (size_t j = 0; j < c; j++)
+            if (many_out[j].allowed != seq[i + j]->allowed || many_out[j].reason != seq[i + j]->reason)
+                die("toolgate_decide_many disagrees with the runtime on", seq[i + j]->name);
+    }
+    for (int r = -1; r < reps; r++) {
+        double t = now_ns();
+        int64_t acc = 0;
+        for (size_t p = 0; p < passes; p++)
+            for (size_t i = 0; i < n; i += MANY) {
+                size_t c = n - i < MANY ? n - i : MANY;
+                acc += toolgate_decide_many(ctx, many_names + i, many_lens + i, c, many_out) + many_out[0].reason;
+            }
+        sink = acc;
+        if (r >= 0) times[r] = (now_ns() - t) / (double)(passes * n);
+    }
+    qsort(times, (size_t)reps, sizeof(double), cmp_double);
+    printf("ROW path=c-many op=decide n=%zu ns=%.1f iters=%zu reps=%d\n", n, times[reps / 2], passes * n, reps);
+    free(many_names);
+    free(many_lens);
+    free(many_out);
 
     size_t list_iters = iters(20000000 / n);
     for (int r = -1; r < reps; r++) {
