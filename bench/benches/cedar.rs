@@ -44,6 +44,13 @@ fn bench(c: &mut Criterion) {
             let mut asked = names.cycle();
             b.iter(|| black_box(ctx.decide(black_box(asked()))))
         });
+        // 64 names a call (`decide_many`): time per call of 64.
+        g.bench_with_input(BenchmarkId::new("toolgate_many64", n), &n, |b, _| {
+            let batches = toolgate_bench::asked_batches(names, 64);
+            let batches: Vec<Vec<&str>> = batches.batches();
+            let mut which = Cycle::new((0..batches.len()).collect());
+            b.iter(|| black_box(ctx.decide_many(black_box(&batches[*which.next()]))))
+        });
         g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
             let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
             b.iter(|| black_box(world.allowed(black_box(asked.next()))))

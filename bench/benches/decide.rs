@@ -26,19 +26,8 @@ fn bench(c: &mut Criterion) {
         // 64 names a call (a proxy filtering an upstream's `tools/list`), in
         // the walk's order; criterion's time is per call of 64.
         g.bench_with_input(BenchmarkId::new("table_by_name_many64", n), &n, |b, _| {
-            // The names' bytes in one buffer in the order asked, as for
-            // `table_by_name`.
-            let order = toolgate_bench::walk(n);
-            let text: String = order.iter().map(|&i| names[i].as_str()).collect();
-            let mut at = 0;
-            let asked_names: Vec<&str> = order
-                .iter()
-                .map(|&i| {
-                    at += names[i].len();
-                    &text[at - names[i].len()..at]
-                })
-                .collect();
-            let batches: Vec<Vec<&str>> = asked_names.chunks(64).map(<[&str]>::to_vec).collect();
+            let batches = toolgate_bench::asked_batches(names, 64);
+            let batches: Vec<Vec<&str>> = batches.batches();
             let mut which = toolgate_bench::Cycle::new((0..batches.len()).collect());
             b.iter(|| black_box(ctx.decide_many(black_box(&batches[*which.next()]))))
         });

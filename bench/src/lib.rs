@@ -354,3 +354,46 @@ impl AskedNames {
         }
     }
 }
+
+/// The walk's names in batches (for `decide_many`), their bytes in one
+/// buffer in the order asked, as [`AskedNames`] lays them out.
+pub struct AskedBatches {
+    text: String,
+    ends: Vec<usize>,
+    size: usize,
+}
+
+/// [`AskedBatches`] of `size` names over `names`.
+pub fn asked_batches(names: &[String], size: usize) -> AskedBatches {
+    let order = walk(names.len());
+    let mut text = String::new();
+    let ends = order
+        .iter()
+        .map(|&i| {
+            text.push_str(&names[i]);
+            text.len()
+        })
+        .collect();
+    AskedBatches {
+        text,
+        ends,
+        size: size.max(1),
+    }
+}
+
+impl AskedBatches {
+    /// The batches, each a list of names borrowed from the buffer.
+    pub fn batches(&self) -> Vec<Vec<&str>> {
+        let mut start = 0;
+        let names: Vec<&str> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let name = &self.text[start..end];
+                start = end;
+                name
+            })
+            .collect();
+        names.chunks(self.size).map(<[&str]>::to_vec).collect()
+    }
+}
