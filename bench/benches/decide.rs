@@ -26,8 +26,8 @@ fn bench(c: &mut Criterion) {
         // 64 names a call (a proxy filtering an upstream's `tools/list`), in
         // the walk's order; criterion's time is per call of 64.
         g.bench_with_input(BenchmarkId::new("table_by_name_many64", n), &n, |b, _| {
-            let batches = toolgate_bench::asked_batches(names, 64);
-            let batches: Vec<Vec<&str>> = batches.batches();
+            let asked = AskedNames::new(names);
+            let batches = asked.batches(64);
             let mut which = toolgate_bench::Cycle::new((0..batches.len()).collect());
             b.iter(|| black_box(ctx.decide_many(black_box(&batches[*which.next()]))))
         });

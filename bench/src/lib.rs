@@ -343,47 +343,8 @@ impl AskedNames {
         AskedNames { text, ends }
     }
 
-    /// Each call gives the next name asked, cycling.
-    pub fn cycle<'a>(&'a self) -> impl FnMut() -> &'a str + 'a {
-        let mut k = 0usize;
-        move || {
-            let start = if k == 0 { 0 } else { self.ends[k - 1] };
-            let end = self.ends[k];
-            k = if k + 1 == self.ends.len() { 0 } else { k + 1 };
-            &self.text[start..end]
-        }
-    }
-}
-
-/// The walk's names in batches (for `decide_many`), their bytes in one
-/// buffer in the order asked, as [`AskedNames`] lays them out.
-pub struct AskedBatches {
-    text: String,
-    ends: Vec<usize>,
-    size: usize,
-}
-
-/// [`AskedBatches`] of `size` names over `names`.
-pub fn asked_batches(names: &[String], size: usize) -> AskedBatches {
-    let order = walk(names.len());
-    let mut text = String::new();
-    let ends = order
-        .iter()
-        .map(|&i| {
-            text.push_str(&names[i]);
-            text.len()
-        })
-        .collect();
-    AskedBatches {
-        text,
-        ends,
-        size: size.max(1),
-    }
-}
-
-impl AskedBatches {
-    /// The batches, each a list of names borrowed from the buffer.
-    pub fn batches(&self) -> Vec<Vec<&str>> {
+    /// The names in the order asked, in batches of `size` (for `decide_many`).
+    pub fn batches(&self, size: usize) -> Vec<Vec<&str>> {
         let mut start = 0;
         let names: Vec<&str> = self
             .ends
@@ -394,6 +355,17 @@ impl AskedBatches {
                 name
             })
             .collect();
-        names.chunks(self.size).map(<[&str]>::to_vec).collect()
+        names.chunks(size.max(1)).map(<[&str]>::to_vec).collect()
+    }
+
+    /// Each call gives the next name asked, cycling.
+    pub fn cycle<'a>(&'a self) -> impl FnMut() -> &'a str + 'a {
+        let mut k = 0usize;
+        move || {
+            let start = if k == 0 { 0 } else { self.ends[k - 1] };
+            let end = self.ends[k];
+            k = if k + 1 == self.ends.len() { 0 } else { k + 1 };
+            &self.text[start..end]
+        }
     }
 }
