@@ -446,6 +446,7 @@ impl<'t> Context<'t> {
     }
 
     /// Decide for a tool by name. A name the table does not hold is `notRegistered`.
+    #[inline]
     pub fn decide<'n>(&self, tool: &'n str) -> Decision<'n>
     where
         't: 'n,
