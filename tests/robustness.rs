@@ -130,6 +130,22 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
 // ---------------------------------------------------------------- bounded inputs
 
 #[test]
+fn a_tool_index_past_the_table_is_never_offered() {
+    // 70 tools: the last word is partial, and the words past it do not exist.
+    let mut reg = String::new();
+    for i in 0..70 {
+        reg.push_str(&format!("[[tool]]\nname = \"t{i}\"\ngroup = \"g\"\n"));
+    }
+    let policy = "group g { class publicContent }\nprovider p { zone local }\nconfiguration c { provider p groups [g] }\n";
+    let t = table(&reg, &[policy]);
+    let ctx = t.context("c").expect("c").role(Role::User);
+    assert!((0..70).all(|i| ctx.is_offered(i) && ctx.decide_id(i).allowed));
+    for id in [70, 127, 128, 1_000, u32::MAX] {
+        assert!(!ctx.is_offered(id), "index {id}");
+    }
+}
+
+#[test]
 fn a_50_mb_policy_is_refused_with_a_diagnostic() {
     let big = "# padding padding padding padding\n".repeat(50 * 1024 * 1024 / 34);
     let c = check(&big);

@@ -375,9 +375,16 @@ impl<'t> Context<'t> {
     /// Low level: `diff` compares these words to skip unchanged tools.
     #[inline(always)]
     pub fn gate_masks(&self, w: usize) -> (GateMasks, u64) {
+        self.gate_masks_within(w, valid_mask(self.table.tool_count(), w))
+    }
+
+    /// [`Context::gate_masks`] restricted to `valid`, the tools of the word
+    /// the caller asks about (one decision's tool is registered: it passes
+    /// `!0` and skips computing the word's registered tools).
+    #[inline(always)]
+    fn gate_masks_within(&self, w: usize, valid: u64) -> (GateMasks, u64) {
         let t = self.table;
         let g = &self.gates;
-        let valid = valid_mask(t.tool_count(), w);
         let word = |b: &BitSet| b.words().get(w).copied().unwrap_or(0);
         let tw = t.tool_words.get(w).copied().unwrap_or_default();
         let above = word(self.above);
@@ -403,7 +410,7 @@ impl<'t> Context<'t> {
     /// The first refusing gate for tool index `i`, and whether it is over the ceiling.
     #[inline]
     fn first_refusal(&self, i: usize) -> (Option<Reason>, bool) {
-        let (m, above) = self.gate_masks(i / 64);
+        let (m, above) = self.gate_masks_within(i / 64, !0);
         let b = i % 64;
         // The tool's bit of every gate, as one small word by rank: the first
         // refusing gate is its lowest set bit (no search, no branch per gate).
