@@ -227,17 +227,7 @@ unsafe fn keys_arg(ptr: *const c_char, len: usize) -> Result<TrustedKeys, Error>
 
 /// Bytes at (`ptr`, `len`); NULL only with length 0 (the empty slice).
 unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a [u8], Error> {
-    if ptr.is_null() {
-        if len == 0 {
-            return Ok(&[]);
-        }
-        return Err(err(
-            TOOLGATE_ERR_NULL,
-            format!("{what}: NULL pointer with length {len}"),
-        ));
-    }
-    // SAFETY: the caller passes `len` readable bytes at `ptr` (the header's contract).
-    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+    unsafe { slice_arg(ptr.cast::<u8>(), len, what) }
 }
 
 /// A required UTF-8 string.
@@ -1293,16 +1283,21 @@ mod tests {
             observed_only: 9,
             reason: 9,
         };
-        let mut out = vec![none; asked.len()];
-        let status = unsafe {
-            toolgate_decide_many(
-                ctx,
-                ptrs.as_ptr(),
-                lens.as_ptr(),
-                asked.len(),
-                out.as_mut_ptr(),
-            )
+        // The batch call over (pointers, lengths): its status and answers.
+        let many = |ptrs: &[*const c_char], lens: &[usize]| {
+            let mut out = vec![none; ptrs.len()];
+            let status = unsafe {
+                toolgate_decide_many(
+                    ctx,
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    ptrs.len(),
+                    out.as_mut_ptr(),
+                )
+            };
+            (status, out)
         };
+        let (status, out) = many(&ptrs, &lens);
         assert_eq!(status, TOOLGATE_OK);
         for (a, o) in asked.iter().zip(&out) {
             let mut one = none;
@@ -1328,16 +1323,7 @@ mod tests {
         ptrs2[1] = bad.as_ptr().cast();
         let mut lens2 = lens.clone();
         lens2[1] = 1;
-        let mut out = vec![none; asked.len()];
-        let status = unsafe {
-            toolgate_decide_many(
-                ctx,
-                ptrs2.as_ptr(),
-                lens2.as_ptr(),
-                asked.len(),
-                out.as_mut_ptr(),
-            )
-        };
+        let (status, out) = many(&ptrs2, &lens2);
         assert_eq!(status, TOOLGATE_ERR_UTF8);
         assert!(out
             .iter()
