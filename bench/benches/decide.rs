@@ -23,6 +23,13 @@ fn bench(c: &mut Criterion) {
             let mut asked = names.cycle();
             b.iter(|| black_box(ctx.decide(black_box(asked()))))
         });
+        // The name -> index lookup alone (no gate read): the floor under
+        // "by name", the part a million names push out of the cache.
+        g.bench_with_input(BenchmarkId::new("table_lookup_by_name", n), &n, |b, _| {
+            let names = AskedNames::new(names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(s.table.tool_id(black_box(asked()))))
+        });
         // 64 names a call (a proxy filtering an upstream's `tools/list`), in
         // the walk's order; criterion's time is per call of 64.
         g.bench_with_input(BenchmarkId::new("table_by_name_many64", n), &n, |b, _| {
