@@ -63,3 +63,29 @@ print("| --- |" + " ---: |" * len(sizes))
 for st in ["parse_registry", "parse_policy", "check", "lower", "load", "diff", "process_check", "process_compile"]:
     print(f"| {st} | " + " | ".join(fmt(med("stage", st, s)) for s in sizes) + " |")
 print(f"\nclassify, all 11 gateway fixtures: {fmt(med('classify_all_fixtures'))}")
+
+# Issue 17 (rounds three and four): one decision and the list, 1k to 1M tools,
+# with the name lookup alone beside it, and Cedar side by side where it ran.
+sizes = [1000, 10000, 100000, 1000000]
+print("\n### One decision and the unavailable list, 1k to 1M tools\n")
+print("| tools | by index | lookup alone | by name | by name, 64 a call (per name) | unavailable (index, reason) | unavailable (names) |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for n in sizes:
+    many = med("decide", "table_by_name_many64", str(n))
+    cells = [
+        med("decide", "table_by_id", str(n)),
+        med("decide", "table_lookup_by_name", str(n)),
+        med("decide", "table_by_name", str(n)),
+        None if many is None else many / 64,
+        med("unavailable", "table_ids", str(n)),
+        med("unavailable", "table", str(n)),
+    ]
+    print(f"| {n:,} | " + " | ".join(fmt(c) for c in cells) + " |")
+print("\n| tools | toolgate `decide` by name | `decide_many`, per name | Cedar `is_authorized` | Cedar / `decide` | Cedar / `decide_many` |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+for n in sizes[:3]:
+    t = med("cedar_decide", "toolgate", str(n))
+    m = med("cedar_decide", "toolgate_many64", str(n))
+    m = None if m is None else m / 64
+    c = med("cedar_decide", "cedar", str(n))
+    print(f"| {n:,} | {fmt(t)} | {fmt(m)} | {fmt(c)} | {ratio(t, c)} | {ratio(m, c)} |")
