@@ -117,13 +117,14 @@ PATHS = [
     ("c-many", "C ABI from C: `toolgate_decide_many`, 64 names a call, per name (no list form)"),
     ("python", f"Python {python}, the abi3 wheel: `ctx.decide`, `ctx.unavailable()`"),
     ("php", f"PHP {php} FFI, tracing JIT: `decide` (`Decision`), `unavailableMap()`"),
+    ("php-many", f"PHP {php} FFI: `decideMany`, 64 names a call, per name (no list form)"),
     ("http", "decision service, HTTP/1.1 keep-alive on 127.0.0.1 (p50): `/access/v1/evaluation`, `/toolgate/v1/unavailable`"),
     ("cedar", "Cedar `is_authorized` (request built beforehand); list: one request per tool"),
     ("plain-php", "plain PHP `PlainGate`, tracing JIT"),
     ("plain-python", "plain Python `plain_gate.py`"),
 ]
 # Paths that time one operation only (the cells of the other show "—").
-ONE_OP = {("c-many", "unavailable")}
+ONE_OP = {("c-many", "unavailable"), ("php-many", "unavailable")}
 def fmt(ns):
     if ns is None:
         return "—"

@@ -342,6 +342,23 @@ int32_t toolgate_decide_many(const toolgate_context *ctx,
                              toolgate_decision *out);
 
 /*
+ `toolgate_decide_many` for hosts that pass one string more cheaply than
+ an array of pointers (PHP's FFI): the `count` names one after another in
+ `names` (`names_len` bytes, no separators), name `i` being `name_lens[i]`
+ bytes long; the lengths must add up to `names_len`. `out[i]` gets name
+ `i`'s decision packed as `toolgate_decide_packed` returns it (bit 0
+ allowed, bit 1 observed only, bits 2 to 4 the reason). On an error (a NULL
+ pointer, lengths that do not add up, a name that is not UTF-8) nothing is
+ decided and every `out[i]` is 0: refused, no reason.
+ */
+int32_t toolgate_decide_many_packed(const toolgate_context *ctx,
+                                    const char *names,
+                                    size_t names_len,
+                                    const size_t *name_lens,
+                                    size_t count,
+                                    uint8_t *out);
+
+/*
  Decide for tool `id` (registry order; no hashing).
  */
 int32_t toolgate_decide_id(const toolgate_context *ctx, uint32_t id, toolgate_decision *out);

@@ -777,6 +777,63 @@ pub unsafe extern "C" fn toolgate_decide_many(
     })
 }
 
+/// `toolgate_decide_many` for hosts that pass one string more cheaply than
+/// an array of pointers (PHP's FFI): the `count` names one after another in
+/// `names` (`names_len` bytes, no separators), name `i` being `name_lens[i]`
+/// bytes long; the lengths must add up to `names_len`. `out[i]` gets name
+/// `i`'s decision packed as `toolgate_decide_packed` returns it (bit 0
+/// allowed, bit 1 observed only, bits 2 to 4 the reason). On an error (a NULL
+/// pointer, lengths that do not add up, a name that is not UTF-8) nothing is
+/// decided and every `out[i]` is 0: refused, no reason.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_decide_many_packed(
+    ctx: *const toolgate_context,
+    names: *const c_char,
+    names_len: usize,
+    name_lens: *const usize,
+    count: usize,
+    out: *mut u8,
+) -> i32 {
+    guard(|| {
+        let out = unsafe { slice_out(out, count, "out")? };
+        out.fill(0);
+        let c = unsafe { handle_ref(ctx, "context")? };
+        let text = unsafe { bytes_arg(names, names_len, "names")? };
+        let lens = unsafe { slice_arg(name_lens, count, "name_lens")? };
+        let mut asked = Vec::with_capacity(count);
+        let mut at = 0usize;
+        for (i, &len) in lens.iter().enumerate() {
+            let name = at
+                .checked_add(len)
+                .and_then(|end| text.get(at..end))
+                .ok_or_else(|| {
+                    err(
+                        TOOLGATE_ERR_ARGUMENT,
+                        format!("name_lens: name {i} ends past names_len ({names_len} bytes)"),
+                    )
+                })?;
+            asked.push(std::str::from_utf8(name).map_err(|e| {
+                err(
+                    TOOLGATE_ERR_UTF8,
+                    format!("name {i} in names: not UTF-8: {e}"),
+                )
+            })?);
+            at += len;
+        }
+        if at != text.len() {
+            return Err(err(
+                TOOLGATE_ERR_ARGUMENT,
+                format!("name_lens add up to {at} bytes, names_len is {names_len}"),
+            ));
+        }
+        for (o, d) in out.iter_mut().zip(c.ctx.decide_many(&asked)) {
+            let d = decision_of(&d);
+            *o = d.allowed | d.observed_only << 1 | d.reason << 2;
+        }
+        Ok(())
+    })
+}
+
 /// Decide for tool `id` (registry order; no hashing).
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_decide_id(
@@ -1345,6 +1402,85 @@ mod tests {
             )
         };
         assert_eq!(status, TOOLGATE_OK);
+        // The packed form over one buffer of names: the packed decision of
+        // each, as toolgate_decide_packed gives it.
+        let packed = |text: &[u8], lens: &[usize]| {
+            let mut out = vec![0xeeu8; lens.len()];
+            let status = unsafe {
+                toolgate_decide_many_packed(
+                    ctx,
+                    text.as_ptr().cast(),
+                    text.len(),
+                    lens.as_ptr(),
+                    lens.len(),
+                    out.as_mut_ptr(),
+                )
+            };
+            (status, out)
+        };
+        let text = asked.concat();
+        let (status, out) = packed(text.as_bytes(), &lens);
+        assert_eq!(status, TOOLGATE_OK);
+        for (a, &o) in asked.iter().zip(&out) {
+            let one = unsafe { toolgate_decide_packed(ctx, a.as_ptr().cast(), a.len()) };
+            assert_eq!(i32::from(o), one, "{a}");
+        }
+        assert_eq!(
+            out.last().copied(),
+            Some(TOOLGATE_REASON_NOT_REGISTERED << 2)
+        );
+        // Lengths that do not add up, short or long, and a name that is not
+        // UTF-8: an error, and every entry refused.
+        let mut short = lens.clone();
+        short[0] -= 1;
+        let mut long = lens.clone();
+        long[0] += 1;
+        let mut bad = text.clone().into_bytes();
+        bad[0] = 0xff;
+        for (status_want, text, lens) in [
+            (TOOLGATE_ERR_ARGUMENT, text.as_bytes(), &short),
+            (TOOLGATE_ERR_ARGUMENT, text.as_bytes(), &long),
+            (TOOLGATE_ERR_UTF8, &bad[..], &lens),
+        ] {
+            let (status, out) = packed(text, lens);
+            assert_eq!(status, status_want);
+            assert!(out.iter().all(|&o| o == 0));
+        }
+        let mut b = EMPTY_BUF;
+        assert_eq!(unsafe { toolgate_last_error(&mut b) }, TOOLGATE_ERR_UTF8);
+        let message = unsafe { std::slice::from_raw_parts(b.ptr, b.len) };
+        assert!(
+            message.starts_with(b"name 0 in names: not UTF-8"),
+            "{}",
+            String::from_utf8_lossy(message)
+        );
+        unsafe { toolgate_buf_free(b) };
+        // Nothing asked: OK with NULL everywhere; NULL names with a count is an error.
+        let status = unsafe {
+            toolgate_decide_many_packed(
+                ctx,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, TOOLGATE_OK);
+        let (status, _) = packed(&[], &lens);
+        assert_eq!(status, TOOLGATE_ERR_ARGUMENT);
+        let mut out = [7u8; 1];
+        let status = unsafe {
+            toolgate_decide_many_packed(
+                ctx,
+                std::ptr::null(),
+                3,
+                [3usize].as_ptr(),
+                1,
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!((status, out[0]), (TOOLGATE_ERR_NULL, 0));
         unsafe {
             toolgate_context_free(ctx);
             toolgate_table_free(t);

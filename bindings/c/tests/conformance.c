@@ -514,6 +514,23 @@ static int case_context(const jv *c, const jv *e) {
     for (uint32_t i = 0; i < n && i < by_id->slen; i++)
       CHECK(letter_of(many[i]) == by_id->s[i], "many %u: %c, want %c", i, letter_of(many[i]), by_id->s[i]);
     CHECK(!many[n].allowed && many[n].reason == TOOLGATE_REASON_NOT_REGISTERED, "many: the stranger");
+    /* The same names one after another in one buffer: each one's packed decision. */
+    size_t total = 0;
+    for (uint32_t i = 0; i <= n; i++) total += lens[i];
+    char *text = malloc(total + 1);
+    uint8_t *packed = calloc(n + 1, 1);
+    if (!text || !packed) abort();
+    size_t at = 0;
+    for (uint32_t i = 0; i <= n; i++) {
+      memcpy(text + at, ptrs[i], lens[i]);
+      at += lens[i];
+    }
+    CHECK(toolgate_decide_many_packed(ctx, text, total, lens, n + 1, packed) == TOOLGATE_OK, "decide_many_packed");
+    for (uint32_t i = 0; i <= n; i++)
+      CHECK(packed[i] == (many[i].allowed | many[i].observed_only << 1 | many[i].reason << 2),
+            "many packed %u: %d", i, packed[i]);
+    free(text);
+    free(packed);
     for (uint32_t i = 0; i < n; i++) toolgate_buf_free(bufs[i]);
     free(bufs);
     free(ptrs);
@@ -765,6 +782,13 @@ static int api_errors(void) {
     CHECK(!two_out[0].allowed && !two_out[1].allowed && !two_out[0].reason, "many utf8 refuses all");
     CHECK(toolgate_decide_many(ctx, NULL, two_lens, 2, two_out) == TOOLGATE_ERR_NULL, "many NULL names");
     CHECK(toolgate_decide_many(ctx, NULL, NULL, 0, NULL) == TOOLGATE_OK, "many none");
+    uint8_t packed_out[2] = {7, 7};
+    CHECK(toolgate_decide_many_packed(ctx, "ab", 2, two_lens, 2, packed_out) == TOOLGATE_OK, "packed two");
+    CHECK(toolgate_decide_many_packed(ctx, "abc", 3, two_lens, 2, packed_out) == TOOLGATE_ERR_ARGUMENT,
+          "packed lengths short of the buffer");
+    CHECK(packed_out[0] == 0 && packed_out[1] == 0, "packed error refuses all");
+    CHECK(toolgate_decide_many_packed(ctx, "a\xff", 2, two_lens, 2, packed_out) == TOOLGATE_ERR_UTF8, "packed utf8");
+    CHECK(toolgate_decide_many_packed(ctx, NULL, 0, NULL, 0, NULL) == TOOLGATE_OK, "packed none");
   }
   CHECK(toolgate_decide_live(ctx, "{\"name\":\"x\",\"group\":\"editing\"}", 30, &d) == TOOLGATE_ERR_ARGUMENT,
         "live without enabled");

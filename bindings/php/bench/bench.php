@@ -137,6 +137,23 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             }
         }
     });
+    // The same names 64 a call through decideMany (a gateway filtering an
+    // upstream's tools/list), checked against decide() first; ns per name.
+    $batches = array_chunk($seq, 64);
+    foreach ($batches as $batch) {
+        foreach ($ctx->decideMany($batch) as $j => $d) {
+            if ($d != $ctx->decide($batch[$j])) {
+                $fail("{$batch[$j]}: decideMany disagrees with decide");
+            }
+        }
+    }
+    $row('php-many', 'decide', $passes * $n, static function () use ($ctx, $batches, $passes): void {
+        for ($p = 0; $p < $passes; $p++) {
+            foreach ($batches as $batch) {
+                $ctx->decideMany($batch);
+            }
+        }
+    });
     $k = $iters(intdiv(2_000_000, $n));
     $row('php', 'unavailable', $k, static function () use ($ctx, $k): void {
         for ($i = 0; $i < $k; $i++) {

@@ -67,6 +67,42 @@ final class Context
         return ($p & 1) === 1;
     }
 
+    /**
+     * Decide for many tools at once (a gateway filtering an upstream's
+     * tools/list): exactly what decide() gives name by name, in order, from
+     * one call across the FFI boundary (toolgate_decide_many_packed: the names
+     * go as one string with their lengths, the answers come back a byte each).
+     * A name that is not UTF-8 throws, as decide() does, and nothing is decided.
+     * @param list<string> $tools
+     * @return list<Decision>
+     */
+    public function decideMany(array $tools): array
+    {
+        $n = count($tools);
+        if ($n === 0) {
+            return [];
+        }
+        $tools = array_values($tools);
+        $lens = $this->ffi->new("size_t[{$n}]");
+        if (FFI::sizeof($lens) === 8 * $n) {
+            // 64-bit size_t: every length in one copy (pack 'Q': 64-bit, machine byte order).
+            FFI::memcpy($lens, pack('Q*', ...array_map('strlen', $tools)), 8 * $n);
+        } else {
+            foreach ($tools as $i => $tool) {
+                $lens[$i] = strlen($tool);
+            }
+        }
+        $out = $this->ffi->new("uint8_t[{$n}]");
+        $names = implode('', $tools);
+        Native::check($this->ffi->toolgate_decide_many_packed($this->ptr, $names, strlen($names), $lens, $n, $out));
+        $packed = FFI::string($out, $n);
+        $decisions = [];
+        foreach ($tools as $i => $tool) {
+            $decisions[] = Decision::fromPacked($tool, ord($packed[$i]));
+        }
+        return $decisions;
+    }
+
     /** Decide by tool id (registry order). */
     public function decideId(int $id): Decision
     {

@@ -6,6 +6,7 @@ namespace Toolgate\Tests;
 
 use PHPUnit\Framework\TestCase;
 use Toolgate\Classification;
+use Toolgate\Decision;
 use Toolgate\Examples\NrLlm\ToolCallPolicy;
 use Toolgate\Examples\NrLlm\UnavailableToolsResolver;
 use Toolgate\Exception\InvalidArgumentException;
@@ -78,6 +79,18 @@ final class ApiTest extends TestCase
             [$r->kind, $r->class, $r->retryable, $r->action, $r->configuration]);
         self::assertNull($ctx->refusal('update_record'));
         self::assertSame(Reason::NotRegistered, $ctx->decide('no_such_tool')->reason);
+        $many = $ctx->decideMany(['delete_record', 'update_record', 'no_such_tool', '', 'update_record']);
+        self::assertSame(
+            [
+                ['delete_record', false, Reason::ConfigurationExcluded],
+                ['update_record', true, null],
+                ['no_such_tool', false, Reason::NotRegistered],
+                ['', false, Reason::NotRegistered],
+                ['update_record', true, null],
+            ],
+            array_map(fn (Decision $d) => [$d->tool, $d->allowed, $d->reason], $many),
+        );
+        self::assertSame([], $ctx->decideMany([]));
         self::assertSame(64, strlen($t->digest()));
         self::assertSame(['editor-chat', 'other'], $t->configurations());
     }
@@ -130,6 +143,7 @@ final class ApiTest extends TestCase
         $ctx = $t->context('other', Role::Admin);
         $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decide("\xff"));
         $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->isAllowed("read_\xc3"));
+        $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decideMany(['read_record', "\xff"]));
         $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decideId(5));
         $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decideId(-1));
         $this->expectExceptionThrown(UnknownSkillException::class, fn () => RunState::start($t, 'other', ['nope']));

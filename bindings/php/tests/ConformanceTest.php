@@ -146,6 +146,13 @@ final class ConformanceTest extends TestCase
             $byId .= self::letter($d);
         }
         self::assertSame($e['decisionsById'], $byId, $id);
+        // Every tool and every asked name at once: what decide() gives one by one.
+        $asked = [...$t->toolNames(), ...$c['decide']];
+        $many = $ctx->decideMany($asked);
+        self::assertCount(count($asked), $many, $id);
+        foreach ($asked as $i => $name) {
+            self::assertEquals($ctx->decide($name), $many[$i], "{$id}: many {$name}");
+        }
         foreach ($c['decide'] as $i => $name) {
             self::assertEquals($e['decisions'][$i], $ctx->explain($name), "{$id}: {$name}");
             $d = $ctx->decide($name);
