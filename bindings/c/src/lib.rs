@@ -312,6 +312,13 @@ fn decision_of(d: &Decision<'_>) -> toolgate_decision {
     }
 }
 
+/// A decision in one byte, as `toolgate_decide_packed` and
+/// `toolgate_decide_many_packed` give it: bit 0 allowed, bit 1 observed only,
+/// bits 2 to 4 the reason.
+fn packed_of(d: toolgate_decision) -> u8 {
+    d.allowed | d.observed_only << 1 | d.reason << 2
+}
+
 /// A live tool as JSON: every gate-relevant field is required (a missing
 /// `enabled` or `adminOnly` must not default to the wider answer); `class`
 /// may be null (then the group's default class, else the most sensitive).
@@ -827,8 +834,7 @@ pub unsafe extern "C" fn toolgate_decide_many_packed(
             ));
         }
         for (o, d) in out.iter_mut().zip(c.ctx.decide_many(&asked)) {
-            let d = decision_of(&d);
-            *o = d.allowed | d.observed_only << 1 | d.reason << 2;
+            *o = packed_of(decision_of(&d));
         }
         Ok(())
     })
@@ -865,9 +871,7 @@ pub unsafe extern "C" fn toolgate_decide_packed(
         reason: 0,
     };
     match unsafe { toolgate_decide(ctx, name, name_len, &mut d) } {
-        TOOLGATE_OK => {
-            i32::from(d.allowed) | i32::from(d.observed_only) << 1 | i32::from(d.reason) << 2
-        }
+        TOOLGATE_OK => i32::from(packed_of(d)),
         status => -status,
     }
 }
