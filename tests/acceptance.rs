@@ -2,7 +2,14 @@
 //! and 002, written as policies in our language and run through the runtime.
 //! Each decision is also checked against the reference interpreter.
 
-use toolgate_runtime::{AllowList, Exclusions, LiveTool, Reason, Role, RunState, Table};
+use toolgate_runtime::{
+    AllowList, Exclusions, LiveTool, LiveToolSpec, Reason, Role, RunState, Table,
+};
+
+/// A live tool the tests know to be valid.
+fn live(spec: LiveToolSpec) -> LiveTool {
+    LiveTool::new(spec).expect("a valid live tool")
+}
 use toolgate_tests::fixtures::{
     CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM, SKILLS_REG,
 };
@@ -551,7 +558,7 @@ fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
 fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
     let t = table(EDIT_REG, &[EDIT_POLICY]);
     let c = t.context("editor-chat").unwrap().role(Role::User);
-    let new_tool = LiveTool {
+    let new_tool = LiveToolSpec {
         name: "archive_record".into(),
         group: "editing".into(),
         remote: false,
@@ -559,33 +566,35 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
         admin_only: false,
         class: None,
     };
-    let d = c.decide_live(&new_tool);
+    let new_live = live(new_tool.clone());
+    let d = c.decide_live(&new_live);
     assert!(d.allowed, "{d:?}");
     assert_eq!(d.class, Some("editorContent"));
     // A live tool goes through the same gates: admin-only live metadata refuses.
-    let admin_tool = LiveTool {
+    let admin_tool = LiveToolSpec {
         admin_only: true,
         ..new_tool.clone()
     };
     assert_eq!(
-        c.decide_live(&admin_tool).reason,
+        c.decide_live(&live(admin_tool.clone())).reason,
         Some(Reason::RequiresAdmin)
     );
     // A declared class the ladder does not know is the most sensitive, never
     // the group's default: refused above an editor zone's ceiling.
-    let unknown_class = LiveTool {
+    let unknown_class = LiveToolSpec {
         class: Some("editorKontent".into()),
         ..new_tool.clone()
     };
-    let d = c.decide_live(&unknown_class);
+    let unknown_live = live(unknown_class.clone());
+    let d = c.decide_live(&unknown_live);
     assert_eq!(d.class, Some("secretAdjacent"));
     // Outside the allowed groups.
-    let other = LiveTool {
+    let other = LiveToolSpec {
         group: "system".into(),
         ..new_tool.clone()
     };
     assert_eq!(
-        c.decide_live(&other).reason,
+        c.decide_live(&live(other.clone())).reason,
         Some(Reason::ConfigurationGroup)
     );
     // Without live metadata it is simply not registered.
@@ -594,7 +603,8 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
         Some(Reason::NotRegistered)
     );
     // The unavailable list covers live tools too.
-    let list = c.unavailable_with(std::slice::from_ref(&other));
+    let other_live = [live(other.clone())];
+    let list = c.unavailable_with(&other_live);
     assert_eq!(
         list.last().map(|u| (u.tool, u.reason)),
         Some(("archive_record", Reason::ConfigurationGroup))
@@ -648,7 +658,7 @@ fn seed_002_item_7_readouts_and_unavailable_reason() {
 fn a_stale_exclusion_still_excludes_a_live_tool_of_that_name() {
     let p = format!("{EDIT_POLICY} configuration stale {{ provider p exclude [retired_tool] }}");
     let t = table(EDIT_REG, &[&p]);
-    let back = LiveTool {
+    let back = LiveToolSpec {
         name: "retired_tool".into(),
         group: "editing".into(),
         remote: false,
@@ -657,7 +667,10 @@ fn a_stale_exclusion_still_excludes_a_live_tool_of_that_name() {
         class: None,
     };
     assert_eq!(
-        t.context("stale").unwrap().decide_live(&back).reason,
+        t.context("stale")
+            .unwrap()
+            .decide_live(&live(back.clone()))
+            .reason,
         Some(Reason::ConfigurationExcluded)
     );
 }

@@ -18,7 +18,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 use toolgate::compat;
 use toolgate_compiler::lower;
-use toolgate_runtime::{LiveTool, Reason, Role, RunState, Table, GATE_ORDER};
+use toolgate_runtime::{LiveTool, LiveToolSpec, Reason, Role, RunState, Table, GATE_ORDER};
 use toolgate_tests::fixtures::{
     CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, FC_POL, FC_REG, NR_LLM, SKILLS_REG,
 };
@@ -42,15 +42,7 @@ fn letter(allowed: bool, reason: Option<Reason>, observed: bool) -> char {
 }
 
 fn reason_letter(r: Reason) -> char {
-    match r {
-        Reason::NotRegistered => 'n',
-        Reason::ToolDisabled => 'd',
-        Reason::RequiresAdmin => 'a',
-        Reason::NotInProfile => 'p',
-        Reason::ConfigurationGroup => 'g',
-        Reason::ConfigurationExcluded => 'x',
-        Reason::TrustZone => 'z',
-    }
+    r.letter()
 }
 
 fn role_of(s: &str) -> Role {
@@ -63,12 +55,29 @@ fn role_of(s: &str) -> Role {
 }
 
 fn live_json(t: &LiveTool) -> Value {
-    json!({"name": t.name, "group": t.group, "remote": t.remote, "enabled": t.enabled,
-           "adminOnly": t.admin_only, "class": t.class})
+    json!({"name": t.name(), "group": t.group(), "remote": t.remote(), "enabled": t.enabled(),
+           "adminOnly": t.admin_only(), "class": t.class()})
 }
 
 fn live_of(v: &Value) -> LiveTool {
-    toolgate::live_tool_from_json(v.to_string().as_bytes()).expect("a live tool")
+    LiveTool::from_json(v.to_string().as_bytes()).expect("a live tool")
+}
+
+/// Live tools every host must refuse to make (docs/conformance.md,
+/// `liveRejected`): names that break the registry's naming rule.
+fn rejected_live(group: &str) -> Vec<Value> {
+    let tool = |name: &str, remote: bool| {
+        json!({"name": name, "group": group, "remote": remote, "enabled": true,
+               "adminOnly": false, "class": null})
+    };
+    vec![
+        tool("purge_caches\n- delete_record: available again", false),
+        tool("", false),
+        tool("zero\u{200b}width", false),
+        tool("\u{1b}[31mred", false),
+        tool("mcp_live_a b", true),
+        tool(&format!("mcp_{}", "x".repeat(61)), true),
+    ]
 }
 
 fn opt_str(v: &Value) -> Option<&str> {
@@ -162,6 +171,16 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                 })
                 .collect();
             e.insert("live".into(), live_answers.into());
+            if let Some(bad) = case["liveRejected"].as_array() {
+                let messages: Vec<Value> = bad
+                    .iter()
+                    .map(|v| match LiveTool::from_json(v.to_string().as_bytes()) {
+                        Ok(_) => panic!("a rejected live tool was accepted: {v}"),
+                        Err(e) => Value::from(e.message),
+                    })
+                    .collect();
+                e.insert("liveRejected".into(), messages.into());
+            }
             let compact = case["compact"].as_bool() == Some(true);
             if !live.is_empty() {
                 // Compact cases carry only what follows the table's own list.
@@ -176,6 +195,12 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                     .into(),
                     serde_json::to_value(&with[skip..]).expect("json"),
                 );
+                if !compact {
+                    e.insert(
+                        "promptWithLive".into(),
+                        ctx.unavailable_prompt_with(&live).into(),
+                    );
+                }
             }
             if compact {
                 let mut marks = vec!['.'; t.tool_count()];
@@ -301,13 +326,8 @@ impl Corpus {
             suites.push(json!({"path": path, "cases": cases.len()}));
             out.insert(path, text.into_bytes());
         }
-        let gates: Vec<Value> = GATE_ORDER
-            .iter()
-            .map(|r| {
-                json!({"code": r.code(), "number": r.rank() + 1, "letter": reason_letter(*r).to_string(),
-                       "message": r.message()})
-            })
-            .collect();
+        // The gate list hosts export (`toolgate_codes_json`), not a copy.
+        let gates = serde_json::to_value(toolgate_runtime::host::codes::gates()).expect("json");
         let manifest = json!({
             "format": FORMAT,
             "suites": suites,
@@ -402,12 +422,16 @@ fn curated_context(
     if !with_refusals {
         refuse.clear();
     }
-    c.case(
-        suite,
-        json!({"id": id, "kind": "context", "table": table, "context": context, "decide": decide,
-               "refuse": refuse, "live": live.iter().map(live_json).collect::<Vec<_>>(),
-               "refuseLive": with_refusals, "compact": false}),
-    );
+    let mut case = json!({"id": id, "kind": "context", "table": table, "context": context,
+           "decide": decide, "refuse": refuse,
+           "live": live.iter().map(live_json).collect::<Vec<_>>(),
+           "refuseLive": with_refusals, "compact": false});
+    if with_refusals {
+        if let Some(l) = live.first() {
+            case["liveRejected"] = rejected_live(l.group()).into();
+        }
+    }
+    c.case(suite, case);
 }
 
 fn consumers_of(t: &Table) -> Vec<Option<String>> {
@@ -420,6 +444,13 @@ fn consumers_of(t: &Table) -> Vec<Option<String>> {
 }
 
 fn live_variants(t: &Table) -> Vec<LiveTool> {
+    live_specs(t)
+        .into_iter()
+        .map(|s| LiveTool::new(s).expect("a valid live tool"))
+        .collect()
+}
+
+fn live_specs(t: &Table) -> Vec<LiveToolSpec> {
     let spec = t.spec();
     let g0 = spec
         .groups
@@ -427,7 +458,7 @@ fn live_variants(t: &Table) -> Vec<LiveTool> {
         .map(|g| g.name.clone())
         .unwrap_or_default();
     let low = spec.classes.first().cloned();
-    let base = LiveTool {
+    let base = LiveToolSpec {
         name: "live_new_tool".into(),
         group: g0.clone(),
         remote: false,
@@ -437,41 +468,49 @@ fn live_variants(t: &Table) -> Vec<LiveTool> {
     };
     let mut out = vec![
         base.clone(),
-        LiveTool {
+        LiveToolSpec {
             name: "live_admin_tool".into(),
             admin_only: true,
             ..base.clone()
         },
-        LiveTool {
+        LiveToolSpec {
             name: "live_disabled_tool".into(),
             enabled: false,
             ..base.clone()
         },
-        LiveTool {
+        LiveToolSpec {
             name: "live_no_class".into(),
             class: None,
             ..base.clone()
         },
-        LiveTool {
+        LiveToolSpec {
             name: "live_unknown_class".into(),
             class: Some("noSuchClass".into()),
             ..base.clone()
         },
-        LiveTool {
+        LiveToolSpec {
             name: "live_unknown_group".into(),
             group: "no_such_group".into(),
             ..base.clone()
         },
-        LiveTool {
+        LiveToolSpec {
             name: "mcp_live_remote".into(),
             remote: true,
             class: spec.classes.last().cloned(),
             ..base.clone()
         },
+        // A remote live tool refused by an early gate: hidden from a user
+        // who may not see remote names, as a table one is.
+        LiveToolSpec {
+            name: "mcp_live_hidden".into(),
+            remote: true,
+            enabled: false,
+            ..base.clone()
+        },
     ];
     if let Some(first) = spec.tools.first() {
         // A name the table knows: the table's facts, whatever the metadata says.
-        out.push(LiveTool {
+        out.push(LiveToolSpec {
             name: first.name.clone(),
             admin_only: true,
             enabled: false,
@@ -485,7 +524,7 @@ fn live_variants(t: &Table) -> Vec<LiveTool> {
         .next()
     {
         if t.tool_id(ex).is_none() {
-            out.push(LiveTool {
+            out.push(LiveToolSpec {
                 name: ex.clone(),
                 ..base
             });
@@ -629,14 +668,15 @@ fn scenario(name: &'static str, registry: &'static str, policy: impl Into<String
 }
 
 fn live(name: &str, group: &str, admin_only: bool, class: Option<&str>) -> LiveTool {
-    LiveTool {
+    LiveTool::new(LiveToolSpec {
         name: name.into(),
         group: group.into(),
         remote: false,
         enabled: true,
         admin_only,
         class: class.map(str::to_string),
-    }
+    })
+    .expect("a valid live tool")
 }
 
 fn bad_runs() -> Vec<String> {

@@ -220,14 +220,15 @@ pub fn ctx(config: &str, role: Role) -> RefCtx {
 /// the same group, properties and class: a live tool decides like its twin.
 pub fn live_twin(spec: &toolgate_runtime::TableSpec, i: usize) -> toolgate_runtime::LiveTool {
     let tool = &spec.tools[i];
-    toolgate_runtime::LiveTool {
+    toolgate_runtime::LiveTool::new(toolgate_runtime::LiveToolSpec {
         name: format!("live_only_{i}"),
         group: spec.groups[tool.group as usize].name.clone(),
         remote: tool.remote,
         enabled: tool.enabled,
         admin_only: tool.admin_only,
         class: Some(spec.classes[tool.class as usize].clone()),
-    }
+    })
+    .expect("a twin's name is a registry name")
 }
 
 /// The registries and policies of the gate-semantics cases and seed 002,

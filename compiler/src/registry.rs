@@ -15,7 +15,7 @@ pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;
 /// At most this many tools in one registry (TG0002 beyond).
 pub const MAX_TOOLS: usize = 1 << 20;
 /// The longest a remote tool's local name may be.
-pub const MAX_REMOTE_NAME: usize = 64;
+pub use toolgate_runtime::names::MAX_REMOTE_NAME;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
@@ -484,27 +484,7 @@ fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize) -> Span {
     Span::new(file, *cursor..*cursor)
 }
 
-/// The naming rule for remote tools: `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn remote_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("it is empty".into());
-    }
-    if name.len() > MAX_REMOTE_NAME {
-        return Some(format!(
-            "it is {} characters long, over {}",
-            name.len(),
-            MAX_REMOTE_NAME
-        ));
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        .map(|c| {
-            format!(
-                "it contains `{}`, outside [a-zA-Z0-9_-]",
-                c.escape_default()
-            )
-        })
-}
+pub use toolgate_runtime::names::remote_name_problem;
 
 fn check_tool(tool: &Tool) -> Option<Problem> {
     if tool.name.is_empty() {
@@ -562,10 +542,7 @@ struct McpTool {
     annotations: Option<JsonText>,
 }
 
-/// The registry name of remote tool `name` of server `server`.
-pub fn remote_tool_name(server: &str, name: &str) -> String {
-    format!("mcp_{server}_{name}")
-}
+pub use toolgate_runtime::names::remote_tool_name;
 
 /// The tool names of an MCP `tools/list` answer (bare, or inside a JSON-RPC
 /// response), as listed; the error keeps only schema words.

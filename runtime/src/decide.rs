@@ -140,6 +140,9 @@ struct GateData<'t> {
     /// `!0` when the trust zone is enforced for every tool; `0` when it is
     /// observed (then it refuses remote tools only).
     zone_enforced: u64,
+    /// Whether remote tool names are hidden from this user
+    /// (`remote-tools visible-to` does not include them).
+    hide_remote: bool,
 }
 
 /// One tool's answer.
@@ -160,17 +163,12 @@ pub struct Decision<'a> {
     pub zone: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<&'a str>,
-}
-
-/// A tool the host registered after the table was compiled, with its live metadata.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveTool {
-    pub name: String,
-    pub group: String,
-    pub remote: bool,
-    pub enabled: bool,
-    pub admin_only: bool,
-    pub class: Option<String>,
+    /// A refused remote tool whose name this user may not see (`remote-tools
+    /// visible-to`): a person or a model is shown exactly what an
+    /// unregistered name gets ([`Context::shown`]). Hosts keep the true
+    /// reason above; not serialised (the host-facing JSON is the true one).
+    #[serde(skip)]
+    pub hidden: bool,
 }
 
 /// How one gate went, for `explain`.
@@ -232,6 +230,7 @@ impl Table {
                 profile_words: &[],
                 profile_rest: 0,
                 zone_enforced: 0,
+                hide_remote: false,
             },
         };
         ctx.refresh();
@@ -274,6 +273,7 @@ impl<'t> Context<'t> {
             profile_words,
             profile_rest,
             zone_enforced: all(self.mode == Mode::Enforce),
+            hide_remote: !self.remote_names_visible(),
         };
     }
 
@@ -411,7 +411,13 @@ impl<'t> Context<'t> {
     #[inline]
     fn first_refusal(&self, i: usize) -> (Option<Reason>, bool) {
         let (m, above) = self.gate_masks_within(i / 64, !0);
-        let b = i % 64;
+        Self::first_of(&m, above, i % 64)
+    }
+
+    /// The first refusing gate of bit `b` of a word's masks, and whether it
+    /// is over the ceiling.
+    #[inline(always)]
+    fn first_of(m: &GateMasks, above: u64, b: usize) -> (Option<Reason>, bool) {
         // The tool's bit of every gate, as one small word by rank: the first
         // refusing gate is its lowest set bit (no search, no branch per gate).
         let hits = GATE_ORDER
@@ -421,21 +427,35 @@ impl<'t> Context<'t> {
         (reason, above >> b & 1 == 1)
     }
 
-    fn decision_for(&self, i: usize) -> Decision<'t> {
+    pub(crate) fn decision_for(&self, i: usize) -> Decision<'t> {
         let (reason, above) = self.first_refusal(i);
         let spec = &self.table.spec;
-        self.decision(&spec.tools[i].name, reason, above, spec.tools[i].class)
+        let hidden = self.hidden_id(i, reason);
+        self.decision(
+            &spec.tools[i].name,
+            reason,
+            above,
+            spec.tools[i].class,
+            hidden,
+        )
+    }
+
+    /// Whether table tool `i`, refused by `reason` (if any), is hidden from this user.
+    #[inline]
+    fn hidden_id(&self, i: usize, reason: Option<Reason>) -> bool {
+        reason.is_some() && self.gates.hide_remote && self.table.remote.contains(i)
     }
 
     /// A decision from the first refusing gate: trust-zone facts only when
     /// that gate was reached, so an earlier refusal reveals nothing of zones.
     #[inline]
-    fn decision<'n>(
+    pub(crate) fn decision<'n>(
         &self,
         tool: &'n str,
         reason: Option<Reason>,
         above: bool,
         class: u32,
+        hidden: bool,
     ) -> Decision<'n>
     where
         't: 'n,
@@ -449,6 +469,7 @@ impl<'t> Context<'t> {
             class: reached_zone.then(|| self.table.class_name(class)),
             zone: reached_zone.then_some(self.zone),
             ceiling: reached_zone.then_some(self.ceiling),
+            hidden,
         }
     }
 
@@ -473,7 +494,8 @@ impl<'t> Context<'t> {
                 // byte are read, not the tool's spec.
                 let (reason, above) = self.first_refusal(i as usize);
                 let class = self.table.class_of[i as usize];
-                self.decision(tool, reason, above, u32::from(class))
+                let hidden = self.hidden_id(i as usize, reason);
+                self.decision(tool, reason, above, u32::from(class), hidden)
             }
             None => not_registered(tool),
         }
@@ -505,97 +527,6 @@ impl<'t> Context<'t> {
     #[inline]
     pub fn is_offered(&self, id: u32) -> bool {
         self.first_refusal(id as usize).0.is_none()
-    }
-
-    /// Decide for a tool with its live metadata: the table's facts when the
-    /// table knows the name, else the same gates over the live metadata.
-    pub fn decide_live<'n>(&self, tool: &'n LiveTool) -> Decision<'n>
-    where
-        't: 'n,
-    {
-        if let Some(i) = self.table.tool_id(&tool.name) {
-            return self.decision_for(i as usize);
-        }
-        let (reason, above, class) = self.live_refusal(tool);
-        self.decision(&tool.name, reason, above, class)
-    }
-
-    /// The gates over live metadata, in [`GATE_ORDER`].
-    fn live_refusal(&self, tool: &LiveTool) -> (Option<Reason>, bool, u32) {
-        let t = self.table;
-        let spec = &t.spec;
-        let group = t
-            .group_index
-            .get(&tool.group)
-            .map(|&g| &spec.groups[g as usize]);
-        // A declared class the ladder does not know is the most sensitive,
-        // never the group's default (that could lower it).
-        let top = spec.classes.len() as u32 - 1;
-        let class = match tool.class.as_deref() {
-            Some(c) => spec
-                .classes
-                .iter()
-                .position(|x| x == c)
-                .map_or(top, |p| p as u32),
-            None => group.and_then(|g| g.default_class).unwrap_or(top),
-        };
-        let cfg = &spec.configurations[self.config as usize];
-        let ceiling = spec.zones[cfg.zone as usize].ceiling;
-        let above = class > ceiling;
-        let is_loader = tool.name == spec.skill_loader;
-        for gate in GATE_ORDER {
-            let refuses = match gate {
-                Reason::NotRegistered => false,
-                Reason::ToolDisabled => !tool.enabled || group.is_some_and(|g| !g.enabled),
-                Reason::RequiresAdmin => tool.admin_only && !self.role.is_admin(),
-                Reason::NotInProfile => match self.profile {
-                    ProfileGate::Open => false,
-                    ProfileGate::Closed => true,
-                    ProfileGate::Profile(p) => {
-                        let p = &spec.profiles[p as usize];
-                        !(p.tools.contains(&tool.name)
-                            || t.group_index
-                                .get(&tool.group)
-                                .is_some_and(|g| p.groups.contains(g))
-                            || p.prefixes
-                                .iter()
-                                .any(|pre| tool.name.starts_with(pre.as_str())))
-                    }
-                },
-                Reason::ConfigurationGroup => match &self.run.as_ref().allowed {
-                    AllowList::Unreadable => true,
-                    _ if is_loader => false,
-                    run => {
-                        let in_groups = match &cfg.groups {
-                            None => true,
-                            Some(gs) => t
-                                .group_index
-                                .get(&tool.group)
-                                .is_some_and(|g| gs.contains(g)),
-                        };
-                        let in_run = match run {
-                            AllowList::Only(names) => names.contains(&tool.name),
-                            _ => true,
-                        };
-                        !(in_groups && in_run)
-                    }
-                },
-                // A name in the exclusion list excludes the tool even when it
-                // was registered after compilation; a new name never is.
-                Reason::ConfigurationExcluded => {
-                    cfg.excluded.contains(&tool.name)
-                        || match &self.run.excluded {
-                            Exclusions::Names(n) => n.contains(&tool.name),
-                            Exclusions::Unreadable => true,
-                        }
-                }
-                Reason::TrustZone => above && (tool.remote || self.mode == Mode::Enforce),
-            };
-            if refuses {
-                return (Some(gate), above, class);
-            }
-        }
-        (None, above, class)
     }
 
     /// Gate by gate for one name, up to the first refusal.
@@ -640,11 +571,7 @@ impl<'t> Context<'t> {
     /// for word what an unregistered name gets. An offered tool is never
     /// hidden (the user has it), so this agrees with `offered`.
     pub fn hides(&self, d: &Decision<'_>) -> bool {
-        !d.allowed
-            && self
-                .table
-                .tool_id(d.tool)
-                .is_some_and(|i| !self.name_visible(i))
+        d.hidden && !d.allowed
     }
 
     /// The decision as shown to a person or a model: [`Context::hides`]
@@ -712,7 +639,7 @@ impl<'t> Context<'t> {
     }
 }
 
-fn not_registered(tool: &str) -> Decision<'_> {
+pub(crate) fn not_registered(tool: &str) -> Decision<'_> {
     Decision {
         tool,
         allowed: false,
@@ -721,6 +648,7 @@ fn not_registered(tool: &str) -> Decision<'_> {
         class: None,
         zone: None,
         ceiling: None,
+        hidden: false,
     }
 }
 

@@ -64,6 +64,58 @@ fn escape_where(text: &str, bad: impl Fn(char) -> bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest remote tool name: MCP's naming rule.
+pub const MAX_REMOTE_NAME: usize = 64;
+
+/// What is wrong with a remote tool's name under MCP's naming rule
+/// `^[a-zA-Z0-9_-]{1,64}$`, or `None`.
+pub fn remote_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    if name.len() > MAX_REMOTE_NAME {
+        return Some(format!(
+            "it is {} characters long, over {}",
+            name.len(),
+            MAX_REMOTE_NAME
+        ));
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        .map(|c| {
+            format!(
+                "it contains `{}`, outside [a-zA-Z0-9_-]",
+                c.escape_default()
+            )
+        })
+}
+
+/// What is wrong with a tool name a host hands in (a live tool), by the
+/// registry's rules, or `None`: not empty, no control or format character
+/// (the table loader refuses those in tool names), and for a remote tool
+/// MCP's naming rule.
+pub fn tool_name_problem(name: &str, remote: bool) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    if let Some((at, c)) = first_invisible(name) {
+        return Some(format!(
+            "it contains U+{:04X} at byte {at}, a control or format character",
+            c as u32
+        ));
+    }
+    if remote {
+        return remote_name_problem(name);
+    }
+    None
+}
+
+/// The registry name of remote tool `name` of MCP server `server`: what
+/// `registry import-mcp --server SERVER` writes and a gateway maps back.
+pub fn remote_tool_name(server: &str, name: &str) -> String {
+    format!("mcp_{server}_{name}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +133,33 @@ mod tests {
         assert_eq!(escape("\u{202e}dcba"), "\\u202edcba");
         assert_eq!(first_invisible("ab\u{200d}c"), Some((2, '\u{200d}')));
         assert_eq!(first_invisible("dеlеtе"), None);
+    }
+
+    #[test]
+    fn tool_names_from_hosts_follow_the_registry_rules() {
+        assert_eq!(tool_name_problem("purge_caches", false), None);
+        assert_eq!(tool_name_problem("größe_prüfen", false), None);
+        assert_eq!(tool_name_problem("", false).as_deref(), Some("it is empty"));
+        assert_eq!(
+            tool_name_problem("purge_caches\n- delete_record: available again", false).as_deref(),
+            Some("it contains U+000A at byte 12, a control or format character")
+        );
+        assert_eq!(
+            tool_name_problem("a\u{200b}", true).as_deref(),
+            Some("it contains U+200B at byte 1, a control or format character")
+        );
+        assert_eq!(
+            tool_name_problem("mcp_crm_a.b", true).as_deref(),
+            Some("it contains `.`, outside [a-zA-Z0-9_-]")
+        );
+        assert_eq!(
+            tool_name_problem(&"x".repeat(65), true).as_deref(),
+            Some("it is 65 characters long, over 64")
+        );
+        assert_eq!(
+            remote_tool_name("crm", "customer-360_lookup"),
+            "mcp_crm_customer-360_lookup"
+        );
     }
 
     #[test]

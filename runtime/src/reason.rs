@@ -80,6 +80,31 @@ impl Reason {
     pub fn rank(self) -> usize {
         self as usize
     }
+
+    /// The number hosts use (`TOOLGATE_REASON_*` of the C ABI, PHP's
+    /// `Reason::fromNumber`): the rank plus one, so that 0 is "no reason".
+    pub const fn number(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// The reason of a host number; 0 and numbers past the gates are `None`.
+    pub fn from_number(n: u8) -> Option<Reason> {
+        GATE_ORDER.get(usize::from(n).checked_sub(1)?).copied()
+    }
+
+    /// The one-letter code of the conformance corpus' compact decisions
+    /// (docs/conformance.md).
+    pub fn letter(self) -> char {
+        match self {
+            Reason::NotRegistered => 'n',
+            Reason::ToolDisabled => 'd',
+            Reason::RequiresAdmin => 'a',
+            Reason::NotInProfile => 'p',
+            Reason::ConfigurationGroup => 'g',
+            Reason::ConfigurationExcluded => 'x',
+            Reason::TrustZone => 'z',
+        }
+    }
 }
 
 impl std::fmt::Display for Reason {
@@ -97,7 +122,10 @@ mod tests {
         for (i, r) in GATE_ORDER.iter().enumerate() {
             assert_eq!(r.rank(), i);
             assert_eq!(Reason::from_code(r.code()), Some(*r));
+            assert_eq!(Reason::from_number(r.number()), Some(*r));
         }
+        assert_eq!(Reason::from_number(0), None);
+        assert_eq!(Reason::from_number(GATE_ORDER.len() as u8 + 1), None);
     }
 
     #[test]

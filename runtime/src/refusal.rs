@@ -188,10 +188,12 @@ pub struct Facts {
     pub remediation: Option<String>,
 }
 
-/// `` `name` `` when known, else the fallback words ("the tool").
+/// `` `name` `` when known, else the fallback words ("the tool"). Names
+/// in texts are escaped ([`crate::names::escape`]): a name a host or a
+/// model asked about cannot add a line to what a model or a person reads.
 fn q(x: &Option<String>, fallback: &str) -> String {
     match x {
-        Some(v) => format!("`{v}`"),
+        Some(v) => format!("`{}`", crate::names::escape(v)),
         None => fallback.to_string(),
     }
 }
@@ -200,7 +202,7 @@ fn q(x: &Option<String>, fallback: &str) -> String {
 /// words ("the configuration"): every text reads with and without the name.
 fn named(word: &str, x: &Option<String>, fallback: &str) -> String {
     match x {
-        Some(v) => format!("{word} `{v}`"),
+        Some(v) => format!("{word} `{}`", crate::names::escape(v)),
         None => fallback.to_string(),
     }
 }
@@ -226,7 +228,7 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
         ),
         RefusalKind::Gate(Reason::NotInProfile) => match (&facts.profile, &facts.consumer) {
             (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
-            (None, Some(c)) => format!("give consumer `{c}` an access profile that allows {tool}{file}"),
+            (None, Some(c)) => format!("give consumer `{}` an access profile that allows {tool}{file}", crate::names::escape(c)),
             (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
         },
         RefusalKind::Gate(Reason::ConfigurationGroup) => match &facts.group {
@@ -249,7 +251,7 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
         ),
         RefusalKind::Policy => format!(
             "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
-            facts.origin.as_ref().map(|o| format!(" (gateway `{o}`)")).unwrap_or_default()
+            facts.origin.as_ref().map(|o| format!(" (gateway `{}`)", crate::names::escape(o))).unwrap_or_default()
         ),
     }
 }
@@ -258,11 +260,11 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
 /// tool's name (and, for `notInProfile`, the profile's).
 fn model_text(kind: RefusalKind, facts: &Facts) -> String {
     let subject = match &facts.tool {
-        Some(t) => format!("The tool `{t}`"),
+        Some(_) => format!("The tool {}", q(&facts.tool, "")),
         None => "This tool".to_string(),
     };
     let call = match &facts.tool {
-        Some(t) => format!("The call to `{t}`"),
+        Some(_) => format!("The call to {}", q(&facts.tool, "")),
         None => "The call".to_string(),
     };
     match kind.action() {

@@ -35,17 +35,23 @@ impl TableHandle {
         keys: crate::signature::TrustedKeys,
     ) -> Result<TableHandle, LoadError> {
         let table = Table::load_verified(bytes, &keys)?;
-        Ok(TableHandle::with_trusted_keys(table, keys))
+        TableHandle::with_trusted_keys(table, keys)
     }
 
-    /// A handle over `table` (which the caller loaded with
-    /// [`Table::load_verified`]) whose every reload must be signed by one of `keys`.
+    /// A handle over `table` whose every reload must be signed by one of
+    /// `keys`. `table` itself must have been loaded with
+    /// [`Table::load_verified`] by one of them: an unverified table, or one
+    /// signed by a key not in `keys`, is refused as a load would refuse it.
     #[cfg(feature = "signature")]
-    pub fn with_trusted_keys(table: Table, keys: crate::signature::TrustedKeys) -> TableHandle {
-        TableHandle {
+    pub fn with_trusted_keys(
+        table: Table,
+        keys: crate::signature::TrustedKeys,
+    ) -> Result<TableHandle, LoadError> {
+        keys.check_table(&table)?;
+        Ok(TableHandle {
             current: ArcSwap::from_pointee(table),
             trusted: Some(keys),
-        }
+        })
     }
 
     /// The keys a reload's table must be signed by, when a signature is required.
@@ -61,9 +67,22 @@ impl TableHandle {
     }
 
     /// Put a new table in place; returns the old one. The caller vouches
-    /// for `table`: on a handle that requires a signature, use `reload`.
+    /// for `table`: on a handle that requires a signature, hosts use
+    /// [`TableHandle::install`] or [`TableHandle::reload`].
     pub fn swap(&self, table: Table) -> Arc<Table> {
         self.current.swap(Arc::new(table))
+    }
+
+    /// Put a table a host already loaded in place, under this handle's
+    /// rule: on a handle that requires a signature, `table` must have been
+    /// loaded verified by one of its keys ([`Table::verified_by`]), else it
+    /// is refused and the current table stays. Returns the old table.
+    pub fn install(&self, table: Arc<Table>) -> Result<Arc<Table>, LoadError> {
+        #[cfg(feature = "signature")]
+        if let Some(keys) = &self.trusted {
+            keys.check_table(&table)?;
+        }
+        Ok(self.current.swap(table))
     }
 
     /// Load `bytes` and swap it in. On any load error (or, when the handle

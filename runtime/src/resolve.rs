@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use crate::decide::{Context, LiveTool};
+use crate::decide::Context;
+use crate::live::LiveTool;
 use crate::reason::{GateMasks, Reason, GATE_ORDER};
 
 /// One refused tool, as the unavailable list reports it.
@@ -133,13 +134,13 @@ impl<'t> Context<'t> {
         let mut out: Vec<Unavailable<'a>> = self.unavailable();
         let show_remote = self.remote_names_visible();
         for tool in live {
-            if self.table.tool_id(&tool.name).is_some() || (tool.remote && !show_remote) {
+            if self.table.tool_id(tool.name()).is_some() || (tool.remote() && !show_remote) {
                 continue;
             }
             let d = self.decide_live(tool);
             if let (false, Some(reason)) = (d.allowed, d.reason) {
                 out.push(Unavailable {
-                    tool: &tool.name,
+                    tool: tool.name(),
                     reason,
                 });
             }
@@ -185,6 +186,10 @@ const BYTE_BITS: [(u8, [u8; 8]); 256] = {
     }
     t
 };
+
+// A rank is read back from three bit-sliced masks and looked up in eight
+// entries: a ninth gate stops the build here.
+const _: () = assert!(GATE_ORDER.len() <= 8);
 
 /// [`GATE_ORDER`] by rank, padded to eight so a 3-bit rank needs no bounds check.
 const BY_RANK: [Reason; 8] = {

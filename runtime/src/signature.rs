@@ -97,6 +97,11 @@ impl TrustedKeys {
     /// signed it. Only the signature: [`crate::Table::load_verified`] also
     /// checks and decodes the table.
     pub fn verify(&self, bytes: &[u8]) -> Result<String, LoadError> {
+        self.verify_key(bytes).map(|k| format::key_id(&k))
+    }
+
+    /// [`TrustedKeys::verify`], returning the signing public key's bytes.
+    pub fn verify_key(&self, bytes: &[u8]) -> Result<[u8; 32], LoadError> {
         let (table, block) = format::split_signature(bytes)?;
         let SignatureBlock {
             public_key,
@@ -113,6 +118,19 @@ impl TrustedKeys {
         .map_err(|_| LoadError::BadSignature {
             key_id: key_id.clone(),
         })?;
-        Ok(key_id)
+        Ok(public_key)
+    }
+
+    /// Whether `table` was loaded with a signature by one of these keys:
+    /// `Ok`, else the error a load would give (unsigned, untrusted key).
+    pub fn check_table(&self, table: &crate::Table) -> Result<(), LoadError> {
+        let key = table.verified_by().ok_or(LoadError::Unsigned)?;
+        if self.keys.iter().any(|k| k.as_bytes() == key) {
+            Ok(())
+        } else {
+            Err(LoadError::UntrustedKey {
+                key_id: format::key_id(key),
+            })
+        }
     }
 }

@@ -43,6 +43,11 @@ pub struct Table {
     by_group: Vec<Vec<u32>>,
     pub(crate) profiles: Vec<BitSet>,
     pub(crate) loader: Option<u32>,
+    /// The public key (its public key bytes) whose signature
+    /// [`Table::load_verified`] checked; `None` for a table loaded without
+    /// one. A handle that requires a signature takes only tables with a key
+    /// it trusts ([`crate::TableHandle::install`]).
+    verified_by: Option<[u8; 32]>,
 }
 
 #[derive(Debug, Clone)]
@@ -146,8 +151,16 @@ impl Table {
         bytes: &[u8],
         keys: &crate::signature::TrustedKeys,
     ) -> Result<Table, LoadError> {
-        keys.verify(bytes)?;
-        Table::load(bytes)
+        let key = keys.verify_key(bytes)?;
+        let mut table = Table::load(bytes)?;
+        table.verified_by = Some(key);
+        Ok(table)
+    }
+
+    /// The public key whose signature was verified when this table was
+    /// loaded ([`Table::load_verified`]); `None` when none was.
+    pub fn verified_by(&self) -> Option<&[u8; 32]> {
+        self.verified_by.as_ref()
     }
 
     /// Build from a spec (the compiler's in-memory path; `load` ends here too).
@@ -206,6 +219,7 @@ impl Table {
             by_group: sets.by_group,
             profiles,
             loader,
+            verified_by: None,
         })
     }
 

@@ -15,7 +15,7 @@ use toolgate_runtime::log::{
     LogAction, LogContext, LogResource, LogSubject, LogSubjectProperties, ServiceInput,
     ServiceResult, ServiceResultContext,
 };
-use toolgate_runtime::{Context, LiveTool, Reason, Refusal, Role, RunState, Table};
+use toolgate_runtime::{Context, LiveTool, LiveToolSpec, Reason, Refusal, Role, RunState, Table};
 
 /// An error answer: HTTP status, a stable code, and a message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -344,23 +344,29 @@ pub fn decide(ctx: &Context<'_>, r: &Resource<'_>, refusal: bool) -> Result<Outc
     let d = match &r.properties {
         None => ctx.decide(name),
         Some(p) => {
-            live = LiveTool {
+            live = LiveTool::new(LiveToolSpec {
                 name: name.to_string(),
                 group: p.group.clone(),
                 remote: p.remote,
                 enabled: p.enabled,
                 admin_only: p.admin_only,
                 class: p.class.clone(),
-            };
+            })
+            .map_err(|e| ApiError::bad("badResource", e.to_string()))?;
             ctx.decide_live(&live)
         }
     };
     let table = ctx.table();
+    // A live remote tool's name is as visible as a table remote tool's.
+    let remote = match table.tool_id(name) {
+        Some(i) => !ctx.name_visible(i),
+        None => r.properties.as_ref().is_some_and(|p| p.remote) && !ctx.remote_names_visible(),
+    };
     Ok(Outcome {
         allowed: d.allowed,
         reason: d.reason,
         observed_only: d.observed_only,
-        name_visible: table.tool_id(name).is_none_or(|i| ctx.name_visible(i)),
+        name_visible: !remote,
         refusal: if refusal {
             ctx.refusal(&d).map(Box::new)
         } else {

@@ -33,7 +33,8 @@
 
 /*
  An argument was out of its domain (a role code, a malformed live-tool or
- skills JSON, an HTTP status).
+ skills JSON, a live tool's name that breaks the naming rule, an HTTP
+ status, a length larger than any buffer).
  */
 #define TOOLGATE_ERR_ARGUMENT 3
 
@@ -110,9 +111,30 @@
 #define TOOLGATE_ERR_KEYS 19
 
 /*
+ A file could not be opened or read (`toolgate_*_file`).
+ */
+#define TOOLGATE_ERR_FILE_IO 20
+
+/*
+ A path names a directory, a FIFO, a device or a socket, not a regular
+ file (refused before it is opened: it never blocks).
+ */
+#define TOOLGATE_ERR_FILE_NOT_REGULAR 21
+
+/*
+ A file larger than `TOOLGATE_MAX_FILE_BYTES`.
+ */
+#define TOOLGATE_ERR_FILE_TOO_LARGE 22
+
+/*
  A Rust panic was caught at the boundary (a bug; the call had no effect).
  */
 #define TOOLGATE_ERR_PANIC 99
+
+/*
+ The largest file `toolgate_*_file` reads: 256 MiB.
+ */
+#define TOOLGATE_MAX_FILE_BYTES 268435456
 
 /*
  Roles (`toolgate_context_new`). No user counts as not admin.
@@ -144,13 +166,27 @@
 #define TOOLGATE_REASON_TRUST_ZONE 7
 
 /*
+ The packed decision byte (`toolgate_decide_packed`,
+ `toolgate_decide_many_packed`): bit 0 allowed, bit 1 observed only,
+ bits 2 to 4 the `TOOLGATE_REASON_*` code. `(b & MASK) >> SHIFT` is the reason.
+ */
+#define TOOLGATE_PACKED_ALLOWED 1
+
+#define TOOLGATE_PACKED_OBSERVED_ONLY 2
+
+#define TOOLGATE_PACKED_REASON_SHIFT 2
+
+#define TOOLGATE_PACKED_REASON_MASK 28
+
+/*
  Everything a decision depends on besides the tool. Holds its table.
  */
 typedef struct toolgate_context toolgate_context;
 
 /*
  A hot-reloadable table: readers take the current table, a reload swaps
- it atomically; a table that does not load is never swapped in.
+ it atomically; a table that does not load is never swapped in. Clones
+ (`toolgate_handle_clone`) share the same current table.
  */
 typedef struct toolgate_handle toolgate_handle;
 
@@ -184,14 +220,11 @@ typedef struct {
   uint8_t reason;
 } toolgate_decision;
 
+#define REFUSED (toolgate_decision){ .allowed = 0, .observed_only = 0, .reason = TOOLGATE_REASON_NONE }
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/*
- The ABI version of the library (`TOOLGATE_ABI_VERSION` it was built with).
- */
-uint32_t toolgate_abi_version(void);
 
 /*
  Free a buffer returned by this library. `{NULL, 0}` is a no-op.
@@ -203,6 +236,326 @@ void toolgate_buf_free(toolgate_buf buf);
  and its status as the return value (`TOOLGATE_OK` if none).
  */
 int32_t toolgate_last_error(toolgate_buf *out);
+
+/*
+ Classify a gateway answer: the body bytes as received, the HTTP status
+ (-1 when unknown), the gateway (NULL when unknown), the tool (NULL when
+ unknown), with `table`'s declared rules for that gateway first (NULL
+ table: the built-in rules only). JSON: `{"outcome":"success"}`,
+ `{"outcome":"toolFailure","text":...}` or
+ `{"outcome":"refusal","refusal":{...}}`.
+ */
+int32_t toolgate_classify_json(const toolgate_table *table,
+                               const char *body,
+                               size_t body_len,
+                               int32_t http_status,
+                               const char *origin,
+                               size_t origin_len,
+                               const char *tool,
+                               size_t tool_len,
+                               toolgate_buf *out);
+
+/*
+ Classify a gateway answer given as an answer file's bytes, as `toolgate
+ classify` reads it: an envelope `{"httpStatus", "origin", "headers",
+ "body" | "bodyText"}` (headers and a body that is not JSON, such as plain
+ text, HTML or nothing, reach the rules' `header` and `body` matchers), or
+ a bare body. The tool NULL when unknown; `table` as in
+ [`toolgate_classify_json`]. Same JSON answer.
+ */
+int32_t toolgate_classify_envelope(const toolgate_table *table,
+                                   const char *data,
+                                   size_t data_len,
+                                   const char *tool,
+                                   size_t tool_len,
+                                   toolgate_buf *out);
+
+/*
+ The ABI version of the library (`TOOLGATE_ABI_VERSION` it was built with).
+ */
+uint32_t toolgate_abi_version(void);
+
+/*
+ Every code of the library as JSON, for hosts that check their own
+ constants against the library they loaded: `{"gates": [{"code",
+ "number", "letter", "message"}], "refusalKinds": [{"code", "class",
+ "retryable", "action", "message"}], "roles": [{"name", "number"}],
+ "statuses": [{"name", "number"[, "code"]}], "packed": {"allowed",
+ "observedOnly", "reasonShift", "reasonBits"}, "maxFileBytes"}`. Gates in
+ gate order; a status `name` is its C name after `TOOLGATE_`.
+ */
+int32_t toolgate_codes_json(toolgate_buf *out);
+
+/*
+ Make a context: configuration (required), role (`TOOLGATE_ROLE_*`),
+ consumer (NULL with length 0: not an MCP consumer), run (NULL: a new run
+ of the configuration), enforcement (NULL with length 0: the policy's
+ setting; otherwise only `observe`, trimmed, any case, observes). A NULL
+ string with a non-zero length is `TOOLGATE_ERR_NULL`, never "absent".
+ The context keeps its table alive.
+ */
+int32_t toolgate_context_new(const toolgate_table *table,
+                             const char *configuration,
+                             size_t configuration_len,
+                             int32_t role,
+                             const char *consumer,
+                             size_t consumer_len,
+                             const toolgate_run *run,
+                             const char *enforcement,
+                             size_t enforcement_len,
+                             toolgate_context **out);
+
+/*
+ A copy of a context (its own reference to the table; free each with
+ `toolgate_context_free`).
+ */
+int32_t toolgate_context_clone(const toolgate_context *ctx, toolgate_context **out);
+
+void toolgate_context_free(toolgate_context *ctx);
+
+/*
+ Decide for a tool by name (an unknown name is a `notRegistered` refusal).
+ */
+int32_t toolgate_decide(const toolgate_context *ctx,
+                        const char *name,
+                        size_t name_len,
+                        toolgate_decision *out);
+
+/*
+ Decide for `count` tools by name at once (a gateway filtering an
+ upstream's `tools/list`, say): name `i` is `names[i]` of `name_lens[i]`
+ bytes, and `out[i]` gets exactly what `toolgate_decide` gives for it. The
+ name lookups of a batch overlap, so a long list costs less than `count`
+ calls. On an error (a NULL pointer, a name that is not UTF-8, a count
+ larger than any array) nothing is decided: every `out[i]` is written as
+ a refusal (`allowed` 0, reason `TOOLGATE_REASON_NONE`) when `out` can be
+ written, and the status says why.
+ */
+int32_t toolgate_decide_many(const toolgate_context *ctx,
+                             const char *const *names,
+                             const size_t *name_lens,
+                             size_t count,
+                             toolgate_decision *out);
+
+/*
+ `toolgate_decide_many` for hosts that pass one string more cheaply than
+ an array of pointers (PHP's FFI): the `count` names one after another in
+ `names` (`names_len` bytes, no separators), name `i` being `name_lens[i]`
+ bytes long; the lengths must add up to `names_len`. `out[i]` gets name
+ `i`'s decision packed as `toolgate_decide_packed` returns it (see
+ `TOOLGATE_PACKED_*`). On an error (a NULL pointer, lengths that do not
+ add up, a name that is not UTF-8) nothing is decided and every `out[i]`
+ is 0: refused, no reason.
+ */
+int32_t toolgate_decide_many_packed(const toolgate_context *ctx,
+                                    const char *names,
+                                    size_t names_len,
+                                    const size_t *name_lens,
+                                    size_t count,
+                                    uint8_t *out);
+
+/*
+ Decide for tool `id` (registry order; no hashing).
+ */
+int32_t toolgate_decide_id(const toolgate_context *ctx, uint32_t id, toolgate_decision *out);
+
+/*
+ The fast path for FFI hosts: the decision packed in the return value.
+ `>= 0`: the packed byte (`TOOLGATE_PACKED_*`: bit 0 allowed, bit 1
+ observed only, bits 2 to 4 the `TOOLGATE_REASON_*` code); `< 0`: minus
+ an error status (never an allow).
+ */
+int32_t toolgate_decide_packed(const toolgate_context *ctx, const char *name, size_t name_len);
+
+/*
+ The decision as JSON, with the trust-zone facts when that gate was
+ reached: `{"tool","allowed","reason","observedOnly"[,"class","zone","ceiling"]}`.
+ */
+int32_t toolgate_decide_json(const toolgate_context *ctx,
+                             const char *name,
+                             size_t name_len,
+                             toolgate_buf *out);
+
+/*
+ Decide for a tool with its live metadata (registered after compilation),
+ given as JSON `{"name","group","remote","enabled","adminOnly","class"}`
+ (`class` may be null; the others are required). The name must pass the
+ registry's naming rule (no control or format character; for a remote
+ tool `[a-zA-Z0-9_-]{1,64}`), else `TOOLGATE_ERR_ARGUMENT`. A name the
+ table knows gets the table's decision.
+ */
+int32_t toolgate_decide_live(const toolgate_context *ctx,
+                             const char *tool_json,
+                             size_t tool_json_len,
+                             toolgate_decision *out);
+
+/*
+ A reloadable handle over a table loaded from `bytes` (fails as
+ `toolgate_table_load` does).
+ */
+int32_t toolgate_handle_new(const char *bytes, size_t len, toolgate_handle **out);
+
+/*
+ A reloadable handle that requires a signature: the first table and
+ every `toolgate_handle_reload` must be signed by one of the trusted keys
+ (fails as `toolgate_table_load_verified` does).
+ */
+int32_t toolgate_handle_new_verified(const char *bytes,
+                                     size_t len,
+                                     const char *public_keys_pem,
+                                     size_t public_keys_pem_len,
+                                     toolgate_handle **out);
+
+/*
+ A second reference to the same handle: a reload through either is seen
+ by both (free each with `toolgate_handle_free`).
+ */
+int32_t toolgate_handle_clone(const toolgate_handle *handle, toolgate_handle **out);
+
+void toolgate_handle_free(toolgate_handle *handle);
+
+/*
+ The table to decide with now (a new reference; free it with
+ `toolgate_table_free`). Hold it for one request so that every answer of
+ the request comes from the same table. Safe to call while another thread
+ reloads.
+ */
+int32_t toolgate_handle_current(const toolgate_handle *handle, toolgate_table **out);
+
+/*
+ Load `bytes` and swap the table in atomically. On any load error (and,
+ on a handle made by `toolgate_handle_new_verified`, any signature error)
+ the current table stays: a bad update never replaces a good table.
+ */
+int32_t toolgate_handle_reload(const toolgate_handle *handle, const char *bytes, size_t len);
+
+/*
+ `toolgate_handle_reload` from the file at `path`, read under the rules
+ of `toolgate_table_load_file`.
+ */
+int32_t toolgate_handle_reload_file(const toolgate_handle *handle,
+                                    const char *path,
+                                    size_t path_len);
+
+/*
+ The offered tools, JSON array of names in registry order.
+ */
+int32_t toolgate_offered_json(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
+ The unavailable list, JSON `[{"tool": name, "reason": code}, ...]` in
+ registry order (remote tools only where the visibility rule shows them).
+ */
+int32_t toolgate_unavailable_json(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
+ The unavailable list in two columns, for hosts where building one small
+ object per entry costs more than the gate (PHP): the tool names joined by
+ `\n`, then one `\t`, then their reason codes joined by `\n` (registry
+ order; empty list: the empty string). A PHP host makes the pairs with
+ two `explode`s. No compiled table has a name holding `\n` or `\t` (the
+ loader refuses control characters in tool names); should one appear,
+ the call fails with `TOOLGATE_ERR_ARGUMENT` rather than split it.
+ */
+int32_t toolgate_unavailable_columns(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
+ The unavailable list by tool id, for hosts that keep the tool names
+ (`toolgate_table_tool_name`, registry order) and want only the reasons
+ per call: one byte per registered tool, byte `i` the
+ `TOOLGATE_REASON_*` code of tool `i` when it is on the unavailable list,
+ else 0 (offered, offered observed-only, or a remote tool whose name this
+ user may not see). `len` is the table's tool count. The same list as
+ `toolgate_unavailable_json`, in the same order, without names.
+ */
+int32_t toolgate_unavailable_reasons(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
+ The unavailable list over the table's tools and then the given live
+ tools (a JSON array of live tools, each as `toolgate_decide_live` takes
+ it; one that breaks the naming rule fails the call). A refused remote
+ live tool whose name this user may not see is left out, as a table one is.
+ */
+int32_t toolgate_unavailable_with_live_json(const toolgate_context *ctx,
+                                            const char *live_json,
+                                            size_t live_json_len,
+                                            toolgate_buf *out);
+
+/*
+ The unavailable list as a system-prompt section (empty when nothing is
+ unavailable).
+ */
+int32_t toolgate_unavailable_prompt(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
+ The system-prompt section over the table's tools and then the given
+ live tools (as `toolgate_unavailable_with_live_json` lists them): the
+ section of a host that registers tools at run time. Names are escaped,
+ so no name can add a line to the prompt.
+ */
+int32_t toolgate_unavailable_prompt_with_live(const toolgate_context *ctx,
+                                              const char *live_json,
+                                              size_t live_json_len,
+                                              toolgate_buf *out);
+
+/*
+ The typed refusal of the decision for `name`, as JSON; `null` when the
+ tool is allowed. A remote tool whose name this user may not see is
+ refused word for word as an unregistered name.
+ */
+int32_t toolgate_refusal_json(const toolgate_context *ctx,
+                              const char *name,
+                              size_t name_len,
+                              toolgate_buf *out);
+
+/*
+ The typed refusal of the decision for a live tool (JSON as
+ `toolgate_decide_live` takes), as JSON; `null` when allowed. A hidden
+ remote live tool is refused as an unregistered name, as a table one is.
+ */
+int32_t toolgate_refusal_live_json(const toolgate_context *ctx,
+                                   const char *tool_json,
+                                   size_t tool_json_len,
+                                   toolgate_buf *out);
+
+/*
+ Start a run of `configuration`: the allow-list of its attached skills and
+ of the extra skills (a JSON array of names, or NULL with length 0 for
+ none), and the configuration's exclusions now.
+ */
+int32_t toolgate_run_start(const toolgate_table *table,
+                           const char *configuration,
+                           size_t configuration_len,
+                           const char *skills_json,
+                           size_t skills_json_len,
+                           toolgate_run **out);
+
+/*
+ Read a stored run. Never fails on content: what cannot be read (not
+ UTF-8 JSON, an unknown, duplicate or mistyped key) admits no tool at
+ all (the skill loader included).
+ */
+int32_t toolgate_run_from_json(const char *json_text, size_t len, toolgate_run **out);
+
+/*
+ On resume: the stored state narrowed by the live one (allow-lists
+ intersect, exclusions union). Never wider than either.
+ */
+int32_t toolgate_run_resume(const toolgate_run *stored,
+                            const toolgate_run *live,
+                            toolgate_run **out);
+
+/*
+ A copy of a run (free each with `toolgate_run_free`).
+ */
+int32_t toolgate_run_clone(const toolgate_run *run, toolgate_run **out);
+
+/*
+ The stored form of a run (JSON), to keep with the run.
+ */
+int32_t toolgate_run_to_json(const toolgate_run *run, toolgate_buf *out);
+
+void toolgate_run_free(toolgate_run *run);
 
 /*
  Load a compiled table from its bytes. Fails closed with a
@@ -222,6 +575,30 @@ int32_t toolgate_table_load_verified(const char *bytes,
                                      const char *public_keys_pem,
                                      size_t public_keys_pem_len,
                                      toolgate_table **out);
+
+/*
+ Load a table from the file at `path` (UTF-8, `path_len` bytes). Only a
+ regular file is read (a directory, FIFO, device or socket is
+ `TOOLGATE_ERR_FILE_NOT_REGULAR` at once, never a blocking read), at most
+ `TOOLGATE_MAX_FILE_BYTES` (`TOOLGATE_ERR_FILE_TOO_LARGE`); an unreadable
+ one is `TOOLGATE_ERR_FILE_IO`; then as `toolgate_table_load`.
+ */
+int32_t toolgate_table_load_file(const char *path, size_t path_len, toolgate_table **out);
+
+/*
+ `toolgate_table_load_file` with a required signature, as
+ `toolgate_table_load_verified`.
+ */
+int32_t toolgate_table_load_file_verified(const char *path,
+                                          size_t path_len,
+                                          const char *public_keys_pem,
+                                          size_t public_keys_pem_len,
+                                          toolgate_table **out);
+
+/*
+ A second reference to the same table (free each with `toolgate_table_free`).
+ */
+int32_t toolgate_table_clone(const toolgate_table *table, toolgate_table **out);
 
 void toolgate_table_free(toolgate_table *table);
 
@@ -264,263 +641,6 @@ int32_t toolgate_table_configurations_json(const toolgate_table *table, toolgate
  every group; `allowList` = a new run's skill allow-list, null = none).
  */
 int32_t toolgate_table_policy_json(const toolgate_table *table, toolgate_buf *out);
-
-/*
- A reloadable handle over a table loaded from `bytes` (fails as
- `toolgate_table_load` does).
- */
-int32_t toolgate_handle_new(const char *bytes, size_t len, toolgate_handle **out);
-
-/*
- A reloadable handle that requires a signature: the first table and
- every `toolgate_handle_reload` must be signed by one of the trusted keys
- (fails as `toolgate_table_load_verified` does).
- */
-int32_t toolgate_handle_new_verified(const char *bytes,
-                                     size_t len,
-                                     const char *public_keys_pem,
-                                     size_t public_keys_pem_len,
-                                     toolgate_handle **out);
-
-void toolgate_handle_free(toolgate_handle *handle);
-
-/*
- The table to decide with now (a new reference; free it with
- `toolgate_table_free`). Hold it for one request so that every answer of
- the request comes from the same table. Safe to call while another thread
- reloads.
- */
-int32_t toolgate_handle_current(const toolgate_handle *handle, toolgate_table **out);
-
-/*
- Load `bytes` and swap the table in atomically. On any load error (and,
- on a handle made by `toolgate_handle_new_verified`, any signature error)
- the current table stays: a bad update never replaces a good table.
- */
-int32_t toolgate_handle_reload(const toolgate_handle *handle, const char *bytes, size_t len);
-
-/*
- Make a context: configuration (required), role (`TOOLGATE_ROLE_*`),
- consumer (NULL: not an MCP consumer), run (NULL: a new run of the
- configuration), enforcement (NULL: the policy's setting; otherwise only
- `observe`, trimmed, any case, observes). The context keeps its table alive.
- */
-int32_t toolgate_context_new(const toolgate_table *table,
-                             const char *configuration,
-                             size_t configuration_len,
-                             int32_t role,
-                             const char *consumer,
-                             size_t consumer_len,
-                             const toolgate_run *run,
-                             const char *enforcement,
-                             size_t enforcement_len,
-                             toolgate_context **out);
-
-void toolgate_context_free(toolgate_context *ctx);
-
-/*
- Decide for a tool by name (an unknown name is a `notRegistered` refusal).
- */
-int32_t toolgate_decide(const toolgate_context *ctx,
-                        const char *name,
-                        size_t name_len,
-                        toolgate_decision *out);
-
-/*
- Decide for `count` tools by name at once (a gateway filtering an
- upstream's `tools/list`, say): name `i` is `names[i]` of `name_lens[i]`
- bytes, and `out[i]` gets exactly what `toolgate_decide` gives for it. The
- name lookups of a batch overlap, so a long list costs less than `count`
- calls. On an error (a NULL pointer, a name that is not UTF-8) nothing is
- decided: every `out[i]` is written as a refusal (`allowed` 0, reason
- `TOOLGATE_REASON_NONE`) and the status says why.
- */
-int32_t toolgate_decide_many(const toolgate_context *ctx,
-                             const char *const *names,
-                             const size_t *name_lens,
-                             size_t count,
-                             toolgate_decision *out);
-
-/*
- `toolgate_decide_many` for hosts that pass one string more cheaply than
- an array of pointers (PHP's FFI): the `count` names one after another in
- `names` (`names_len` bytes, no separators), name `i` being `name_lens[i]`
- bytes long; the lengths must add up to `names_len`. `out[i]` gets name
- `i`'s decision packed as `toolgate_decide_packed` returns it (bit 0
- allowed, bit 1 observed only, bits 2 to 4 the reason). On an error (a NULL
- pointer, lengths that do not add up, a name that is not UTF-8) nothing is
- decided and every `out[i]` is 0: refused, no reason.
- */
-int32_t toolgate_decide_many_packed(const toolgate_context *ctx,
-                                    const char *names,
-                                    size_t names_len,
-                                    const size_t *name_lens,
-                                    size_t count,
-                                    uint8_t *out);
-
-/*
- Decide for tool `id` (registry order; no hashing).
- */
-int32_t toolgate_decide_id(const toolgate_context *ctx, uint32_t id, toolgate_decision *out);
-
-/*
- The fast path for FFI hosts: the decision packed in the return value.
- `>= 0`: bit 0 allowed, bit 1 observed only, bits 2 to 5 the reason code
- (`TOOLGATE_REASON_*`); `< 0`: minus an error status (never an allow).
- */
-int32_t toolgate_decide_packed(const toolgate_context *ctx, const char *name, size_t name_len);
-
-/*
- The decision as JSON, with the trust-zone facts when that gate was
- reached: `{"tool","allowed","reason","observedOnly"[,"class","zone","ceiling"]}`.
- */
-int32_t toolgate_decide_json(const toolgate_context *ctx,
-                             const char *name,
-                             size_t name_len,
-                             toolgate_buf *out);
-
-/*
- Decide for a tool with its live metadata (registered after compilation),
- given as JSON `{"name","group","remote","enabled","adminOnly","class"}`
- (`class` may be null; the others are required). A name the table knows
- gets the table's decision.
- */
-int32_t toolgate_decide_live(const toolgate_context *ctx,
-                             const char *tool_json,
-                             size_t tool_json_len,
-                             toolgate_decision *out);
-
-/*
- The offered tools, JSON array of names in registry order.
- */
-int32_t toolgate_offered_json(const toolgate_context *ctx, toolgate_buf *out);
-
-/*
- The unavailable list, JSON `[{"tool": name, "reason": code}, ...]` in
- registry order (remote tools only where the visibility rule shows them).
- */
-int32_t toolgate_unavailable_json(const toolgate_context *ctx, toolgate_buf *out);
-
-/*
- The unavailable list in two columns, for hosts where building one small
- object per entry costs more than the gate (PHP): the tool names joined by
- `\n`, then one `\t`, then their reason codes joined by `\n` (registry
- order; empty list: the empty string). A PHP host makes the map tool =>
- reason with two `explode`s and one `array_combine`. A name holding `\n` or
- `\t` (no compiled registry has one) is `TOOLGATE_ERR_ARGUMENT`: use
- `toolgate_unavailable_json` then.
- */
-int32_t toolgate_unavailable_columns(const toolgate_context *ctx, toolgate_buf *out);
-
-/*
- The unavailable list by tool id, for hosts that keep the tool names
- (`toolgate_table_tool_name`, registry order) and want only the reasons
- per call: one byte per registered tool, byte `i` the
- `TOOLGATE_REASON_*` code of tool `i` when it is on the unavailable list,
- else 0 (offered, offered observed-only, or a remote tool whose name this
- user may not see). `len` is the table's tool count. The same list as
- `toolgate_unavailable_json`, in the same order, without names.
- */
-int32_t toolgate_unavailable_reasons(const toolgate_context *ctx, toolgate_buf *out);
-
-/*
- The unavailable list over the table's tools and then the given live
- tools (a JSON array of live tools, as `toolgate_decide_live` takes).
- */
-int32_t toolgate_unavailable_with_live_json(const toolgate_context *ctx,
-                                            const char *live_json,
-                                            size_t live_json_len,
-                                            toolgate_buf *out);
-
-/*
- The unavailable list as a system-prompt section (empty when nothing is
- unavailable).
- */
-int32_t toolgate_unavailable_prompt(const toolgate_context *ctx, toolgate_buf *out);
-
-/*
- The typed refusal of the decision for `name`, as JSON; `null` when the
- tool is allowed.
- */
-int32_t toolgate_refusal_json(const toolgate_context *ctx,
-                              const char *name,
-                              size_t name_len,
-                              toolgate_buf *out);
-
-/*
- The typed refusal of the decision for a live tool (JSON as
- `toolgate_decide_live` takes), as JSON; `null` when allowed.
- */
-int32_t toolgate_refusal_live_json(const toolgate_context *ctx,
-                                   const char *tool_json,
-                                   size_t tool_json_len,
-                                   toolgate_buf *out);
-
-/*
- Start a run of `configuration`: the allow-list of its attached skills and
- of the extra skills (a JSON array of names, or NULL for none), and the
- configuration's exclusions now.
- */
-int32_t toolgate_run_start(const toolgate_table *table,
-                           const char *configuration,
-                           size_t configuration_len,
-                           const char *skills_json,
-                           size_t skills_json_len,
-                           toolgate_run **out);
-
-/*
- Read a stored run. Never fails on content: what cannot be read admits no
- tool at all (the skill loader included).
- */
-int32_t toolgate_run_from_json(const char *json_text, size_t len, toolgate_run **out);
-
-/*
- On resume: the stored state narrowed by the live one (allow-lists
- intersect, exclusions union). Never wider than either.
- */
-int32_t toolgate_run_resume(const toolgate_run *stored,
-                            const toolgate_run *live,
-                            toolgate_run **out);
-
-/*
- The stored form of a run (JSON), to keep with the run.
- */
-int32_t toolgate_run_to_json(const toolgate_run *run, toolgate_buf *out);
-
-void toolgate_run_free(toolgate_run *run);
-
-/*
- Classify a gateway answer: the body bytes as received, the HTTP status
- (-1 when unknown), the gateway (NULL when unknown), the tool (NULL when
- unknown), with `table`'s declared rules for that gateway first (NULL
- table: the built-in rules only). JSON: `{"outcome":"success"}`,
- `{"outcome":"toolFailure","text":...}` or
- `{"outcome":"refusal","refusal":{...}}`.
- */
-int32_t toolgate_classify_json(const toolgate_table *table,
-                               const char *body,
-                               size_t body_len,
-                               int32_t http_status,
-                               const char *origin,
-                               size_t origin_len,
-                               const char *tool,
-                               size_t tool_len,
-                               toolgate_buf *out);
-
-/*
- Classify a gateway answer given as an answer file's bytes, as `toolgate
- classify` reads it: an envelope `{"httpStatus", "origin", "headers",
- "body" | "bodyText"}` (headers and a body that is not JSON, such as plain
- text, HTML or nothing, reach the rules' `header` and `body` matchers), or
- a bare body. The tool NULL when unknown; `table` as in
- [`toolgate_classify_json`]. Same JSON answer.
- */
-int32_t toolgate_classify_envelope(const toolgate_table *table,
-                                   const char *data,
-                                   size_t data_len,
-                                   const char *tool,
-                                   size_t tool_len,
-                                   toolgate_buf *out);
 
 #ifdef __cplusplus
 }  // extern "C"

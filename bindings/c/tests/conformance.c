@@ -573,6 +573,21 @@ static int case_context(const jv *c, const jv *e) {
       jfree(got);
     }
   }
+  /* Live tools whose names break the naming rule: refused with the exact message. */
+  const jv *rejected = jget(c, "liveRejected");
+  want = jget(e, "liveRejected");
+  for (size_t i = 0; rejected && i < rejected->len; i++) {
+    toolgate_decision d = {1, 1, 1};
+    CHECK(toolgate_decide_live(ctx, rejected->items[i]->raw, rejected->items[i]->rawlen, &d) == TOOLGATE_ERR_ARGUMENT,
+          "rejected live %zu decided", i);
+    char *m = last_error(NULL);
+    CHECK(m && !strcmp(m, want->items[i]->s), "rejected live %zu: %s, want %s", i, m ? m : "", want->items[i]->s);
+    free(m);
+    toolgate_buf rb = {(uint8_t *)1, 1};
+    CHECK(toolgate_refusal_live_json(ctx, rejected->items[i]->raw, rejected->items[i]->rawlen, &rb) ==
+                  TOOLGATE_ERR_ARGUMENT && rb.ptr == NULL,
+          "rejected live %zu refused", i);
+  }
   toolgate_buf b;
   CHECK(toolgate_unavailable_json(ctx, &b) == TOOLGATE_OK, "unavailable");
   jv *unavailable = buf_json(b);
@@ -633,6 +648,11 @@ static int case_context(const jv *c, const jv *e) {
         CHECK(jeq(with->items[unavailable->len + i], tail->items[i]), "tail %zu", i);
     }
     jfree(with);
+    const jv *prompt_live = jget(e, "promptWithLive");
+    if (prompt_live) {
+      CHECK(toolgate_unavailable_prompt_with_live(ctx, live->raw, live->rawlen, &b) == TOOLGATE_OK, "prompt live");
+      CHECK(buf_eq_str(b, prompt_live), "prompt with live tools");
+    }
   }
   CHECK(toolgate_offered_json(ctx, &b) == TOOLGATE_OK, "offered");
   jv *offered = buf_json(b);
@@ -802,8 +822,19 @@ static int api_errors(void) {
   uint32_t id = 7;
   CHECK(toolgate_table_tool_id(t, "nope", 4, &id) == TOOLGATE_ERR_NOT_FOUND, "tool id");
   toolgate_run *r = NULL;
+  toolgate_table *own_check = NULL;
   CHECK(toolgate_run_start(t, "other", 5, "[1]", 3, &r) == TOOLGATE_ERR_ARGUMENT && !r, "skills json");
   CHECK(toolgate_run_resume(NULL, NULL, &r) == TOOLGATE_ERR_NULL, "resume NULL");
+  /* An optional string passed as NULL with a length is an error, never "absent". */
+  toolgate_context *bad = (toolgate_context *)1;
+  CHECK(toolgate_context_new(t, "editor-chat", 11, TOOLGATE_ROLE_USER, NULL, 11, NULL, NULL, 0, &bad) ==
+                TOOLGATE_ERR_NULL && bad == NULL,
+        "consumer NULL with a length");
+  CHECK(toolgate_context_new(t, "editor-chat", 11, TOOLGATE_ROLE_USER, NULL, 0, NULL, NULL, 7, &bad) ==
+                TOOLGATE_ERR_NULL && bad == NULL,
+        "enforcement NULL with a length");
+  CHECK(toolgate_table_load("x", (size_t)-1, &own_check) == TOOLGATE_ERR_ARGUMENT && own_check == NULL,
+        "a length past isize::MAX");
   toolgate_context_free(ctx);
   toolgate_context_free(NULL);
   toolgate_table_free(NULL);
@@ -1002,6 +1033,21 @@ int main(int argc, char **argv) {
     messages[i + 1] = strdup(jget(gates->items[i], "message")->s);
     if (strcmp(jget(gates->items[i], "code")->s, REASONS[i + 1])) { fprintf(stderr, "gate order\n"); return 2; }
   }
+  /* The gate list is the library's: the corpus' and this host's tables agree with it. */
+  toolgate_buf cb;
+  if (toolgate_codes_json(&cb) != TOOLGATE_OK) { fprintf(stderr, "toolgate_codes_json\n"); return 2; }
+  jv *codes = buf_json(cb);
+  const jv *lib_gates = codes ? jget(codes, "gates") : NULL;
+  if (!lib_gates || !jeq(lib_gates, gates)) { fprintf(stderr, "the manifest's gates are not the library's\n"); return 2; }
+  for (size_t i = 0; i < lib_gates->len; i++) {
+    const jv *g = lib_gates->items[i];
+    if (jget(g, "number")->n != (double)(i + 1) || strcmp(jget(g, "code")->s, REASONS[i + 1]) ||
+        jget(g, "letter")->s[0] != LETTERS[i + 1]) {
+      fprintf(stderr, "gate %zu of the library differs from this host's tables\n", i);
+      return 2;
+    }
+  }
+  jfree(codes);
   prompt_heading = strdup(jget(manifest, "promptHeading")->s);
   const jv *suites = jget(manifest, "suites");
   for (size_t si = 0; si < suites->len; si++) {

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use toolgate_compiler::readout::Explained;
 use toolgate_compiler::{registry, report, source::SourceMap};
-use toolgate_runtime::{Context, Decision, GateOutcome, LiveTool, Reason, Role, Table};
+use toolgate_runtime::names::escape;
+use toolgate_runtime::{
+    Context, Decision, GateOutcome, LiveTool, LiveToolSpec, Reason, Role, Table,
+};
 
 use super::{did_you_mean, load_table, stored_run, OutFormat, Res};
 use crate::io::{paint, read_file, style, write_err, write_out, write_styled, Failure};
@@ -119,18 +122,20 @@ impl LiveArg {
         if !diags.is_empty() {
             return Err(Failure::Input(report::human(&sources, &diags, false)));
         }
-        Ok(reg
-            .tools
+        reg.tools
             .into_iter()
-            .map(|t| LiveTool {
-                remote: matches!(t.origin, registry::Origin::Remote { .. }),
-                name: t.name,
-                group: t.group,
-                enabled: t.enabled,
-                admin_only: t.admin_only,
-                class: t.class,
+            .map(|t| {
+                LiveTool::new(LiveToolSpec {
+                    remote: matches!(t.origin, registry::Origin::Remote { .. }),
+                    name: t.name,
+                    group: t.group,
+                    enabled: t.enabled,
+                    admin_only: t.admin_only,
+                    class: t.class,
+                })
+                .map_err(|e| Failure::Input(format!("{}: {e}\n", path.display())))
             })
-            .collect())
+            .collect()
     }
 }
 
@@ -224,7 +229,7 @@ fn warn_operator_typos(table: &Table, a: &ContextArgs) {
 
 /// One decision as a line for people, the verdict coloured under `--color`.
 fn decision_text(d: &Decision<'_>) -> String {
-    let tool = paint(style::HEAD, d.tool);
+    let tool = paint(style::HEAD, &escape(d.tool));
     match (d.allowed, d.reason) {
         (true, Some(Reason::TrustZone)) => format!(
             "{tool}: {} (observed only: class {} is above the ceiling {} of zone {})",
@@ -248,7 +253,7 @@ pub fn decide(a: DecideArgs) -> Res {
     let table = load_table(&a.ctx.project, a.ctx.table.as_deref())?;
     let ctx = context(&table, &a.ctx)?;
     let live = a.live.tools()?;
-    let d = match live.iter().find(|t| t.name == a.tool) {
+    let d = match live.iter().find(|t| t.name() == a.tool) {
         Some(t) => ctx.decide_live(t),
         None => ctx.decide(&a.tool),
     };
@@ -308,11 +313,11 @@ pub fn unavailable(a: UnavailableArgs) -> Res {
         UnavailableFormat::Json => {
             write_out(&format!("{}\n", serde_json::to_string_pretty(&list)?))
         }
-        UnavailableFormat::Prompt => write_out(&ctx.unavailable_prompt()),
+        UnavailableFormat::Prompt => write_out(&ctx.unavailable_prompt_with(&live)),
         UnavailableFormat::Text => {
             let mut out = String::new();
             for u in &list {
-                let _ = writeln!(out, "{} {}", u.tool, u.reason.code());
+                let _ = writeln!(out, "{} {}", escape(u.tool), u.reason.code());
             }
             write_out(&out);
         }
@@ -331,7 +336,7 @@ pub fn simulate(a: SimulateArgs) -> Res {
     // Live tools after the registered ones (a name the table has is the table's).
     all.extend(
         live.iter()
-            .filter(|t| table.tool_id(&t.name).is_none())
+            .filter(|t| table.tool_id(t.name()).is_none())
             .map(|t| ctx.decide_live(t)),
     );
     a.log.write(&ctx, &all)?;
@@ -351,7 +356,7 @@ pub fn simulate(a: SimulateArgs) -> Res {
                         _ => "no",
                     };
                     vec![
-                        d.tool.to_string(),
+                        escape(d.tool).into_owned(),
                         offered.to_string(),
                         d.reason.map(Reason::code).unwrap_or("-").to_string(),
                         d.class.unwrap_or("-").to_string(),
@@ -399,14 +404,14 @@ pub fn offered(a: SimulateArgs) -> Res {
         OutFormat::Text => {
             let mut out = String::new();
             for t in &set.offered {
-                let _ = writeln!(out, "{t}");
+                let _ = writeln!(out, "{}", escape(t));
             }
             // Text is for a person: only the names this user may see.
             let shown: Vec<_> = set.excluded.iter().filter(|u| u.name_visible).collect();
             if !shown.is_empty() {
                 out.push_str("\nheld back:\n");
                 for u in shown {
-                    let _ = writeln!(out, "  {} {}", u.tool, u.reason.code());
+                    let _ = writeln!(out, "  {} {}", escape(u.tool), u.reason.code());
                 }
             }
             let _ = writeln!(
