@@ -15,18 +15,12 @@ import toolgate
 from conftest import CORPUS
 from plain_gate import PlainGate
 
-LETTERS = {
-    "notRegistered": "n",
-    "toolDisabled": "d",
-    "requiresAdmin": "a",
-    "notInProfile": "p",
-    "configurationGroup": "g",
-    "configurationExcluded": "x",
-    "trustZone": "z",
-}
-
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 assert MANIFEST["format"] == "toolgate-conformance/1"
+
+# The reason letters of compact decisions, from the library's catalogue
+# (the manifest's gates are the same list: tests/test_codes.py).
+LETTERS = {g["code"]: g["letter"] for g in toolgate.codes()["gates"]}
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
@@ -67,6 +61,29 @@ def pairs(items: list[tuple[str, str]]) -> list[dict[str, str]]:
     return [{"tool": t, "reason": r} for t, r in items]
 
 
+def live_tool(x: dict[str, Any]) -> toolgate.LiveTool:
+    """A live tool from its corpus object, through the constructor."""
+    return toolgate.LiveTool(
+        x["name"],
+        x["group"],
+        remote=x["remote"],
+        enabled=x["enabled"],
+        admin_only=x["adminOnly"],
+        class_=x["class"],
+    )
+
+
+def rejected(x: dict[str, Any]) -> str:
+    """The message of a live tool the runtime refuses to make: the
+    constructor and ``LiveTool.from_json`` both raise it."""
+    with pytest.raises(toolgate.ArgumentError) as by_args:
+        live_tool(x)
+    with pytest.raises(toolgate.ArgumentError) as by_json:
+        toolgate.LiveTool.from_json(json.dumps(x))
+    assert str(by_json.value) == str(by_args.value)
+    return str(by_args.value)
+
+
 def expect_context(case: dict[str, Any]) -> dict[str, Any]:
     t = table(case["table"])
     c = case["context"]
@@ -85,25 +102,19 @@ def expect_context(case: dict[str, Any]) -> dict[str, Any]:
     e["decisionsById"] = "".join(letter(d) for d in ctx.decisions())
     e["decisions"] = [ctx.decide(n).to_dict() for n in case.get("decide", [])]
     e["refusals"] = [refusal_dict(ctx.refusal(n)) for n in case.get("refuse", [])]
-    live = [
-        toolgate.LiveTool(
-            x["name"],
-            x["group"],
-            remote=x["remote"],
-            enabled=x["enabled"],
-            admin_only=x["adminOnly"],
-            class_=x["class"],
-        )
-        for x in case.get("live", [])
-    ]
+    live = [live_tool(x) for x in case.get("live", [])]
     answers = []
     for tool in live:
         d = ctx.decide_live(tool)
         a: dict[str, Any] = {"allowed": d.allowed, "reason": d.reason, "observedOnly": d.observed_only}
         if case.get("refuseLive"):
             a["refusal"] = refusal_dict(ctx.refusal(d))
+            # The live tool itself gives the same refusal as its decision.
+            assert refusal_dict(ctx.refusal(tool)) == a["refusal"]
         answers.append(a)
     e["live"] = answers
+    if "liveRejected" in case:
+        e["liveRejected"] = [rejected(x) for x in case["liveRejected"]]
     compact = case.get("compact") is True
     if live:
         with_live = pairs(ctx.unavailable(live))
@@ -111,6 +122,7 @@ def expect_context(case: dict[str, Any]) -> dict[str, Any]:
             e["unavailableWithLiveTail"] = with_live[ctx.unavailable_count():]
         else:
             e["unavailableWithLive"] = with_live
+            e["promptWithLive"] = ctx.unavailable_prompt(live=live)
     if compact:
         marks = ["."] * len(t)
         for i, r in ctx.unavailable_ids_list():

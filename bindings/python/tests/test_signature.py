@@ -46,3 +46,53 @@ def test_a_handle_with_trusted_keys_keeps_its_table_on_a_refused_reload() -> Non
 def test_keys_that_are_not_public_keys_are_an_argument_error() -> None:
     with pytest.raises(toolgate.ArgumentError, match="no public key found"):
         toolgate.Table.load(SIGNED / "signed.tgt", trusted_keys=(SIGNED / "trusted.key").read_text())
+
+
+UNTRUSTED = (SIGNED / "untrusted.pub").read_text()
+
+
+def refused(table: toolgate.Table) -> tuple[str, str]:
+    """The LoadError of a handle with the trusted keys over `table`."""
+    with pytest.raises(toolgate.LoadError) as e:
+        toolgate.TableHandle(table, trusted_keys=TRUSTED)
+    return e.value.code, str(e.value)
+
+
+def test_a_handle_with_trusted_keys_verifies_its_first_table() -> None:
+    unsigned = ("unsigned", EXPECT["unsigned.tgt"]["message"])
+    assert refused(toolgate.Table.load(SIGNED / "unsigned.tgt")) == unsigned
+    # Signed, but loaded without verification: not vouched for either.
+    assert refused(toolgate.Table.load(SIGNED / "signed.tgt")) == unsigned
+    other = toolgate.Table.load(SIGNED / "untrusted.tgt", trusted_keys=UNTRUSTED)
+    assert refused(other) == ("untrustedKey", EXPECT["untrusted.tgt"]["message"])
+    first = toolgate.Table.load(SIGNED / "signed.tgt", trusted_keys=TRUSTED)
+    h = toolgate.TableHandle(first, trusted_keys=TRUSTED)
+    assert h.current() is first
+    assert first.verified_by is not None and h.trusted_key_ids == [first.verified_by]
+    assert toolgate.Table.load(SIGNED / "signed.tgt").verified_by is None
+    assert toolgate.TableHandle(first).trusted_key_ids is None
+
+
+def test_every_swap_on_a_handle_with_trusted_keys_is_verified() -> None:
+    first = toolgate.Table.load(SIGNED / "signed.tgt", trusted_keys=TRUSTED)
+    h = toolgate.TableHandle(first, trusted_keys=TRUSTED)
+    bad = [
+        (toolgate.Table.load(SIGNED / "unsigned.tgt"), "unsigned", EXPECT["unsigned.tgt"]["message"]),
+        (toolgate.Table.load(SIGNED / "signed-next.tgt"), "unsigned", EXPECT["unsigned.tgt"]["message"]),
+        (
+            toolgate.Table.load(SIGNED / "untrusted.tgt", trusted_keys=UNTRUSTED),
+            "untrustedKey",
+            EXPECT["untrusted.tgt"]["message"],
+        ),
+    ]
+    for table, code, message in bad:
+        with pytest.raises(toolgate.LoadError) as e:
+            h.swap(table)
+        assert (e.value.code, str(e.value)) == (code, message)
+        assert h.current() is first  # the current table stays
+    nxt = toolgate.Table.load(SIGNED / "signed-next.tgt", trusted_keys=TRUSTED)
+    assert h.swap(nxt) is first
+    assert h.current() is nxt and nxt.digest == EXPECT["signed-next.tgt"]["digest"]
+    # Without keys, a handle swaps in any loaded table.
+    open_handle = toolgate.TableHandle(first)
+    assert open_handle.swap(bad[0][0]) is first

@@ -22,6 +22,8 @@ from ._errors import (
     UnknownConfigurationError,
     UnknownSkillError,
 )
+from typing import Any
+
 from ._native import (
     MAX_FILE_BYTES,
     Classification,
@@ -35,8 +37,7 @@ from ._native import (
     classify,
     classify_envelope,
     classify_file,
-    gate_order,
-    reason_message,
+    codes,
 )
 
 __all__ = [
@@ -60,11 +61,34 @@ __all__ = [
     "classify",
     "classify_envelope",
     "classify_file",
+    "codes",
     "gate_order",
     "reason_message",
 ]
 
+# Every gate name and message comes from the library's catalogue
+# (``codes()``, the runtime's ``host::catalogue``): no copy is written here.
+_GATES: tuple[dict[str, Any], ...] = tuple(codes()["gates"])
+
 #: The gates in their fixed order, as reason codes.
-GATE_ORDER: tuple[str, ...] = tuple(gate_order())
+GATE_ORDER: tuple[str, ...] = tuple(g["code"] for g in _GATES)
+
+_MESSAGES: dict[str, str] = {g["code"]: g["message"] for g in _GATES}
+
+
+def gate_order() -> list[str]:
+    """The gates in their fixed order, as reason codes (the catalogue's)."""
+    return list(GATE_ORDER)
+
+
+def reason_message(code: str) -> str:
+    """The human text of a reason code, as the prompt shows it (the
+    catalogue's). An unknown code raises ``ArgumentError``."""
+    try:
+        # The exact value of a str subclass, never its own __eq__/__hash__.
+        return _MESSAGES[str.__str__(code)]
+    except (KeyError, TypeError):
+        raise ArgumentError(f"unknown reason {code!r}") from None
+
 
 __version__ = "0.1.0"

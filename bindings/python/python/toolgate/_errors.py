@@ -4,10 +4,28 @@ silently, and nothing that fails is ever treated as allowed."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._native import Decision, Refusal, RunState
+
+
+#: ``LoadError.code``: the catalogue's load and file codes
+#: (``toolgate.codes()["statuses"]``; a test checks this list against it).
+LoadErrorCode = Literal[
+    "notATable",
+    "version",
+    "truncated",
+    "trailingBytes",
+    "checksum",
+    "corrupt",
+    "unsigned",
+    "untrustedKey",
+    "badSignature",
+    "io",
+    "notAFile",
+    "tooLarge",
+]
 
 
 class ToolgateError(Exception):
@@ -15,7 +33,10 @@ class ToolgateError(Exception):
 
 
 class ArgumentError(ToolgateError, ValueError):
-    """An argument the runtime cannot use (an unknown role, a tool name that is not a str, ...)."""
+    """An argument the runtime cannot use: an unknown role, a tool name that
+    is not a str, a live tool whose name breaks the registry's naming rule
+    (the runtime's message), or a str that cannot be encoded as UTF-8 (a
+    lone surrogate) in any argument."""
 
 
 class LoadError(ToolgateError):
@@ -25,11 +46,11 @@ class LoadError(ToolgateError):
     ``code`` is one of ``notATable``, ``version``, ``truncated``,
     ``trailingBytes``, ``checksum``, ``corrupt`` (the conformance corpus'
     codes), ``unsigned``, ``untrustedKey``, ``badSignature`` (a signature
-    was required: ``trusted_keys``), ``io`` (unreadable, not a regular file)
-    or ``tooLarge``.
+    was required: ``trusted_keys``), ``io`` (missing, unreadable),
+    ``notAFile`` (a directory, a FIFO, a device) or ``tooLarge``.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: "LoadErrorCode", message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -1,8 +1,10 @@
 """Type stubs of the native module (PyO3 over toolgate-runtime)."""
 
 import os
-from typing import Iterable, Literal, Mapping, Optional, Sequence, Union, final
+from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, Union, final
 
+# The Literal types below are checked against the library's catalogue
+# (codes()) by tests/test_codes.py: gates, refusal kinds, classes, actions, roles.
 Role = Literal["admin", "user", "none"]
 ReasonCode = Literal[
     "notRegistered",
@@ -13,6 +15,8 @@ ReasonCode = Literal[
     "configurationExcluded",
     "trustZone",
 ]
+RefusalClass = Literal["configuration", "runtime"]
+RefusalAction = Literal["stop", "rephrase", "escalate"]
 RefusalKind = Literal[
     "notRegistered",
     "toolDisabled",
@@ -32,11 +36,19 @@ Headers = Union[Mapping[str, Union[str, Sequence[str]]], Iterable[tuple[str, str
 
 MAX_FILE_BYTES: int
 
+def codes() -> dict[str, Any]:
+    """Every code of the library, as data (the runtime's catalogue): ``gates``
+    (``code``, ``number``, ``letter``, ``message``, in gate order),
+    ``refusalKinds`` (``code``, ``class``, ``retryable``, ``action``,
+    ``message``), ``roles`` (``name``, ``number``), ``statuses`` (``name``,
+    ``number``, ``code`` for load and file errors), ``packed``, ``maxFileBytes``."""
+
 @final
 class Table:
     @staticmethod
     def load(source: TableSource, *, trusted_keys: Optional[str] = None) -> Table:
-        """Load from bytes, or from a file path (str or os.PathLike). Raises LoadError.
+        """Load from bytes, or from a file path (str or os.PathLike; a regular
+        file under MAX_FILE_BYTES). Raises LoadError.
 
         With ``trusted_keys`` (one or more PEM public keys), the table must be
         signed by one of them (LoadError ``unsigned``, ``untrustedKey``,
@@ -54,6 +66,9 @@ class Table:
         """Raises UnknownConfigurationError, ArgumentError, RunStateError (a stored form that cannot be read)."""
     @property
     def digest(self) -> str: ...
+    @property
+    def verified_by(self) -> Optional[str]:
+        """The id of the key the table was verified with (loaded with ``trusted_keys``)."""
     @property
     def tools(self) -> list[str]: ...
     @property
@@ -80,19 +95,25 @@ class Table:
 
 @final
 class Context:
-    def decide(self, name: str) -> Decision: ...
+    def decide(self, name: str) -> Decision:
+        """Decided on the exact value of ``name`` (a str subclass's own
+        ``__eq__``/``__hash__`` are never used). A str that is not valid
+        Unicode raises ArgumentError."""
     def is_allowed(self, name: str) -> bool: ...
     def check_call(self, name: str) -> Decision:
         """The decision when allowed; raises ToolRefused otherwise."""
     def decide_live(self, tool: LiveTool) -> Decision: ...
-    def refusal(self, target: Union[str, Decision]) -> Optional[Refusal]: ...
+    def refusal(self, target: Union[str, Decision, LiveTool]) -> Optional[Refusal]:
+        """None when allowed. A hidden remote name (table or live tool) is
+        refused word for word as an unregistered name."""
     def decisions(self) -> list[Decision]: ...
     def offered(self) -> list[str]: ...
     def offered_count(self) -> int: ...
     def unavailable(self, live: Optional[Sequence[LiveTool]] = None) -> list[tuple[str, ReasonCode]]: ...
     def unavailable_ids_list(self) -> list[tuple[int, ReasonCode]]: ...
     def unavailable_count(self) -> int: ...
-    def unavailable_prompt(self) -> str: ...
+    def unavailable_prompt(self, live: Optional[Sequence[LiveTool]] = None) -> str:
+        """The system-prompt section over the table's tools, then ``live`` ("" when none is refused)."""
     @property
     def table(self) -> Table: ...
     @property
@@ -122,6 +143,9 @@ class Decision:
     def zone(self) -> Optional[str]: ...
     @property
     def ceiling(self) -> Optional[str]: ...
+    @property
+    def hidden(self) -> bool:
+        """A refused remote tool whose name this user may not see (refused as unregistered)."""
     def to_dict(self) -> dict[str, object]: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
@@ -131,11 +155,11 @@ class Refusal:
     @property
     def kind(self) -> RefusalKind: ...
     @property
-    def class_(self) -> Literal["configuration", "runtime"]: ...
+    def class_(self) -> RefusalClass: ...
     @property
     def retryable(self) -> bool: ...
     @property
-    def action(self) -> Literal["stop", "rephrase", "escalate"]: ...
+    def action(self) -> RefusalAction: ...
     @property
     def tool(self) -> Optional[str]: ...
     @property
@@ -211,7 +235,12 @@ class LiveTool:
         enabled: bool = True,
         admin_only: bool = False,
         class_: Optional[str] = None,
-    ) -> None: ...
+    ) -> None:
+        """Raises ArgumentError (the runtime's message) for a name or group
+        that breaks the registry's naming rule (remote: ``[a-zA-Z0-9_-]{1,64}``)."""
+    @staticmethod
+    def from_json(text: Union[str, Bytes]) -> LiveTool:
+        """From ``{"name", "group", "remote", "enabled", "adminOnly", "class"}``; raises ArgumentError."""
     @property
     def name(self) -> str: ...
     @property
@@ -224,13 +253,19 @@ class LiveTool:
     def admin_only(self) -> bool: ...
     @property
     def class_(self) -> Optional[str]: ...
+    def __eq__(self, other: object) -> bool: ...
 
 @final
 class TableHandle:
-    def __init__(self, table: Table, *, trusted_keys: Optional[str] = None) -> None: ...
+    def __init__(self, table: Table, *, trusted_keys: Optional[str] = None) -> None:
+        """With ``trusted_keys``, ``table`` and every table ``swap`` or
+        ``reload`` puts in place must be verified by one of them (LoadError
+        ``unsigned``, ``untrustedKey``, ``badSignature``)."""
     def current(self) -> Table: ...
     def swap(self, table: Table) -> Table: ...
     def reload(self, data: TableSource) -> Table: ...
+    @property
+    def trusted_key_ids(self) -> Optional[list[str]]: ...
     def context(
         self,
         configuration: str,
@@ -268,5 +303,3 @@ def classify_file(
     table: Optional[Table] = None,
     headers: Optional[Headers] = None,
 ) -> Classification: ...
-def gate_order() -> list[ReasonCode]: ...
-def reason_message(code: str) -> str: ...

@@ -6,13 +6,18 @@ Given LangChain tools (``langchain_core.tools.BaseTool``) and a toolgate
 - :meth:`ToolGate.offered` is the tools the model is offered (the table's
   offered set, in the order given);
 - :meth:`ToolGate.unavailable_prompt` is the system-prompt section naming
-  the tools that exist but may not be used, and why;
+  the tools that exist but may not be used, and why (the library's
+  rendering, ``Context.unavailable_prompt``, with the host's live tools);
 - :meth:`ToolGate.guard` wraps every tool so that a call the table refuses
   (a model may still name a tool it was not offered) never runs the tool's
   body: the model gets the typed refusal as a tool message
   (``status="error"``, content = the refusal's JSON, artifact = its dict),
   and the refusal is logged with its reason on the ``toolgate.langchain``
-  logger.
+  logger. A tool another gate already guarded is wrapped again: it runs
+  only when every gate it passes through allows it (a tool list guarded for
+  one user and reused for another is held to both; guard the original
+  tools per user to hold each to its own gate alone). Coroutine-only tools
+  (no sync function) are guarded through ``ainvoke`` and ``arun``.
 
 The context may be a ``Context`` or a callable returning one (for example a
 context of ``TableHandle.context(...)`` built per call, or one that reads the
@@ -30,7 +35,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ConfigDict
 
-from . import Context, Decision, Refusal
+from . import Context, Decision, LiveTool, Refusal
 
 __all__ = ["GuardedTool", "ToolGate", "refusal_message"]
 
@@ -68,15 +73,21 @@ class ToolGate:
         offered = set(self.context().offered())
         return [t for t in tools if t.name in offered]
 
-    def unavailable_prompt(self) -> str:
-        """The unavailable-tools section for the system prompt ("" when none)."""
-        return self.context().unavailable_prompt()
+    def unavailable_prompt(self, live: Optional[Sequence[LiveTool]] = None) -> str:
+        """The unavailable-tools section for the system prompt ("" when
+        none): the library's rendering over the table's tools, then the
+        ``live`` tools the host registered after compilation (names escaped,
+        hidden remote names left out, as ``Context.unavailable_prompt``)."""
+        return self.context().unavailable_prompt(live=live)
 
     def guard(self, tools: Sequence[BaseTool]) -> list[BaseTool]:
         """Every tool wrapped so that a refused call never runs (give the
         tool executor all tools, not only the offered ones: a call of a tool
-        that was not offered is then refused with its reason, not "unknown")."""
-        return [t if isinstance(t, GuardedTool) else GuardedTool.wrap(t, self) for t in tools]
+        that was not offered is then refused with its reason, not "unknown").
+
+        A tool this gate already guards is returned as it is; one another
+        gate guards is wrapped again, so this gate's refusals always hold."""
+        return [t if isinstance(t, GuardedTool) and t.gate is self else GuardedTool.wrap(t, self) for t in tools]
 
     def check(self, name: str) -> Optional[tuple[Decision, Refusal]]:
         """``None`` when a call of ``name`` may run; else the decision (the
@@ -154,11 +165,25 @@ class GuardedTool(BaseTool):
             return refused
         return await self.inner.ainvoke(input, config, **kwargs)
 
-    def _run(self, *args: Any, **kwargs: Any) -> Any:
-        # Reached through BaseTool.run() only (invoke is overridden above).
+    @staticmethod
+    def _input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         kwargs.pop("run_manager", None)
         kwargs.pop("config", None)
+        return kwargs if kwargs or not args else args[0]
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        # Reached through BaseTool.run() only (invoke is overridden above).
+        value = self._input(args, kwargs)
         refused = self._refused(None)
         if refused is not None:
             return refused
-        return self.inner.invoke(kwargs if kwargs or not args else args[0])
+        return self.inner.invoke(value)
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        # Reached through BaseTool.arun() only (ainvoke is overridden above):
+        # the inner tool's own async path, so a coroutine-only tool works.
+        value = self._input(args, kwargs)
+        refused = self._refused(None)
+        if refused is not None:
+            return refused
+        return await self.inner.ainvoke(value)

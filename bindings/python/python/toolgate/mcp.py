@@ -13,7 +13,12 @@ clients:
   retryable, action, modelText, remediation, ...) and is never forwarded;
 - a remote tool whose name the user may not see is refused word for word as
   a name that does not exist (``Context.refusal`` masks it), and is never
-  listed.
+  listed;
+- a name that is not valid Unicode (a lone surrogate from a JSON escape)
+  names no tool: ``Unknown tool``, never forwarded;
+- :meth:`GoverningProxy.unavailable_prompt` is the system-prompt section of
+  what that client may not use, rendered by the library
+  (``Context.unavailable_prompt``, with the host's live tools), never here.
 
 Error shapes (so that ``toolgate classify`` recognises what the proxy
 answers, docs/refusals.md):
@@ -56,7 +61,7 @@ from mcp import ClientSession
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import McpError
 
-from . import Context, Refusal, RunState, Table, TableHandle
+from . import ArgumentError, Context, LiveTool, Refusal, RunState, Table, TableHandle
 
 __all__ = [
     "CONSUMER_HEADER",
@@ -165,6 +170,15 @@ class GoverningProxy:
                 return params.clientInfo.name
         return None
 
+    def unavailable_prompt(
+        self, consumer: Optional[str] = None, live: Optional[list[LiveTool]] = None
+    ) -> str:
+        """The unavailable-tools section for a client's system prompt ("" when
+        none): the library's rendering for ``consumer`` (default: the proxy's
+        ``consumer``) over the table's tools, then ``live``."""
+        who = consumer if consumer is not None else self.consumer
+        return self.context(who).unavailable_prompt(live=live)
+
     # -- handlers
 
     async def _upstream_tools(self) -> list[types.Tool]:
@@ -187,7 +201,13 @@ class GoverningProxy:
         name = req.params.name
         consumer = self.request_consumer()
         ctx = self.context(consumer)
-        decision = ctx.decide(name)
+        try:
+            decision = ctx.decide(name)
+        except ArgumentError:
+            # Not valid Unicode: no tool has that name; never forwarded.
+            shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+            logger.warning("toolgate refused tools/call of a name that is not valid Unicode: %s", shown)
+            raise McpError(types.ErrorData(code=CODE_UNKNOWN_TOOL, message=f"Unknown tool: {shown}")) from None
         if not decision.allowed:
             refusal = ctx.refusal(decision)
             assert refusal is not None, "a refused decision has a refusal"

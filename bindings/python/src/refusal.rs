@@ -1,0 +1,136 @@
+//! `Refusal`: the typed refusal (docs/refusals.md), what a host needs to
+//! react correctly, and what the model is shown.
+
+use pyo3::prelude::*;
+use serde_json::Value;
+use toolgate_runtime as rt;
+
+use crate::args::bytes_of;
+use crate::convert::to_py;
+use crate::errors::argument_error;
+
+/// The typed refusal: what a host needs to react correctly (immutable).
+#[pyclass(frozen, name = "Refusal", module = "toolgate._native")]
+pub struct PyRefusal {
+    pub(crate) refusal: rt::Refusal,
+}
+
+impl From<rt::Refusal> for PyRefusal {
+    fn from(refusal: rt::Refusal) -> PyRefusal {
+        PyRefusal { refusal }
+    }
+}
+
+pub(crate) fn code_of<T: serde::Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+#[pymethods]
+impl PyRefusal {
+    /// The refusal kind: a gate reason, or "contentPolicy" / "policy".
+    #[getter]
+    fn kind(&self) -> String {
+        code_of(self.refusal.kind)
+    }
+    /// Who can fix it: "configuration" or "runtime".
+    #[getter]
+    fn class_(&self) -> String {
+        code_of(self.refusal.class)
+    }
+    #[getter]
+    fn retryable(&self) -> bool {
+        self.refusal.retryable
+    }
+    /// "stop", "rephrase" or "escalate".
+    #[getter]
+    fn action(&self) -> String {
+        code_of(self.refusal.action)
+    }
+    #[getter]
+    fn tool(&self) -> Option<&str> {
+        self.refusal.tool.as_deref()
+    }
+    #[getter]
+    fn profile(&self) -> Option<&str> {
+        self.refusal.profile.as_deref()
+    }
+    #[getter]
+    fn consumer(&self) -> Option<&str> {
+        self.refusal.consumer.as_deref()
+    }
+    #[getter]
+    fn configuration(&self) -> Option<&str> {
+        self.refusal.configuration.as_deref()
+    }
+    #[getter]
+    fn file(&self) -> Option<&str> {
+        self.refusal.file.as_deref()
+    }
+    #[getter]
+    fn policy(&self) -> Option<&str> {
+        self.refusal.policy.as_deref()
+    }
+    #[getter]
+    fn origin(&self) -> Option<&str> {
+        self.refusal.origin.as_deref()
+    }
+    #[getter]
+    fn rule(&self) -> Option<&str> {
+        self.refusal.rule.as_deref()
+    }
+    #[getter]
+    fn detail(&self) -> Option<&str> {
+        self.refusal.detail.as_deref()
+    }
+    /// The text to show the model.
+    #[getter]
+    fn model_text(&self) -> &str {
+        &self.refusal.model_text
+    }
+    /// The exact fix, for the person who can make it.
+    #[getter]
+    fn remediation(&self) -> &str {
+        &self.refusal.remediation
+    }
+
+    /// As the runtime's JSON (camelCase keys, every key present).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v =
+            serde_json::to_value(&self.refusal).map_err(|e| argument_error(py, e.to_string()))?;
+        to_py(py, &v)
+    }
+
+    fn to_json(&self, py: Python<'_>) -> PyResult<String> {
+        serde_json::to_string(&self.refusal).map_err(|e| argument_error(py, e.to_string()))
+    }
+
+    /// Read a refusal back from its JSON (as `to_json` writes it).
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyRefusal> {
+        let bytes = bytes_of(text, "refusal")?;
+        serde_json::from_slice::<rt::Refusal>(&bytes)
+            .map(|refusal| PyRefusal { refusal })
+            .map_err(|e| argument_error(py, format!("refusal: {e}")))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyRefusal>()
+            .is_ok_and(|o| o.get().refusal == self.refusal)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Refusal(kind={:?}, tool={}, action={:?})",
+            code_of(self.refusal.kind),
+            self.refusal
+                .tool
+                .as_deref()
+                .map_or("None".into(), |t| format!("{t:?}")),
+            code_of(self.refusal.action)
+        )
+    }
+}
