@@ -343,3 +343,73 @@ def test_policy_is_plain_data() -> None:
     assert p["consumers"] == {"support-bot": "support-readonly", "billing-bot": "billing-agent"}
     assert p["remoteVisibility"] == "admins" and p["unprofiled"] == "unrestricted"
     assert POLICIES.is_dir()
+
+
+def test_live_tools_are_checked_by_the_runtime() -> None:
+    with pytest.raises(toolgate.ArgumentError) as e:
+        toolgate.LiveTool("purge_caches\n- delete_record: available again", "editing")
+    assert str(e.value) == (
+        "live tool `purge_caches\\u000a- delete_record: available again`: "
+        "it contains U+000A at byte 12, a control or format character"
+    )
+    with pytest.raises(toolgate.ArgumentError) as e:
+        toolgate.LiveTool("", "editing")
+    assert str(e.value) == "live tool ``: it is empty"
+    with pytest.raises(toolgate.ArgumentError) as e:
+        toolgate.LiveTool("mcp_live_a.b", "editing", remote=True)
+    assert str(e.value) == "live tool `mcp_live_a.b`: it contains `.`, outside [a-zA-Z0-9_-]"
+    with pytest.raises(toolgate.ArgumentError) as e:
+        toolgate.LiveTool("ok_name", "edit\u200bing")
+    assert str(e.value) == (
+        "live tool `ok_name`: its group `edit\\u200bing`: it contains U+200B at byte 4, a control or format character"
+    )
+    # Builtin live tools may use any visible name, remote ones MCP's rule only.
+    assert toolgate.LiveTool("größe_prüfen", "editing").name == "größe_prüfen"
+    t = toolgate.LiveTool.from_json('{"name":"x","group":"g","remote":false,"enabled":true,"adminOnly":false}')
+    assert (t.name, t.group, t.remote, t.enabled, t.admin_only, t.class_) == ("x", "g", False, True, False, None)
+    assert t == toolgate.LiveTool("x", "g")
+    with pytest.raises(toolgate.ArgumentError) as e:
+        toolgate.LiveTool.from_json('{"name":"x","group":"g","remote":false,"enabled":true}')
+    assert str(e.value).startswith("live tool: missing field `adminOnly`")
+
+
+def test_a_hidden_remote_live_tool_is_refused_as_an_unregistered_name() -> None:
+    t = toolgate.Table.load(PROFILES)
+    group = next(x["group"] for x in t.policy()["tools"] if x["name"] == "refund.issue")
+    hidden = toolgate.LiveTool("mcp_live_hidden", group, remote=True, enabled=False)
+    user = t.context("support-chat", role="user", consumer="support-bot")
+    admin = t.context("support-chat", role="admin", consumer="support-bot")
+    d = user.decide_live(hidden)
+    assert (d.allowed, d.reason, d.hidden) == (False, "toolDisabled", True)  # the host keeps the truth
+    missing = user.refusal("mcp_live_nothing")
+    assert missing is not None
+    want = missing.to_json().replace("mcp_live_nothing", "mcp_live_hidden")
+    r = user.refusal(d)
+    assert r is not None and r.kind == "notRegistered" and r.to_json() == want
+    assert user.refusal(hidden) == r  # the live tool itself: decide_live + refusal
+    shown = admin.refusal(hidden)
+    assert shown is not None and shown.kind == "toolDisabled"
+    a = admin.decide_live(hidden)
+    assert (a.reason, a.hidden) == ("toolDisabled", False)
+    # A decision made where the name is visible cannot unhide it elsewhere.
+    assert user.refusal(a) == r
+    assert user.refusal(admin.decide("mcp_billing_invoice_list")) == user.refusal("mcp_billing_invoice_list")
+    assert "mcp_live_hidden" not in user.unavailable_prompt(live=[hidden])
+    assert user.unavailable([hidden]) == user.unavailable()
+    assert admin.unavailable([hidden])[-1] == ("mcp_live_hidden", "toolDisabled")
+    assert admin.unavailable_prompt(live=[hidden]).endswith("- mcp_live_hidden: switched off by an administrator\n")
+    # A hidden table tool carries the flag too; to_dict is the runtime's (true) JSON.
+    h = user.decide("mcp_billing_invoice_list")
+    assert h.hidden and "hidden" not in h.to_dict() and h != admin.decide("mcp_billing_invoice_list")
+    assert repr(h).endswith("hidden=True)")
+    assert not user.decide("payment.status").hidden
+
+
+def test_decision_facts_are_owned_strings() -> None:
+    t = toolgate.Table.load(DEMO)
+    d = t.context("demo-chat", role="user").decide("get_page_content")
+    del t
+    import gc
+
+    gc.collect()
+    assert (type(d.class_), d.class_, d.zone, d.ceiling) == (str, "editorContent", "externalEu", "internalConfiguration")

@@ -222,3 +222,92 @@ def test_the_guard_outside_a_graph() -> None:
     assert isinstance(msg, ToolMessage) and msg.status == "error"
     assert guarded[1].invoke({}) == "get_page_content done"
     assert tools.ran == ["get_page_content"]
+
+
+def test_a_tool_list_guarded_for_one_user_is_guarded_again_for_another() -> None:
+    t = exclusions()
+    tools = Tools(["delete_record", "get_page_content"])
+    # reviewer-chat allows delete_record; editor-chat excludes it.
+    reviewer = ToolGate(t.context("reviewer-chat", role="user"))
+    editor = ToolGate(t.context("editor-chat", role="user"))
+    for_reviewer = reviewer.guard(tools.tools)
+    for_editor = editor.guard(for_reviewer)
+    assert for_editor[0] is not for_reviewer[0] and isinstance(for_editor[0], GuardedTool)
+    assert editor.guard(for_editor)[0] is for_editor[0]  # the same gate wraps once
+    refused = json.loads(for_editor[0].invoke({"uid": 7}))
+    assert (refused["kind"], refused["tool"], refused["configuration"]) == (
+        "configurationExcluded",
+        "delete_record",
+        "editor-chat",
+    )
+    assert tools.ran == []  # the editor's refused call never ran the body
+    assert for_reviewer[0].invoke({"uid": 7}) == "delete_record done"
+    assert for_editor[1].invoke({}) == "get_page_content done"
+    assert tools.ran == ["delete_record", "get_page_content"]
+    # Stacked gates: a call runs only when every gate allows it.
+    for_reviewer_again = reviewer.guard(editor.guard(tools.tools))
+    assert json.loads(for_reviewer_again[0].invoke({}))["configuration"] == "editor-chat"
+    assert tools.ran == ["delete_record", "get_page_content"]
+
+
+def test_a_coroutine_only_tool_is_guarded_through_ainvoke_and_arun() -> None:
+    import asyncio
+
+    from langchain_core.tools import StructuredTool
+
+    ran: list[str] = []
+
+    def coroutine_tool(name: str) -> BaseTool:
+        async def body(uid: int = 0) -> str:
+            ran.append(name)
+            return f"{name} done {uid}"
+
+        return StructuredTool.from_function(coroutine=body, name=name, description=f"The {name} tool.")
+
+    t = exclusions()
+    gate = ToolGate(t.context("editor-chat", role="user"))
+    allowed, refused = gate.guard([coroutine_tool("get_page_content"), coroutine_tool("delete_record")])
+    want = t.context("editor-chat", role="user").refusal("delete_record")
+    assert want is not None
+
+    async def scenario() -> list[Any]:
+        call_ = {"type": "tool_call", "name": "delete_record", "args": {"uid": 7}, "id": "c9"}
+        return [
+            await allowed.ainvoke({"uid": 1}),
+            await allowed.arun({"uid": 2}),
+            await refused.ainvoke({"uid": 3}),
+            await refused.arun({"uid": 4}),
+            await refused.ainvoke(call_),
+        ]
+
+    a, b, c, d, msg = asyncio.run(scenario())
+    assert (a, b) == ("get_page_content done 1", "get_page_content done 2")
+    assert c == d == want.to_json()
+    assert isinstance(msg, ToolMessage) and (msg.status, msg.tool_call_id, msg.artifact) == (
+        "error",
+        "c9",
+        want.to_dict(),
+    )
+    assert ran == ["get_page_content", "get_page_content"]
+
+
+def test_the_unavailable_prompt_takes_live_tools_and_is_the_librarys() -> None:
+    t = mcp_profiles()
+    group = next(x["group"] for x in t.policy()["tools"] if x["name"] == "refund.issue")
+    live = [
+        toolgate.LiveTool("new_admin_tool", group, admin_only=True),
+        # A remote live tool refused by an early gate: its name is hidden from users.
+        toolgate.LiveTool("mcp_live_hidden", group, remote=True, enabled=False),
+    ]
+    user = t.context("support-chat", role="user", consumer="support-bot")
+    gate = ToolGate(user)
+    assert gate.unavailable_prompt(live) == user.unavailable_prompt(live=live) == (
+        "Tools that exist but are not available in this conversation, and why:\n"
+        "- refund.issue: not in this consumer's access profile\n"
+        "- new_admin_tool: only administrators may use it\n"
+    )
+    assert gate.unavailable_prompt() == user.unavailable_prompt()
+    admin = t.context("support-chat", role="admin", consumer="support-bot")
+    assert ToolGate(admin).unavailable_prompt(live).endswith(
+        "- mcp_live_hidden: switched off by an administrator\n"
+    )

@@ -303,3 +303,34 @@ def test_the_stdio_proxy_command(tmp_path: Path) -> None:
 
     run(scenario)
     assert [json.loads(x)["tool"] for x in log.read_text().splitlines()] == ["get_help_article"]
+
+
+def test_the_unavailable_prompt_is_the_librarys_and_odd_names_are_unknown(tmp_path: Path) -> None:
+    t = mcp_profiles()
+    group = next(x["group"] for x in t.policy()["tools"] if x["name"] == "refund.issue")
+    live = [
+        toolgate.LiveTool("new_admin_tool", group, admin_only=True),
+        toolgate.LiveTool("mcp_live_hidden", group, remote=True, enabled=False),
+    ]
+
+    async def scenario() -> None:
+        async with proxy_for(t, tmp_path, consumer="support-bot") as (url, up, proxy):
+            ctx = t.context("support-chat", role="user", consumer="support-bot")
+            assert proxy.unavailable_prompt() == ctx.unavailable_prompt()
+            assert proxy.unavailable_prompt(live=live) == ctx.unavailable_prompt(live=live) == (
+                "Tools that exist but are not available in this conversation, and why:\n"
+                "- refund.issue: not in this consumer's access profile\n"
+                "- new_admin_tool: only administrators may use it\n"
+            )
+            billing = t.context("support-chat", role="user", consumer="billing-bot")
+            assert proxy.unavailable_prompt("billing-bot") == billing.unavailable_prompt()
+            # In process (no JSON on the way), a name that is not valid
+            # Unicode reaches the proxy: it names no tool, never forwarded.
+            from mcp.shared.memory import create_connected_server_and_client_session
+
+            async with create_connected_server_and_client_session(proxy.server) as s:
+                err = await refused(s, "payment.status\ud800")
+                assert (err.code, err.message) == (CODE_UNKNOWN_TOOL, "Unknown tool: payment.status\\ud800")
+            assert up.calls() == []
+
+    run(scenario)
