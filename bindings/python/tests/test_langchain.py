@@ -311,3 +311,20 @@ def test_the_unavailable_prompt_takes_live_tools_and_is_the_librarys() -> None:
     assert ToolGate(admin).unavailable_prompt(live).endswith(
         "- mcp_live_hidden: switched off by an administrator\n"
     )
+
+
+def test_offered_matches_names_by_value() -> None:
+    class Sneaky(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash("get_page_content")
+
+    t = exclusions()
+    tools = Tools(["delete_record", "get_page_content"])
+    tools.tools[0].name = Sneaky("delete_record")  # assignment keeps the subclass
+    gate = ToolGate(t.context("editor-chat", role="user"))
+    assert [x.name for x in gate.offered(tools.tools)] == ["get_page_content"]
+    assert json.loads(gate.guard(tools.tools)[0].invoke({}))["kind"] == "configurationExcluded"
+    assert tools.ran == []

@@ -71,7 +71,9 @@ class ToolGate:
     def offered(self, tools: Sequence[BaseTool]) -> list[BaseTool]:
         """The tools the model is offered: those the table offers, in the order given."""
         offered = set(self.context().offered())
-        return [t for t in tools if t.name in offered]
+        # The name's exact value: a str subclass's own __eq__/__hash__ never
+        # match another tool's name (the gate decides on values too).
+        return [t for t in tools if str.__str__(t.name) in offered]
 
     def unavailable_prompt(self, live: Optional[Sequence[LiveTool]] = None) -> str:
         """The unavailable-tools section for the system prompt ("" when

@@ -194,7 +194,7 @@ class GoverningProxy:
     async def _list_tools(self, req: types.ListToolsRequest) -> types.ServerResult:
         ctx = self.context(self.request_consumer())
         offered = set(ctx.offered())
-        tools = [t for t in await self._upstream_tools() if t.name in offered]
+        tools = [t for t in await self._upstream_tools() if str.__str__(t.name) in offered]
         return types.ServerResult(types.ListToolsResult(tools=tools))
 
     async def _call_tool(self, req: types.CallToolRequest) -> types.ServerResult:
