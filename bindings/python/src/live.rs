@@ -92,6 +92,21 @@ impl PyLiveTool {
             .cast::<PyLiveTool>()
             .is_ok_and(|o| o.get().tool == self.tool)
     }
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let t = &self.tool;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            t.name(),
+            t.group(),
+            t.remote(),
+            t.enabled(),
+            t.admin_only(),
+            t.class(),
+        )
+            .hash(&mut h);
+        h.finish()
+    }
     fn __repr__(&self) -> String {
         format!("LiveTool({:?}, {:?})", self.tool.name(), self.tool.group())
     }

@@ -19,13 +19,21 @@ PROFILES = CORPUS / "tables/mcp-profiles.tgt"
 EXCLUSIONS = CORPUS / "tables/exclusions.tgt"
 
 
+def demo_digest() -> str:
+    """The digest the corpus' load case expects of tables/demo.tgt."""
+    cases = json.loads((CORPUS / "suites/tables.json").read_text())["cases"]
+    [digest] = [c["expect"]["digest"] for c in cases if c.get("table") == "tables/demo.tgt"]
+    assert len(digest) == 64
+    return digest
+
+
 def test_load_from_every_source() -> None:
     data = DEMO.read_bytes()
     digests = {
         toolgate.Table.load(src).digest
         for src in (data, bytearray(data), memoryview(data), str(DEMO), DEMO)
     }
-    assert digests == {"f1e9ac9f8efdf2d6815d2bca06e52d807a2ef74dad9bb38293456c4449161ad4"}
+    assert digests == {demo_digest()}
     t = toolgate.Table.load(DEMO)
     assert len(t) == 23 and t.tools[0] == "get_page_content" and t.tool_id("load_skill") == 5
     assert t.tool_name(5) == "load_skill" and t.tool_id("nope") is None
@@ -367,7 +375,8 @@ def test_live_tools_are_checked_by_the_runtime() -> None:
     assert toolgate.LiveTool("größe_prüfen", "editing").name == "größe_prüfen"
     t = toolgate.LiveTool.from_json('{"name":"x","group":"g","remote":false,"enabled":true,"adminOnly":false}')
     assert (t.name, t.group, t.remote, t.enabled, t.admin_only, t.class_) == ("x", "g", False, True, False, None)
-    assert t == toolgate.LiveTool("x", "g")
+    assert t == toolgate.LiveTool("x", "g") and hash(t) == hash(toolgate.LiveTool("x", "g"))
+    assert t != toolgate.LiveTool("x", "g", admin_only=True)
     with pytest.raises(toolgate.ArgumentError) as e:
         toolgate.LiveTool.from_json('{"name":"x","group":"g","remote":false,"enabled":true}')
     assert str(e.value).startswith("live tool: missing field `adminOnly`")
