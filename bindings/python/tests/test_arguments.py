@@ -153,3 +153,27 @@ def test_paths_may_be_any_os_pathlike(tmp_path: Path) -> None:
         toolgate.Table.load(tmp_path)
     assert e.value.code == "notAFile"
     assert str(e.value) == f"table {tmp_path}: not a regular file (a directory)"
+
+
+def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    fifo = tmp_path / "fifo.tgt"
+    os.mkfifo(fifo)
+    # The old reader opened the path first: a FIFO with no writer blocked forever.
+    signal.alarm(10)
+    try:
+        for path, kind in [(fifo, "a FIFO"), (Path("/dev/zero"), "a device")]:
+            with pytest.raises(toolgate.LoadError) as e:
+                toolgate.Table.load(path)
+            assert (e.value.code, str(e.value)) == ("notAFile", f"table {path}: not a regular file ({kind})")
+            with pytest.raises(toolgate.LoadError) as e:
+                toolgate.classify_file(path)
+            assert e.value.code == "notAFile"
+            with pytest.raises(toolgate.LoadError) as e:
+                H.reload(path)
+            assert e.value.code == "notAFile"
+    finally:
+        signal.alarm(0)
+    assert H.current() is T
