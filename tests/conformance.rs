@@ -853,6 +853,13 @@ fn acceptance(c: &mut Corpus) {
             "[[tool]]\nname = \"a\"\ngroup = \"g\"\n",
             "provider p { zone privateHosted } configuration c { provider p }",
         ),
+        // Names a host language may read as numbers (PHP array keys): they
+        // stay strings in every host's lists.
+        scenario(
+            "numeric-names",
+            "[[tool]]\nname = \"123\"\ngroup = \"g\"\nenabled = false\n[[tool]]\nname = \"-7\"\ngroup = \"g\"\nenabled = false\n[[tool]]\nname = \"0\"\ngroup = \"g\"\n",
+            "configuration c { }",
+        ),
     ];
     for s in list.iter_mut() {
         let bytes = lower::compile(&toolgate_tests::model(s.registry, &[&s.policy]));

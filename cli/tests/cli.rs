@@ -962,3 +962,79 @@ fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
     let o = with_closed("stderr", &demo_chat("simulate", &[]));
     assert_eq!(o.status.code(), Some(0));
 }
+
+#[test]
+fn a_table_is_the_same_bytes_from_any_working_directory() {
+    let dir = temp("cwd-tables");
+    let a = dir.join("a.tgt");
+    let b = dir.join("b.tgt");
+    let project = root().join("policies/exclusions");
+    let project = std::fs::canonicalize(&project).unwrap();
+    let o = toolgate(
+        Path::new("/"),
+        &[
+            "compile",
+            project.to_str().unwrap(),
+            "-o",
+            a.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = toolgate(
+        &root().join("policies"),
+        &["compile", "./exclusions/", "-o", b.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // The file a refusal names is the project's own name for it.
+    let o = run(&[
+        "decide",
+        "--table",
+        a.to_str().unwrap(),
+        "-c",
+        "editor-chat",
+        "--refusal",
+        "delete_record",
+    ]);
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(r["file"], "configurations.tg");
+}
+
+#[test]
+fn text_outputs_escape_control_characters_in_names() {
+    let o = run(&demo_chat("decide", &["get_page_content\n- x: offered"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "get_page_content\\u000a- x: offered: refused, notRegistered (no tool of this name is registered)\n"
+    );
+}
+
+#[test]
+fn the_prompt_section_includes_refused_live_tools() {
+    let dir = temp("live-prompt");
+    let live = live_tools(&dir);
+    let json = run(&demo_chat(
+        "unavailable",
+        &["--admin", "--live", &live, "--format", "json"],
+    ));
+    let list: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    let prompt = stdout(&run(&demo_chat(
+        "unavailable",
+        &["--admin", "--live", &live, "--format", "prompt"],
+    )));
+    let without = stdout(&run(&demo_chat(
+        "unavailable",
+        &["--admin", "--format", "prompt"],
+    )));
+    let tools: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["tool"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"mcp_crm_new"), "{tools:?}");
+    assert_eq!(prompt.lines().count(), tools.len() + 1);
+    assert!(prompt.starts_with(&without));
+    assert_contains(&prompt, "\n- mcp_crm_new: ");
+}

@@ -25,8 +25,8 @@ fn show_configs_lists_every_configuration() {
     let d = p.to_str().unwrap();
     let o = run(&["show", "configs", "-p", d]);
     assert_eq!(o.status.code(), Some(0));
-    let file = p.join("policy.tg");
-    let f = file.to_str().unwrap();
+    // The table's name of the file: relative to the project.
+    let f = "policy.tg";
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
@@ -168,7 +168,8 @@ fn show_tool_and_show_config_align_their_fields() {
              excluded              delete_record\n\
              no longer registered  retired_tool\n\
              skills                -\n",
-            p.join("policy.tg").display()
+            // The table's name of the file: relative to the project.
+            "policy.tg"
         )
     );
 }

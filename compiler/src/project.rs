@@ -288,6 +288,9 @@ struct Resolved {
     path: PathBuf,
     /// Inside the project directory (always, unless the opt-in allowed otherwise).
     inside: bool,
+    /// The file's name in the table: the manifest's entry, relative to the
+    /// project directory (docs/table-format.md, "File names").
+    table_name: String,
 }
 
 /// Resolve `entry` (a `registry` or `policies` path of the manifest) against
@@ -343,7 +346,29 @@ fn resolve(
             "is a symlink that resolves outside the project directory",
         ));
     }
-    Ok(Resolved { path, inside })
+    Ok(Resolved {
+        path,
+        inside,
+        table_name: project_relative(rel),
+    })
+}
+
+/// A manifest entry as the table records it: `/`-separated, without `./`
+/// steps, so the same project compiles to the same bytes from any working
+/// directory and on any platform.
+fn project_relative(entry: &Path) -> String {
+    use std::path::Component;
+    let mut parts: Vec<String> = Vec::new();
+    for c in entry.components() {
+        match c {
+            Component::CurDir => {}
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::ParentDir => parts.push("..".into()),
+            Component::RootDir => parts.insert(0, String::new()),
+            Component::Prefix(p) => parts.push(p.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    parts.join("/")
 }
 
 /// `manifest:LINE` of the line that names `entry` (quoted, as TOML writes
@@ -493,12 +518,8 @@ impl Project {
         cache: &mut RegistryCache,
     ) -> Result<(), ProjectError> {
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
-        let (id, too_large) = self.read_source(
-            overlay,
-            &reg.path,
-            "registry file",
-            registry::MAX_REGISTRY_BYTES,
-        )?;
+        let (id, too_large) =
+            self.read_source(overlay, reg, "registry file", registry::MAX_REGISTRY_BYTES)?;
         self.registry = Some(id);
         if let Some(p) = too_large {
             self.parsed_registry = Some((Registry::default(), vec![p]));
@@ -538,7 +559,7 @@ impl Project {
     /// Read one policy file the manifest names.
     fn read_policy(&mut self, overlay: Overlay<'_>, pol: &Resolved) -> Result<(), ProjectError> {
         let (id, too_large) =
-            self.read_source(overlay, &pol.path, "policy file", parse::MAX_POLICY_BYTES)?;
+            self.read_source(overlay, pol, "policy file", parse::MAX_POLICY_BYTES)?;
         // Nothing of a file outside the project, or of one not read, is quoted.
         if !pol.inside || too_large.is_some() {
             self.sources.forbid_quoting(id);
@@ -556,20 +577,23 @@ impl Project {
     fn read_source(
         &mut self,
         overlay: Overlay<'_>,
-        path: &Path,
+        file: &Resolved,
         what: &'static str,
         limit: usize,
     ) -> Result<(FileId, Option<Problem>), ProjectError> {
+        let path = &file.path;
         let name = display(path);
         self.paths.push(path.to_path_buf());
-        Ok(match read_text(overlay, path, limit)? {
+        let (id, problem) = match read_text(overlay, path, limit)? {
             Read::Bytes(_) => return Err(load_error(path, "is not UTF-8 text")),
             Read::Text(t) => (self.sources.add(name, t), None),
             Read::TooLarge(n) => {
                 let id = self.sources.add(name, String::new());
                 (id, Some(Problem::too_large(id, what, limit, n)))
             }
-        })
+        };
+        self.sources.set_table_name(id, file.table_name.clone());
+        Ok((id, problem))
     }
 
     /// The project's policy files as read, each with whether it lies inside
@@ -685,7 +709,7 @@ impl Project {
                 .iter()
                 .map(|&id| {
                     let f = self.sources.get(id);
-                    (f.name.clone(), sha256_hex(f.text.as_bytes()))
+                    (f.table_name.clone(), sha256_hex(f.text.as_bytes()))
                 })
                 .collect(),
             registry: sha256_hex(reg_file.text.as_bytes()),

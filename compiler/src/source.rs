@@ -33,6 +33,12 @@ impl Span {
 pub struct SourceFile {
     /// Path as the user should see it (relative to where they ran the command when possible).
     pub name: String,
+    /// The name a compiled table records for this file (a configuration's
+    /// or a profile's `file`, hence refusals' `file` and `remediation`):
+    /// relative to the project directory for a project's files, so that a
+    /// table's bytes do not depend on the working directory. `name` for
+    /// files that are not a project's (texts given in memory).
+    pub table_name: String,
     pub text: String,
     /// Whether diagnostics may quote this file (excerpts, tokens). False for a
     /// file that is not a policy inside the project and failed to parse as
@@ -48,8 +54,10 @@ impl SourceFile {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
+        let name = name.into();
         SourceFile {
-            name: name.into(),
+            table_name: name.clone(),
+            name,
             text,
             quote: true,
             line_starts,
@@ -120,6 +128,13 @@ impl SourceMap {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
         self.files.push(SourceFile::new(name, text));
         FileId(self.files.len() as u32 - 1)
+    }
+
+    /// Set the name a compiled table records for a file ([`SourceFile::table_name`]).
+    pub fn set_table_name(&mut self, id: FileId, table_name: String) {
+        if let Some(f) = self.files.get_mut(id.0 as usize) {
+            f.table_name = table_name;
+        }
     }
 
     /// Mark a file as one that diagnostics must not quote.

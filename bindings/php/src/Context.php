@@ -42,6 +42,12 @@ final class Context
         $this->ffi->toolgate_context_free($this->ptr);
     }
 
+    /** A clone is a context of its own over the same table (each is freed once). */
+    public function __clone()
+    {
+        $this->ptr = Native::cloned('toolgate_context', 'toolgate_context_clone', $this->ptr);
+    }
+
     public function table(): Table
     {
         return $this->table;
@@ -127,7 +133,7 @@ final class Context
     /** Decide for a tool registered after compilation, by its live metadata. */
     public function decideLive(LiveTool $tool): Decision
     {
-        $json = json_encode($tool, JSON_THROW_ON_ERROR);
+        $json = Native::encode($tool);
         $d = $this->ffi->new('toolgate_decision');
         Native::check($this->ffi->toolgate_decide_live($this->ptr, $json, strlen($json), FFI::addr($d)));
         return new Decision($tool->name, $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1);
@@ -155,41 +161,34 @@ final class Context
         return Native::json('toolgate_unavailable_json', $this->ptr);
     }
 
-    /** Reason byte of toolgate_unavailable_reasons => reason code. */
-    private const CODES = [
-        "\x01" => 'notRegistered',
-        "\x02" => 'toolDisabled',
-        "\x03" => 'requiresAdmin',
-        "\x04" => 'notInProfile',
-        "\x05" => 'configurationGroup',
-        "\x06" => 'configurationExcluded',
-        "\x07" => 'trustZone',
-    ];
-
     /**
-     * The same list as a map tool => reason code, in registry order: the
-     * fastest form in PHP. Per call only one reason byte per tool crosses
-     * the boundary (toolgate_unavailable_reasons); the keys are the table's
-     * name strings, read once per table (Table::toolNames()), so no string is
-     * allocated or hashed here.
-     * @return array<string,string>
+     * The same list as two parallel lists in registry order, the fastest
+     * form in PHP: 'tools' (names, always strings) and 'reasons' (codes),
+     * entry i of one belonging to entry i of the other. (A map tool =>
+     * reason cannot be offered: PHP turns a key like "123" into the integer
+     * 123.) Per call only one reason byte per tool crosses the boundary
+     * (toolgate_unavailable_reasons); the names are the table's strings,
+     * read once per table (Table::toolNames()).
+     * @return array{tools:list<string>,reasons:list<string>}
      */
-    public function unavailableMap(): array
+    public function unavailableColumns(): array
     {
         $bytes = Native::string('toolgate_unavailable_reasons', $this->ptr);
         $names = $this->table->toolNames();
         if (strlen($bytes) !== count($names)) {
             throw new ToolgateException('unavailable reasons: ' . strlen($bytes) . ' bytes for ' . count($names) . ' tools');
         }
-        $codes = self::CODES;
-        $map = [];
+        $codes = Reason::codesByByte();
+        $tools = [];
+        $reasons = [];
         foreach ($names as $i => $name) {
             $r = $bytes[$i];
             if ($r !== "\0") {
-                $map[$name] = $codes[$r];
+                $tools[] = $name;
+                $reasons[] = $codes[$r];
             }
         }
-        return $map;
+        return ['tools' => $tools, 'reasons' => $reasons];
     }
 
     /**
@@ -198,14 +197,24 @@ final class Context
      */
     public function unavailableWithLive(array $live): array
     {
-        $json = json_encode(array_values($live), JSON_THROW_ON_ERROR);
+        $json = Native::encode(array_values($live));
         return Native::json('toolgate_unavailable_with_live_json', $this->ptr, $json, strlen($json));
     }
 
-    /** The unavailable list as a system-prompt section ('' when nothing is unavailable). */
-    public function unavailablePrompt(): string
+    /**
+     * The unavailable list as a system-prompt section ('' when nothing is
+     * unavailable), with the refused $live tools after the table's (as
+     * unavailableWithLive() lists them). Names are escaped by the library:
+     * no tool name can add a line to the prompt.
+     * @param list<LiveTool> $live
+     */
+    public function unavailablePrompt(array $live = []): string
     {
-        return Native::string('toolgate_unavailable_prompt', $this->ptr);
+        if ($live === []) {
+            return Native::string('toolgate_unavailable_prompt', $this->ptr);
+        }
+        $json = Native::encode(array_values($live));
+        return Native::string('toolgate_unavailable_prompt_with_live', $this->ptr, $json, strlen($json));
     }
 
     /** The typed refusal of the decision for a tool; null when allowed. */
@@ -218,7 +227,7 @@ final class Context
     /** The typed refusal for a live tool; null when allowed. */
     public function refusalLive(LiveTool $tool): ?Refusal
     {
-        $json = json_encode($tool, JSON_THROW_ON_ERROR);
+        $json = Native::encode($tool);
         $a = Native::json('toolgate_refusal_live_json', $this->ptr, $json, strlen($json));
         return $a === null ? null : Refusal::fromArray($a);
     }

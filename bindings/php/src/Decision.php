@@ -20,6 +20,6 @@ final class Decision
     /** From the packed form of toolgate_decide_packed (>= 0). */
     public static function fromPacked(string $tool, int $packed): self
     {
-        return new self($tool, ($packed & 1) === 1, Reason::fromNumber(($packed >> 2) & 15), ($packed & 2) === 2);
+        return new self($tool, ($packed & Native::PACKED_ALLOWED) !== 0, Reason::fromNumber(($packed & Native::PACKED_REASON_MASK) >> Native::PACKED_REASON_SHIFT), ($packed & Native::PACKED_OBSERVED_ONLY) !== 0);
     }
 }

@@ -43,7 +43,19 @@ final class Native
     public const ERR_LOAD_UNTRUSTED_KEY = 17;
     public const ERR_LOAD_BAD_SIGNATURE = 18;
     public const ERR_KEYS = 19;
+    public const ERR_FILE_IO = 20;
+    public const ERR_FILE_NOT_REGULAR = 21;
+    public const ERR_FILE_TOO_LARGE = 22;
     public const ERR_PANIC = 99;
+
+    /** The largest file the library reads (Table::fromFile). */
+    public const MAX_FILE_BYTES = 268435456;
+
+    /** The packed decision byte (toolgate_decide_packed). */
+    public const PACKED_ALLOWED = 1;
+    public const PACKED_OBSERVED_ONLY = 2;
+    public const PACKED_REASON_SHIFT = 2;
+    public const PACKED_REASON_MASK = 28;
 
     public const ROLE_NONE = 0;
     public const ROLE_USER = 1;
@@ -53,6 +65,8 @@ final class Native
 
     private static ?FFI $ffi = null;
     private static ?string $library = null;
+    /** @var array<string,mixed>|null */
+    private static ?array $codes = null;
 
     /** Use this shared library (before the first call). */
     public static function configure(string $library): void
@@ -61,10 +75,18 @@ final class Native
         self::$ffi = null;
     }
 
+    /**
+     * The library, opened once. Every way this can fail (the FFI extension
+     * missing or disabled by ffi.enable, the library or its header missing,
+     * another ABI version) is a ToolgateException, never a bare FFI error.
+     */
     public static function ffi(): FFI
     {
         if (self::$ffi !== null) {
             return self::$ffi;
+        }
+        if (!extension_loaded('ffi') || !class_exists(FFI::class)) {
+            throw new ToolgateException('the PHP FFI extension is not loaded (install php-ffi and enable it: ffi.enable)');
         }
         $ffi = null;
         if (self::$library === null) {
@@ -74,7 +96,16 @@ final class Native
                 $ffi = null;
             }
         }
-        $ffi ??= FFI::cdef(self::declarations(), self::library());
+        if ($ffi === null) {
+            $library = self::library();
+            try {
+                $ffi = FFI::cdef(self::declarations(), $library);
+            } catch (ToolgateException $e) {
+                throw $e;
+            } catch (\Throwable $e) {
+                throw new ToolgateException(sprintf('cannot open libtoolgate (%s): %s', $library, $e->getMessage()), 0, $e);
+            }
+        }
         $version = $ffi->toolgate_abi_version();
         if ($version !== self::ABI_VERSION) {
             throw new ToolgateException(sprintf('libtoolgate ABI version %d, this package needs %d', $version, self::ABI_VERSION));
@@ -173,6 +204,42 @@ final class Native
         return '#define FFI_SCOPE "' . self::SCOPE . "\"\n#define FFI_LIB \"" . addcslashes($library, "\"\\") . "\"\n" . self::declarations();
     }
 
+    /**
+     * Every code of the library (toolgate_codes_json): gates, refusal kinds,
+     * roles, statuses, the packed layout. The enums and constants of this
+     * package are checked against it by the tests.
+     * @return array<string,mixed>
+     */
+    public static function codes(): array
+    {
+        return self::$codes ??= self::json('toolgate_codes_json');
+    }
+
+    /** JSON for the library (a live tool, a list of them); text that cannot be encoded is an InvalidArgumentException. */
+    public static function encode(mixed $value): string
+    {
+        try {
+            return json_encode($value, JSON_THROW_ON_ERROR | JSON_UNESCAPED_UNICODE);
+        } catch (\JsonException $e) {
+            throw new InvalidArgumentException('not encodable as JSON (a string that is not UTF-8?): ' . $e->getMessage(), self::ERR_UTF8, $e);
+        }
+    }
+
+    /** Call the file loader $function on $path (or its `_verified` twin) and return the $type pointer it wrote. */
+    public static function loadFile(string $type, string $function, string $path, ?string $trustedKeys): CData
+    {
+        return self::load($type, $function, $path, $trustedKeys);
+    }
+
+    /** A new reference made by the clone function $function from $ptr. */
+    public static function cloned(string $type, string $function, CData $ptr): CData
+    {
+        $ffi = self::ffi();
+        $out = $ffi->new($type . '*');
+        self::check($ffi->$function($ptr, FFI::addr($out)));
+        return $out;
+    }
+
     /** The thread's last error message. */
     public static function lastError(): string
     {
@@ -205,7 +272,8 @@ final class Native
         }
         $message = self::lastError();
         throw match (true) {
-            $status >= self::ERR_LOAD_NOT_A_TABLE && $status <= self::ERR_LOAD_BAD_SIGNATURE => new LoadException($message, $status),
+            $status >= self::ERR_LOAD_NOT_A_TABLE && $status <= self::ERR_LOAD_BAD_SIGNATURE,
+            $status >= self::ERR_FILE_IO && $status <= self::ERR_FILE_TOO_LARGE => new LoadException($message, $status),
             $status === self::ERR_UNKNOWN_CONFIGURATION => new UnknownConfigurationException($message, $status),
             $status === self::ERR_UNKNOWN_SKILL => new UnknownSkillException($message, $status),
             in_array($status, [self::ERR_NULL, self::ERR_UTF8, self::ERR_ARGUMENT, self::ERR_OUT_OF_RANGE, self::ERR_NOT_FOUND, self::ERR_KEYS], true)

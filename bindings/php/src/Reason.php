@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Toolgate;
 
-/** Why a tool is refused: the gates, in their fixed order. */
+/**
+ * Why a tool is refused: the gates, in their fixed order. The cases are the
+ * gate codes; numbers and messages come from the library
+ * (toolgate_codes_json), and the tests check the cases against it.
+ */
 enum Reason: string
 {
     case NotRegistered = 'notRegistered';
@@ -15,33 +19,44 @@ enum Reason: string
     case ConfigurationExcluded = 'configurationExcluded';
     case TrustZone = 'trustZone';
 
-    /** By TOOLGATE_REASON_* number (1 to 7; 0 is no reason). */
+    /** By TOOLGATE_REASON_* number (1 to the number of gates; 0 is no reason). */
     public static function fromNumber(int $n): ?self
     {
-        return match ($n) {
-            0 => null,
-            1 => self::NotRegistered,
-            2 => self::ToolDisabled,
-            3 => self::RequiresAdmin,
-            4 => self::NotInProfile,
-            5 => self::ConfigurationGroup,
-            6 => self::ConfigurationExcluded,
-            7 => self::TrustZone,
-            default => throw new Exception\ToolgateException("reason number {$n}"),
-        };
+        if ($n === 0) {
+            return null;
+        }
+        $gate = Native::codes()['gates'][$n - 1] ?? null;
+        if ($gate === null) {
+            throw new Exception\ToolgateException("reason number {$n}");
+        }
+        return self::from($gate['code']);
     }
 
-    /** The text for people and models; it never mentions a later gate. */
+    /** The TOOLGATE_REASON_* number (the gate's place in the order, from 1). */
+    public function number(): int
+    {
+        return array_search($this, self::cases(), true) + 1;
+    }
+
+    /** The text for people and models, as the library words it; it never mentions a later gate. */
     public function message(): string
     {
-        return match ($this) {
-            self::NotRegistered => 'no tool of this name is registered',
-            self::ToolDisabled => 'switched off by an administrator',
-            self::RequiresAdmin => 'only administrators may use it',
-            self::NotInProfile => "not in this consumer's access profile",
-            self::ConfigurationGroup => 'not among the tools this configuration allows',
-            self::ConfigurationExcluded => 'excluded by this configuration',
-            self::TrustZone => 'its data is more sensitive than this provider may receive',
-        };
+        return Native::codes()['gates'][$this->number() - 1]['message'];
+    }
+
+    /**
+     * Reason byte of toolgate_unavailable_reasons => reason code.
+     * @return array<string,string>
+     */
+    public static function codesByByte(): array
+    {
+        static $codes = null;
+        if ($codes === null) {
+            $codes = [];
+            foreach (Native::codes()['gates'] as $g) {
+                $codes[chr($g['number'])] = $g['code'];
+            }
+        }
+        return $codes;
     }
 }

@@ -56,6 +56,12 @@ final class RunState
         Native::ffi()->toolgate_run_free($this->ptr);
     }
 
+    /** A clone is a run state of its own (each is freed once). */
+    public function __clone()
+    {
+        $this->ptr = Native::cloned('toolgate_run', 'toolgate_run_clone', $this->ptr);
+    }
+
     /** @internal */
     public function cdata(): CData
     {

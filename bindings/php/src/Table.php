@@ -32,13 +32,16 @@ final class Table
         return new self(Native::load('toolgate_table', 'toolgate_table_load', $bytes, $trustedKeys));
     }
 
+    /**
+     * Load from a table file, read by the library under one rule for every
+     * host: only a regular file (a directory, FIFO, device or socket is a
+     * LoadException at once, Native::ERR_FILE_NOT_REGULAR, and never
+     * blocks), at most Native::MAX_FILE_BYTES (ERR_FILE_TOO_LARGE); an
+     * unreadable one is ERR_FILE_IO. With $trustedKeys as fromBytes().
+     */
     public static function fromFile(string $path, ?string $trustedKeys = null): self
     {
-        $bytes = @file_get_contents($path);
-        if ($bytes === false) {
-            throw new ToolgateException("cannot read table file {$path}");
-        }
-        return self::fromBytes($bytes, $trustedKeys);
+        return new self(Native::loadFile('toolgate_table', 'toolgate_table_load_file', $path, $trustedKeys));
     }
 
     /** @internal a reference the library already counted (handle current()). */
@@ -50,6 +53,12 @@ final class Table
     public function __destruct()
     {
         Native::ffi()->toolgate_table_free($this->ptr);
+    }
+
+    /** A clone holds its own reference to the table (each is freed once). */
+    public function __clone()
+    {
+        $this->ptr = Native::cloned('toolgate_table', 'toolgate_table_clone', $this->ptr);
     }
 
     /** @internal */

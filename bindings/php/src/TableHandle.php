@@ -31,6 +31,12 @@ final class TableHandle
         Native::ffi()->toolgate_handle_free($this->ptr);
     }
 
+    /** A clone is a second reference to the same handle: a reload through either is seen by both. */
+    public function __clone()
+    {
+        $this->ptr = Native::cloned('toolgate_handle', 'toolgate_handle_clone', $this->ptr);
+    }
+
     /** The table to decide with now; hold it for the whole request. */
     public function current(): Table
     {
@@ -44,5 +50,11 @@ final class TableHandle
     public function reload(string $bytes): void
     {
         Native::check(Native::ffi()->toolgate_handle_reload($this->ptr, $bytes, strlen($bytes)));
+    }
+
+    /** reload() from a table file, read as Table::fromFile reads it. */
+    public function reloadFile(string $path): void
+    {
+        Native::check(Native::ffi()->toolgate_handle_reload_file($this->ptr, $path, strlen($path)));
     }
 }

@@ -9,6 +9,7 @@ use Toolgate\Classification;
 use Toolgate\Context;
 use Toolgate\Decision;
 use Toolgate\Examples\NrLlm\PlainGate;
+use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\LoadException;
 use Toolgate\Exception\ToolgateException;
 use Toolgate\Exception\UnknownConfigurationException;
@@ -171,15 +172,29 @@ final class ConformanceTest extends TestCase
                 self::assertEquals($w['refusal'], $ctx->refusalLive($tool)?->data, "{$id}: live refusal {$i}");
             }
         }
+        foreach ($c['liveRejected'] ?? [] as $i => $l) {
+            $tool = new LiveTool($l['name'], $l['group'], $l['remote'], $l['enabled'], $l['adminOnly'], $l['class']);
+            try {
+                $ctx->decideLive($tool);
+                self::fail("{$id}: rejected live {$i} was decided");
+            } catch (InvalidArgumentException $ex) {
+                self::assertSame($e['liveRejected'][$i], $ex->getMessage(), "{$id}: rejected live {$i}");
+                self::assertSame(Native::ERR_ARGUMENT, $ex->getCode());
+            }
+        }
         $unavailable = $ctx->unavailableArray();
-        $map = $ctx->unavailableMap();
-        self::assertSame(array_column($unavailable, 'reason', 'tool'), $map, $id);
+        $columns = $ctx->unavailableColumns();
+        self::assertSame(array_column($unavailable, 'tool'), $columns['tools'], $id);
+        self::assertSame(array_column($unavailable, 'reason'), $columns['reasons'], $id);
         if ($live !== []) {
             $with = $ctx->unavailableWithLive($live);
             if (isset($e['unavailableWithLive'])) {
                 self::assertSame($e['unavailableWithLive'], $with, $id);
             } else {
                 self::assertSame($e['unavailableWithLiveTail'], array_slice($with, count($unavailable)), $id);
+            }
+            if (isset($e['promptWithLive'])) {
+                self::assertSame($e['promptWithLive'], $ctx->unavailablePrompt($live), "{$id}: prompt with live");
             }
         }
         $offered = $ctx->offered();
@@ -190,16 +205,17 @@ final class ConformanceTest extends TestCase
                 $marks[$t->toolId($u['tool'])] = self::LETTERS[$u['reason']];
             }
             self::assertSame($e['unavailableById'], $marks, $id);
-            // The map against the corpus by itself: every entry at its id, in id order.
+            // The columns against the corpus by themselves: every entry at its id, in id order.
             $marks = str_repeat('.', $n);
             $last = -1;
-            foreach ($map as $tool => $reason) {
-                $i = $t->toolId((string) $tool);
-                self::assertGreaterThan($last, $i, "{$id}: map order");
+            foreach ($columns['tools'] as $k => $tool) {
+                self::assertIsString($tool);
+                $i = $t->toolId($tool);
+                self::assertGreaterThan($last, $i, "{$id}: columns order");
                 $last = $i;
-                $marks[$i] = self::LETTERS[$reason];
+                $marks[$i] = self::LETTERS[$columns['reasons'][$k]];
             }
-            self::assertSame($e['unavailableById'], $marks, "{$id}: unavailableMap");
+            self::assertSame($e['unavailableById'], $marks, "{$id}: unavailableColumns");
             $want = [];
             for ($i = 0; $i < $n; $i++) {
                 if ($byId[$i] === 'Y' || $byId[$i] === 'O') {
@@ -216,7 +232,8 @@ final class ConformanceTest extends TestCase
         } else {
             self::assertSame($e['offered'], $offered, $id);
             self::assertSame($e['unavailable'], $unavailable, $id);
-            self::assertSame(array_column($e['unavailable'], 'reason', 'tool'), $map, "{$id}: unavailableMap");
+            self::assertSame(['tools' => array_column($e['unavailable'], 'tool'), 'reasons' => array_column($e['unavailable'], 'reason')],
+                $columns, "{$id}: unavailableColumns");
             self::assertSame($e['prompt'], $prompt, $id);
         }
         $this->plainGate($c, $e, $t, $run);

@@ -96,7 +96,7 @@ impl<'a> Validator<'a> {
         );
         model::Configuration {
             name: b.name.text.clone(),
-            file: self.sources.get(file).name.clone(),
+            file: self.sources.get(file).table_name.clone(),
             provider,
             groups,
             excluded: excluded.iter().map(|n| n.text.clone()).collect(),

@@ -29,7 +29,7 @@ impl<'a> Validator<'a> {
             }
             profiles.push(model::Profile {
                 name: b.name.text.clone(),
-                file: self.sources.get(*file).name.clone(),
+                file: self.sources.get(*file).table_name.clone(),
                 allow,
             });
         }

@@ -28,16 +28,9 @@ final class UnavailableToolsResolver
                 $offered[] = $tool->name;
             }
         }
-        if ($liveTools === []) {
-            return ['offered' => $offered, 'prompt' => $context->unavailablePrompt()];
-        }
-        $prompt = '';
-        foreach ($context->unavailableWithLive($liveTools) as $i => $u) {
-            if ($i === 0) {
-                $prompt .= "Tools that exist but are not available in this conversation, and why:\n";
-            }
-            $prompt .= '- ' . $u['tool'] . ': ' . \Toolgate\Reason::from($u['reason'])->message() . "\n";
-        }
+        // The library renders the section (names escaped, live tools after
+        // the table's): no line of it is built here.
+        $prompt = $context->unavailablePrompt($liveTools);
         return ['offered' => $offered, 'prompt' => $prompt];
     }
 }
