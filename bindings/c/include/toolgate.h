@@ -220,8 +220,6 @@ typedef struct {
   uint8_t reason;
 } toolgate_decision;
 
-#define REFUSED (toolgate_decision){ .allowed = 0, .observed_only = 0, .reason = TOOLGATE_REASON_NONE }
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use toolgate_runtime::host::{FileError, Status};
+use toolgate_runtime::host::FileError;
 use toolgate_runtime::LoadError;
 
 use crate::codes::{
@@ -23,12 +23,12 @@ pub struct toolgate_buf {
 }
 
 /// A failed call: its status and message.
-pub struct Error {
-    pub code: i32,
-    pub message: String,
+pub(crate) struct Error {
+    pub(crate) code: i32,
+    pub(crate) message: String,
 }
 
-pub fn err(code: i32, message: impl Into<String>) -> Error {
+pub(crate) fn err(code: i32, message: impl Into<String>) -> Error {
     Error {
         code,
         message: message.into(),
@@ -47,11 +47,6 @@ impl From<FileError> for Error {
     }
 }
 
-/// An error of a runtime status.
-pub fn status_err(s: Status, message: impl Into<String>) -> Error {
-    err(s.number(), message)
-}
-
 thread_local! {
     static LAST_ERROR: RefCell<Option<(i32, String)>> = const { RefCell::new(None) };
 }
@@ -61,7 +56,7 @@ fn set_last_error(code: i32, message: String) {
 }
 
 /// The last error of this thread, if any.
-pub fn last_error() -> Option<(i32, String)> {
+pub(crate) fn last_error() -> Option<(i32, String)> {
     LAST_ERROR.with(|e| e.borrow().clone())
 }
 
@@ -77,7 +72,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 /// Run an entry point: its error or panic becomes a status code and the
 /// thread's last error.
-pub fn guard(f: impl FnOnce() -> Result<(), Error>) -> i32 {
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> i32 {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => TOOLGATE_OK,
         Ok(Err(e)) => {
@@ -99,7 +94,11 @@ pub fn guard(f: impl FnOnce() -> Result<(), Error>) -> i32 {
 /// `len` values of `T` at `ptr`; NULL only with length 0 (the empty slice).
 /// A length whose byte size exceeds `isize::MAX` (what a slice may span) is
 /// an argument error, never undefined behaviour.
-pub unsafe fn slice_arg<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], Error> {
+pub(crate) unsafe fn slice_arg<'a, T>(
+    ptr: *const T,
+    len: usize,
+    what: &str,
+) -> Result<&'a [T], Error> {
     check_len::<T>(len, what)?;
     if ptr.is_null() {
         return match len {
@@ -116,7 +115,11 @@ pub unsafe fn slice_arg<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<
 }
 
 /// `len` writable values of `T` at `ptr`; NULL only with length 0.
-pub unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T], Error> {
+pub(crate) unsafe fn slice_out<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    what: &str,
+) -> Result<&'a mut [T], Error> {
     check_len::<T>(len, what)?;
     if ptr.is_null() {
         return match len {
@@ -146,17 +149,25 @@ fn check_len<T>(len: usize, what: &str) -> Result<(), Error> {
 }
 
 /// Bytes at (`ptr`, `len`); NULL only with length 0.
-pub unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a [u8], Error> {
+pub(crate) unsafe fn bytes_arg<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], Error> {
     unsafe { slice_arg(ptr.cast::<u8>(), len, what) }
 }
 
 /// A required UTF-8 string.
-pub unsafe fn str_arg<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a str, Error> {
+pub(crate) unsafe fn str_arg<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<&'a str, Error> {
     let b = unsafe { bytes_arg(ptr, len, what)? };
     utf8(b, what)
 }
 
-pub fn utf8<'a>(b: &'a [u8], what: &str) -> Result<&'a str, Error> {
+pub(crate) fn utf8<'a>(b: &'a [u8], what: &str) -> Result<&'a str, Error> {
     std::str::from_utf8(b).map_err(|e| err(TOOLGATE_ERR_UTF8, format!("{what}: not UTF-8: {e}")))
 }
 
@@ -164,7 +175,7 @@ pub fn utf8<'a>(b: &'a [u8], what: &str) -> Result<&'a str, Error> {
 /// other length is an argument error, never "absent": an absent consumer
 /// would drop its access profile, so a malformed argument must not read as
 /// the wider answer.
-pub unsafe fn opt_str_arg<'a>(
+pub(crate) unsafe fn opt_str_arg<'a>(
     ptr: *const c_char,
     len: usize,
     what: &str,
@@ -182,20 +193,20 @@ pub unsafe fn opt_str_arg<'a>(
 }
 
 /// A handle the host passes in.
-pub unsafe fn handle_ref<'a, T>(p: *const T, what: &str) -> Result<&'a T, Error> {
+pub(crate) unsafe fn handle_ref<'a, T>(p: *const T, what: &str) -> Result<&'a T, Error> {
     // SAFETY: a non-NULL pointer is one this library returned and the host has not freed.
     unsafe { p.as_ref() }.ok_or_else(|| err(TOOLGATE_ERR_NULL, format!("{what} is NULL")))
 }
 
 /// A location the host passes for a result.
-pub unsafe fn out_ref<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Error> {
+pub(crate) unsafe fn out_ref<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Error> {
     // SAFETY: the caller passes a writable location for the result.
     unsafe { p.as_mut() }.ok_or_else(|| err(TOOLGATE_ERR_NULL, format!("{what} is NULL")))
 }
 
 // ------------------------------------------------------------------ output
 
-pub fn buf_of(s: String) -> toolgate_buf {
+pub(crate) fn buf_of(s: String) -> toolgate_buf {
     let mut v = s.into_bytes();
     let len = v.len();
     v.push(0);
@@ -203,13 +214,13 @@ pub fn buf_of(s: String) -> toolgate_buf {
     toolgate_buf { ptr, len }
 }
 
-pub const EMPTY_BUF: toolgate_buf = toolgate_buf {
+pub(crate) const EMPTY_BUF: toolgate_buf = toolgate_buf {
     ptr: std::ptr::null_mut(),
     len: 0,
 };
 
 /// Write a string result to `out` (cleared first, so an error leaves it empty).
-pub fn with_buf(out: *mut toolgate_buf, f: impl FnOnce() -> Result<String, Error>) -> i32 {
+pub(crate) fn with_buf(out: *mut toolgate_buf, f: impl FnOnce() -> Result<String, Error>) -> i32 {
     // SAFETY: `out` is checked for NULL; the caller passes a writable buffer slot.
     if let Some(o) = unsafe { out.as_mut() } {
         *o = EMPTY_BUF;
@@ -221,12 +232,12 @@ pub fn with_buf(out: *mut toolgate_buf, f: impl FnOnce() -> Result<String, Error
     })
 }
 
-pub fn json(v: &impl serde::Serialize) -> Result<String, Error> {
+pub(crate) fn json(v: &impl serde::Serialize) -> Result<String, Error> {
     serde_json::to_string(v).map_err(|e| err(TOOLGATE_ERR_PANIC, format!("serialising: {e}")))
 }
 
 /// Write a handle result to `out` (NULL first, so an error leaves it NULL).
-pub fn with_handle<T>(out: *mut *mut T, f: impl FnOnce() -> Result<T, Error>) -> i32 {
+pub(crate) fn with_handle<T>(out: *mut *mut T, f: impl FnOnce() -> Result<T, Error>) -> i32 {
     // SAFETY: as in `with_buf`.
     if let Some(o) = unsafe { out.as_mut() } {
         *o = std::ptr::null_mut();
@@ -238,7 +249,7 @@ pub fn with_handle<T>(out: *mut *mut T, f: impl FnOnce() -> Result<T, Error>) ->
     })
 }
 
-pub unsafe fn free_handle<T>(p: *mut T) {
+pub(crate) unsafe fn free_handle<T>(p: *mut T) {
     if !p.is_null() {
         // A panic in a destructor must not cross the boundary either.
         let _ = catch_unwind(AssertUnwindSafe(|| {

@@ -122,6 +122,9 @@ const _: () = {
     assert!(TOOLGATE_REASON_CONFIGURATION_GROUP == Reason::ConfigurationGroup.number());
     assert!(TOOLGATE_REASON_CONFIGURATION_EXCLUDED == Reason::ConfigurationExcluded.number());
     assert!(TOOLGATE_REASON_TRUST_ZONE == Reason::TrustZone.number());
+    // The last reason constant is the last gate: a new gate without its
+    // constant stops the build here.
+    assert!(TOOLGATE_REASON_TRUST_ZONE as usize == toolgate_runtime::GATE_ORDER.len());
     assert!(TOOLGATE_PACKED_ALLOWED == packed::ALLOWED);
     assert!(TOOLGATE_PACKED_OBSERVED_ONLY == packed::OBSERVED_ONLY);
     assert!(TOOLGATE_PACKED_REASON_SHIFT as u32 == packed::REASON_SHIFT);
@@ -142,13 +145,13 @@ pub struct toolgate_decision {
     pub reason: u8,
 }
 
-pub const REFUSED: toolgate_decision = toolgate_decision {
+pub(crate) const REFUSED: toolgate_decision = toolgate_decision {
     allowed: 0,
     observed_only: 0,
     reason: TOOLGATE_REASON_NONE,
 };
 
-pub fn decision_of(d: &Decision<'_>) -> toolgate_decision {
+pub(crate) fn decision_of(d: &Decision<'_>) -> toolgate_decision {
     toolgate_decision {
         allowed: d.allowed as u8,
         observed_only: d.observed_only as u8,
@@ -156,7 +159,7 @@ pub fn decision_of(d: &Decision<'_>) -> toolgate_decision {
     }
 }
 
-pub fn role_of(code: i32) -> Result<Role, Error> {
+pub(crate) fn role_of(code: i32) -> Result<Role, Error> {
     Role::from_number(code).ok_or_else(|| {
         err(
             TOOLGATE_ERR_ARGUMENT,

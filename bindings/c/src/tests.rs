@@ -321,7 +321,7 @@ fn last_message() -> String {
 fn a_null_optional_string_with_a_length_is_an_error_never_absent() {
     let t = corpus_table("acceptance-edit");
     let config = b"editor-chat";
-    let mut ctx = 1usize as *mut toolgate_context;
+    let mut ctx = std::ptr::dangling_mut::<toolgate_context>();
     // A consumer passed as NULL with a length: before, the consumer (and its
     // access profile) was dropped.
     let status = unsafe {
