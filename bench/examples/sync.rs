@@ -53,7 +53,11 @@ fn main() {
         (0..n)
             .filter(|i| i % 100 != 0)
             .map(|i| {
-                let d = if i % 100 == 50 { format!("tool {i}, v2") } else { format!("tool {i}") };
+                let d = if i % 100 == 50 {
+                    format!("tool {i}, v2")
+                } else {
+                    format!("tool {i}")
+                };
                 (format!("t{i}"), d)
             })
             .chain((0..n / 100).map(|i| (format!("new{i}"), format!("new tool {i}")))),
@@ -80,7 +84,12 @@ fn main() {
     let stale = mcp_sync::stale_statements(&mut project, updated, &drift);
     let statements = t.elapsed();
     assert_eq!(
-        (drift.added.len(), drift.removed.len(), drift.changed.len(), stale.len()),
+        (
+            drift.added.len(),
+            drift.removed.len(),
+            drift.changed.len(),
+            stale.len()
+        ),
         (n / 100, n.div_ceil(100), n / 100, 1)
     );
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;

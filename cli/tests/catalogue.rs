@@ -53,10 +53,7 @@ fn examples(doc: &str) -> Vec<Example> {
                 e.manifest = Some(body);
             } else if let Some(rest) = c.strip_prefix("`tools-list.json` (`toolgate ") {
                 let command = rest.split('`').next().unwrap_or_default();
-                e.tools_list = Some((
-                    body,
-                    command.split_whitespace().map(String::from).collect(),
-                ));
+                e.tools_list = Some((body, command.split_whitespace().map(String::from).collect()));
             } else if c.starts_with("Output") {
                 e.output = Some(body);
             }
@@ -106,7 +103,9 @@ fn every_catalogue_example_prints_exactly_its_output() {
                 std::fs::write(dir.join("tools-list.json"), answer).unwrap();
                 command.clone()
             }
-            None => ["check", "--format", "plain", "."].map(String::from).to_vec(),
+            None => ["check", "--format", "plain", "."]
+                .map(String::from)
+                .to_vec(),
         };
         let o = Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .current_dir(&dir)

@@ -683,7 +683,10 @@ fn framed(body: &str) -> Vec<u8> {
 
 #[test]
 fn a_frame_over_the_cap_is_answered_at_once_and_costs_no_memory() {
-    for (length, peak_limit_kib) in [("1000000000", 150 * 1024), ("4611686018427387904", 150 * 1024)] {
+    for (length, peak_limit_kib) in [
+        ("1000000000", 150 * 1024),
+        ("4611686018427387904", 150 * 1024),
+    ] {
         let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
         c.open(&policy, &text);
         c.send_raw(format!("Content-Length: {length}\r\n\r\n{{").as_bytes());
@@ -693,7 +696,10 @@ fn a_frame_over_the_cap_is_answered_at_once_and_costs_no_memory() {
             json!({"code": -32700, "message": format!("a frame of {length} bytes is over the 64 MiB limit; its body is skipped")})
         );
         // Still running, and it did not make room for the declared body.
-        assert!(c.child.try_wait().expect("wait").is_none(), "{length}: the server ended");
+        assert!(
+            c.child.try_wait().expect("wait").is_none(),
+            "{length}: the server ended"
+        );
         let peak = c.peak_kib();
         assert!(peak < peak_limit_kib, "{length}: peak {peak} KiB");
         // Its input ends inside the skipped body: the server ends cleanly.
@@ -705,7 +711,10 @@ fn a_frame_over_the_cap_is_answered_at_once_and_costs_no_memory() {
 #[test]
 fn malformed_frames_are_answered_and_the_open_documents_survive() {
     let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
-    let messy = text.replace("zone local { ceiling secretAdjacent }", "zone   local {ceiling secretAdjacent}");
+    let messy = text.replace(
+        "zone local { ceiling secretAdjacent }",
+        "zone   local {ceiling secretAdjacent}",
+    );
     assert_ne!(messy, text);
     c.open(&policy, &messy);
     let formatting = |id: i64| {
@@ -725,7 +734,9 @@ fn malformed_frames_are_answered_and_the_open_documents_survive() {
         json!({"code": -32700, "message": "the frame's body is not UTF-8"})
     );
     // An id over i32, which lsp-server's ids cannot hold: refused with that id.
-    c.send_raw(&framed(r#"{"jsonrpc": "2.0", "id": 4294967296, "method": "textDocument/hover"}"#));
+    c.send_raw(&framed(
+        r#"{"jsonrpc": "2.0", "id": 4294967296, "method": "textDocument/hover"}"#,
+    ));
     let m = c.answer(4294967296);
     assert_eq!(
         m["error"],
@@ -748,7 +759,10 @@ fn malformed_frames_are_answered_and_the_open_documents_survive() {
     assert_eq!(apply(&messy, &m["result"]), text, "{m}");
     // The document is still open with the client's text.
     let req = json!({"textDocument": {"uri": uri(&policy)}, "options": {"tabSize": 2, "insertSpaces": true}});
-    assert_eq!(apply(&messy, &c.request("textDocument/formatting", req)), text);
+    assert_eq!(
+        apply(&messy, &c.request("textDocument/formatting", req)),
+        text
+    );
     c.shutdown();
 }
 
@@ -764,11 +778,17 @@ fn a_file_outside_the_workspace_projects_is_never_read() {
     let doc = json!({"textDocument": {"uri": uri(&lone)}, "options": {"tabSize": 2, "insertSpaces": true}});
     assert_eq!(c.request("textDocument/formatting", doc), Value::Null);
     assert_eq!(
-        c.request("textDocument/hover", at(&lone, "zone   local {ceiling secretAdjacent}\n", "local")),
+        c.request(
+            "textDocument/hover",
+            at(&lone, "zone   local {ceiling secretAdjacent}\n", "local")
+        ),
         Value::Null
     );
     assert_eq!(
-        c.request("textDocument/completion", at(&lone, "zone   local {ceiling secretAdjacent}\n", "ceiling")),
+        c.request(
+            "textDocument/completion",
+            at(&lone, "zone   local {ceiling secretAdjacent}\n", "ceiling")
+        ),
         Value::Null
     );
     // Opened by the client, the same file is formatted.
@@ -789,7 +809,11 @@ fn a_registry_name_written_with_an_escape_gets_its_diagnostic_on_its_own_line() 
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let registry = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\n\n[[tool]]\nname = \"g\\u0435t_page_content\"\ngroup = \"content\"\n";
-    std::fs::write(dir.join("toolgate.toml"), "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n").unwrap();
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("registry.toml"), registry).unwrap();
     std::fs::write(dir.join("policy.tg"), "").unwrap();
     let dir = std::fs::canonicalize(&dir).unwrap();
@@ -809,7 +833,12 @@ fn a_registry_name_written_with_an_escape_gets_its_diagnostic_on_its_own_line() 
     let mut c = Client::start(&dir);
     c.open(&dir.join("policy.tg"), "");
     let diags = c.diagnostics(&uri(&dir.join("registry.toml")));
-    let tg4004: Vec<&Value> = diags.as_array().unwrap().iter().filter(|d| d["code"] == "TG4004").collect();
+    let tg4004: Vec<&Value> = diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "TG4004")
+        .collect();
     assert_eq!(tg4004.len(), 1, "{diags}");
     assert_eq!(tg4004[0]["range"], range(5, 7, 5, 30));
     c.shutdown();

@@ -59,7 +59,14 @@ fn a_server_that_lists_a_name_twice_is_refused_by_import_and_sync() {
     let (server, _) = hostile(&dir, &["names", "lookup", "export", "lookup"]);
     let o = with_server(
         &dir,
-        &["registry", "import-mcp", "--server", "crm", "-o", "out.toml"],
+        &[
+            "registry",
+            "import-mcp",
+            "--server",
+            "crm",
+            "-o",
+            "out.toml",
+        ],
         &server,
         Duration::from_secs(20),
     );
@@ -146,7 +153,14 @@ fn names_that_collide_after_mapping_are_reported_never_no_drift() {
     let (server_a, _) = hostile(&dir, &["names", "b_c"]);
     let o = with_server(
         &dir,
-        &["registry", "import-mcp", "--server", "a", "-o", "registry.toml"],
+        &[
+            "registry",
+            "import-mcp",
+            "--server",
+            "a",
+            "-o",
+            "registry.toml",
+        ],
         &server_a,
         Duration::from_secs(20),
     );
@@ -168,7 +182,7 @@ fn names_that_collide_after_mapping_are_reported_never_no_drift() {
         assert_contains(&err, "error[TG4007]");
         assert_contains(
             &err,
-            "server `a_b` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of server `a`",
+            "  × server `a_b` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of\n  │ server `a`\n",
         );
         assert_contains(&err, "the registry's tool of that name");
         assert_ends_with(

@@ -175,7 +175,10 @@ mod tests {
             p.add([r#"{"name":"a"}"#], Some("c1".into())),
             Ok(Some("c1".into()))
         );
-        assert_eq!(p.add([r#"{"name":"b"}"#, r#"{"name":"c"}"#], None), Ok(None));
+        assert_eq!(
+            p.add([r#"{"name":"b"}"#, r#"{"name":"c"}"#], None),
+            Ok(None)
+        );
         assert_eq!(
             p.finish(),
             "{\"tools\": [\n  {\"name\":\"a\"},\n  {\"name\":\"b\"},\n  {\"name\":\"c\"}\n]}\n"
@@ -186,8 +189,14 @@ mod tests {
     #[test]
     fn a_cursor_sent_twice_stops_the_listing() {
         let mut p = Pages::new();
-        assert_eq!(p.add(Vec::<String>::new(), Some("x".into())), Ok(Some("x".into())));
-        assert_eq!(p.add(Vec::<String>::new(), Some("y".into())), Ok(Some("y".into())));
+        assert_eq!(
+            p.add(Vec::<String>::new(), Some("x".into())),
+            Ok(Some("x".into()))
+        );
+        assert_eq!(
+            p.add(Vec::<String>::new(), Some("y".into())),
+            Ok(Some("y".into()))
+        );
         assert_eq!(
             p.add(Vec::<String>::new(), Some("x".into())),
             Err(PageError::RepeatedCursor {
@@ -211,7 +220,10 @@ mod tests {
         }
         assert_eq!(q.add(["{}"], None), Ok(None));
         // ... but not ask for another.
-        assert_eq!(p.add(["{}"], Some("last".into())), Err(PageError::TooManyPages));
+        assert_eq!(
+            p.add(["{}"], Some("last".into())),
+            Err(PageError::TooManyPages)
+        );
         assert_eq!(p.pages(), MAX_PAGES);
         let mut p = Pages::new();
         let big = "x".repeat(MAX_BYTES / 2);

@@ -130,11 +130,8 @@ fn of_server(t: &Tool, server: &str) -> bool {
 /// `b_c` and server `a_b`'s tool `c` are both `mcp_a_b_c`. A sync must not
 /// take one for the other, so each is a problem (TG4007).
 pub fn collisions(current: &Registry, server: &str, live: &Registry) -> Vec<Problem> {
-    let by_name: HashMap<&str, &Tool> = current
-        .tools
-        .iter()
-        .map(|t| (t.name.as_str(), t))
-        .collect();
+    let by_name: HashMap<&str, &Tool> =
+        current.tools.iter().map(|t| (t.name.as_str(), t)).collect();
     live.tools
         .iter()
         .filter_map(|now| {

@@ -308,7 +308,13 @@ impl LoadState<'_> {
 
     /// Turn one entry into a tool, or a problem.
     fn add(&mut self, mut t: RawTool) {
-        let span = locate(self.file, self.text, &t.name, &mut self.cursor, self.is_json);
+        let span = locate(
+            self.file,
+            self.text,
+            &t.name,
+            &mut self.cursor,
+            self.is_json,
+        );
         if !self.is_json {
             for (field, value) in [
                 ("input_schema", &mut t.input_schema),
@@ -495,7 +501,12 @@ fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize, is_json: boo
 /// The byte range of the first string value of a `name` key at or after
 /// `from` (`name = "..."` in TOML, `"name": "..."` in JSON) that decodes to
 /// `name`.
-fn locate_escaped(text: &str, name: &str, from: usize, is_json: bool) -> Option<std::ops::Range<usize>> {
+fn locate_escaped(
+    text: &str,
+    name: &str,
+    from: usize,
+    is_json: bool,
+) -> Option<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let rest = text.get(from..)?;
     for (i, _) in rest.match_indices("name") {

@@ -704,7 +704,10 @@ fn case_of(
         .any(|c| c.code == code && c.severity == d.severity));
     assert_eq!(sources.text(d.span), spanned, "span of {code}");
     assert_eq!(d.message, message);
-    insta::assert_snapshot!(format!("{code}-human"), report::human(sources, &diags, false));
+    insta::assert_snapshot!(
+        format!("{code}-human"),
+        report::human(sources, &diags, false)
+    );
     insta::assert_snapshot!(format!("{code}-json"), report::json(sources, &diags));
 }
 
@@ -727,10 +730,7 @@ fn tg4006_server_lists_twice() {
         "the server lists tool `lookup` twice",
     );
     let d = problems[0].diagnostic();
-    assert_eq!(
-        (d.span.range(), d.labels[0].span.range()),
-        (67..75, 23..31)
-    );
+    assert_eq!((d.span.range(), d.labels[0].span.range()), (67..75, 23..31));
 }
 
 #[test]
@@ -753,7 +753,10 @@ fn tg4007_remote_name_collision() {
         "\"c\"",
         "server `a_b` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of server `a`",
     );
-    assert_eq!(sources.text(problems[0].diagnostic().labels[0].span), "\"mcp_a_b_c\"");
+    assert_eq!(
+        sources.text(problems[0].diagnostic().labels[0].span),
+        "\"mcp_a_b_c\""
+    );
     // The other way round: server `a` asked, the registry holding `a_b`'s tool.
     let reg = "[[tool]]\nname = \"mcp_a_b_c\"\ngroup = \"mcp_a_b\"\nserver = \"a_b\"\n";
     let (current, _) = registry::load(rid, reg, false);
@@ -767,7 +770,14 @@ fn tg4007_remote_name_collision() {
         ["server `a` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of server `a_b`"]
     );
     // The server's own tools never collide with themselves.
-    assert_eq!(mcp_sync::collisions(&current, "a_b", &registry::import_mcp(aid, "{\"tools\": [{\"name\": \"c\"}]}", "a_b").0), []);
+    assert_eq!(
+        mcp_sync::collisions(
+            &current,
+            "a_b",
+            &registry::import_mcp(aid, "{\"tools\": [{\"name\": \"c\"}]}", "a_b").0
+        ),
+        []
+    );
 }
 
 #[test]

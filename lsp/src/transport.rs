@@ -275,7 +275,9 @@ fn decode(body: &[u8]) -> Frame {
             code: INVALID_REQUEST,
             message: format!(
                 "request id {} is out of range: ids are strings or 32-bit integers",
-                id.as_ref().map(Value::to_string).unwrap_or_else(|| "of this type".into())
+                id.as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "of this type".into())
             ),
             id,
         },
@@ -377,7 +379,10 @@ mod tests {
         loop {
             match r.next_frame().expect("read") {
                 Frame::End => return out,
-                Frame::Message(m) => out.push(format!("message {}", serde_json::to_string(&m).unwrap_or_default())),
+                Frame::Message(m) => out.push(format!(
+                    "message {}",
+                    serde_json::to_string(&m).unwrap_or_default()
+                )),
                 Frame::Bad { code, message, id } => out.push(format!("{code} {id:?} {message}")),
             }
         }
