@@ -1,8 +1,9 @@
 //! `registry import-mcp` and `registry sync` against hostile MCP servers
 //! written for these tests (cli/tests/fixtures/mcp/hostile.py: the Python
-//! standard library speaking MCP over stdio), through the real binary: a
-//! server that lists a name twice, whose `nextCursor` never ends or comes
-//! back, and two servers whose tools map to one registry name.
+//! standard library speaking MCP over stdio; a streamable HTTP server on
+//! 127.0.0.1 in this file), through the real binary: a server that lists a
+//! name twice, whose `nextCursor` never ends or comes back, and two servers
+//! whose tools map to one registry name.
 
 mod common;
 
@@ -194,4 +195,123 @@ fn names_that_collide_after_mapping_are_reported_never_no_drift() {
             registry
         );
     }
+}
+
+/// A streamable HTTP MCP server on 127.0.0.1 whose `nextCursor` never ends:
+/// JSON answers to POSTs, 405 to a GET (no server-sent stream), keep-alive
+/// connections. At most `conns` connections are served, each for at most 10 s
+/// of silence; returns the URL and a counter of `tools/list` requests.
+fn endless_http(conns: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(conns) {
+            let Ok(conn) = conn else { return };
+            let counter = counter.clone();
+            std::thread::spawn(move || {
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut w = conn.try_clone().unwrap();
+                let mut r = BufReader::new(conn);
+                // One request per turn, at most 1,000 on a connection.
+                for _ in 0..1000 {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let method = line.split(' ').next().unwrap_or("").to_string();
+                    let mut length = 0;
+                    loop {
+                        let mut h = String::new();
+                        if r.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = h.split_once(':') {
+                            if k.eq_ignore_ascii_case("content-length") {
+                                length = v.trim().parse().unwrap_or(0);
+                            }
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if r.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let reply = |status: &str, body: &str| {
+                        format!(
+                            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                            body.len()
+                        )
+                    };
+                    let out = if method != "POST" {
+                        reply("405 Method Not Allowed", "")
+                    } else {
+                        let msg: serde_json::Value =
+                            serde_json::from_slice(&body).unwrap_or_default();
+                        let id = msg["id"].clone();
+                        let result = match msg["method"].as_str() {
+                            _ if id.is_null() => None,
+                            Some("initialize") => Some(serde_json::json!({
+                                "protocolVersion": msg["params"]["protocolVersion"],
+                                "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "endless", "version": "0"},
+                            })),
+                            Some("tools/list") => {
+                                let n = counter.fetch_add(1, Ordering::SeqCst);
+                                Some(serde_json::json!({
+                                    "tools": [{"name": format!("t{n}"), "inputSchema": {"type": "object"}}],
+                                    "nextCursor": format!("c{}", n + 1),
+                                }))
+                            }
+                            _ => Some(serde_json::json!({})),
+                        };
+                        match result {
+                            None => reply("202 Accepted", ""),
+                            Some(r) => reply(
+                                "200 OK",
+                                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": r})
+                                    .to_string(),
+                            ),
+                        }
+                    };
+                    if w.write_all(out.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, asked)
+}
+
+#[test]
+fn over_streamable_http_too_the_pages_are_bounded() {
+    let (url, asked) = endless_http(400);
+    let start = Instant::now();
+    let o = run(&[
+        "registry",
+        "import-mcp",
+        "--server",
+        "endless",
+        "--url",
+        &url,
+        "--timeout",
+        "60",
+    ]);
+    assert!(
+        start.elapsed() < Duration::from_secs(40),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!("error: MCP server {url}: `tools/list` goes on past 100 pages (page 100 has a `nextCursor`): the bound is 100 pages\n")
+    );
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 100);
 }
