@@ -7,9 +7,11 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt;
+use toolgate_compiler::mcp_pages::Pages;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -32,10 +34,11 @@ impl std::fmt::Display for Endpoint {
 /// The most of a server's standard error kept to explain a failure.
 const STDERR_TAIL: usize = 2048;
 
-/// Every tool the server lists (all pages), as the JSON text of a
-/// `tools/list` result (`{"tools": [...]}`). The whole exchange, start-up
-/// and handshake included, is bounded by `timeout`; a started server is
-/// stopped before this returns.
+/// Every tool the server lists (all pages, within the bounds of
+/// `toolgate_compiler::mcp_pages`), as the JSON text of a `tools/list`
+/// result (`{"tools": [...]}`). The whole exchange, start-up and handshake
+/// included, is bounded by `timeout`; a started server is stopped before
+/// this returns.
 pub fn list_tools(endpoint: &Endpoint, timeout: Duration) -> Result<String, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -108,9 +111,33 @@ async fn ask(
                 .map_err(|e| format!("the MCP handshake failed: {e}"))?
         }
     };
-    let tools = client.peer().list_all_tools().await;
+    let tools = every_page(&client).await;
     let _ = client.cancel().await;
-    let tools = tools.map_err(|e| format!("`tools/list` failed: {e}"))?;
-    serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))
-        .map_err(|e| format!("cannot render the answer: {e}"))
+    tools
+}
+
+/// Every page of `tools/list`, asked one by one: rmcp's `list_all_tools`
+/// follows `nextCursor` for as long as the server sends one, so a server
+/// whose cursor never ends is asked without end while the list grows.
+/// [`Pages`] holds the bounds.
+async fn every_page(client: &RunningService<RoleClient, ()>) -> Result<String, String> {
+    let mut pages = Pages::new();
+    let mut cursor = None;
+    loop {
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = client
+            .peer()
+            .list_tools(params)
+            .await
+            .map_err(|e| format!("`tools/list` failed on page {}: {e}", pages.pages() + 1))?;
+        let mut texts = Vec::with_capacity(page.tools.len());
+        for t in &page.tools {
+            texts.push(serde_json::to_string(t).map_err(|e| format!("cannot render a tool: {e}"))?);
+        }
+        match pages.add(texts, page.next_cursor) {
+            Ok(Some(next)) => cursor = Some(next),
+            Ok(None) => return Ok(pages.finish()),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! Every example of the diagnostics catalogue (docs/diagnostics.md) is run:
 //! its registry, manifest and policy are written to a project, `toolgate
-//! check --format plain` runs in it, and what it prints must be exactly the
-//! entry's `Output:` block. The catalogue cannot drift from the compiler.
+//! check --format plain` runs in it (or, for an entry with a
+//! `tools-list.json`, the `toolgate registry ...` command its caption
+//! names), and what it prints must be exactly the entry's `Output:` block.
+//! The catalogue cannot drift from the compiler.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,6 +15,9 @@ struct Example {
     policy: Option<String>,
     registry: Option<String>,
     manifest: Option<String>,
+    /// A `tools/list` answer, and the command that reads it (for the codes
+    /// `registry import-mcp` and `registry sync` report).
+    tools_list: Option<(String, Vec<String>)>,
     output: Option<String>,
 }
 
@@ -46,6 +51,9 @@ fn examples(doc: &str) -> Vec<Example> {
                 e.registry = Some(body);
             } else if c.starts_with("`toolgate.toml`") {
                 e.manifest = Some(body);
+            } else if let Some(rest) = c.strip_prefix("`tools-list.json` (`toolgate ") {
+                let command = rest.split('`').next().unwrap_or_default();
+                e.tools_list = Some((body, command.split_whitespace().map(String::from).collect()));
             } else if c.starts_with("Output") {
                 e.output = Some(body);
             }
@@ -66,7 +74,10 @@ fn every_catalogue_example_prints_exactly_its_output() {
     let mut checked = Vec::new();
     let mut drift: Vec<(String, String, String)> = Vec::new();
     for e in examples(&doc) {
-        let (Some(expected), true) = (&e.output, e.policy.is_some() || e.registry.is_some()) else {
+        let (Some(expected), true) = (
+            &e.output,
+            e.policy.is_some() || e.registry.is_some() || e.tools_list.is_some(),
+        ) else {
             continue;
         };
         let dir = std::env::temp_dir().join(format!(
@@ -87,11 +98,20 @@ fn every_catalogue_example_prints_exactly_its_output() {
         )
         .unwrap();
         std::fs::write(dir.join("policy.tg"), e.policy.clone().unwrap_or_default()).unwrap();
+        let args: Vec<String> = match &e.tools_list {
+            Some((answer, command)) => {
+                std::fs::write(dir.join("tools-list.json"), answer).unwrap();
+                command.clone()
+            }
+            None => ["check", "--format", "plain", "."]
+                .map(String::from)
+                .to_vec(),
+        };
         let o = Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .current_dir(&dir)
             .env("NO_COLOR", "1")
             .env_remove("GITHUB_STEP_SUMMARY")
-            .args(["check", "--format", "plain", "."])
+            .args(&args)
             .output()
             .unwrap();
         let got = format!(

@@ -171,6 +171,65 @@ impl Client {
         self.diagnostics(&u)
     }
 
+    /// Bytes written as they are, framed or not.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The next error answer with a null id (a frame that was no message).
+    fn null_id_error(&mut self) -> Value {
+        let hit = |m: &Value| m["id"] == Value::Null && m.get("error").is_some();
+        if let Some(i) = self.pending.iter().position(hit) {
+            return self.pending.remove(i).expect("pending")["error"].clone();
+        }
+        loop {
+            let m = self.recv();
+            if hit(&m) {
+                return m["error"].clone();
+            }
+            self.pending.push_back(m);
+        }
+    }
+
+    /// The answer with this id, however it was asked for.
+    fn answer(&mut self, id: i64) -> Value {
+        if let Some(i) = self.pending.iter().position(|m| m["id"] == json!(id)) {
+            return self.pending.remove(i).expect("pending");
+        }
+        loop {
+            let m = self.recv();
+            if m["id"] == json!(id) {
+                return m;
+            }
+            self.pending.push_back(m);
+        }
+    }
+
+    /// The most memory the server has held (VmHWM), in KiB.
+    fn peak_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM")
+    }
+
+    /// Close standard input and wait (bounded) for the server to end.
+    fn end_input(mut self) -> std::process::ExitStatus {
+        drop(self.stdin);
+        for _ in 0..100 {
+            if let Some(s) = self.child.try_wait().expect("wait") {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        panic!("the server did not end within 10 s of its input closing");
+    }
+
     fn shutdown(mut self) {
         self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
@@ -616,4 +675,172 @@ fn formatting_uses_the_formatter_and_symbols_outline_the_file() {
     );
     assert_eq!(outline[27], "configuration private-failover-chat");
     c.shutdown();
+}
+
+fn framed(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+#[test]
+fn a_frame_over_the_cap_is_answered_at_once_and_costs_no_memory() {
+    for (length, peak_limit_kib) in [
+        ("1000000000", 150 * 1024),
+        ("4611686018427387904", 150 * 1024),
+    ] {
+        let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
+        c.open(&policy, &text);
+        c.send_raw(format!("Content-Length: {length}\r\n\r\n{{").as_bytes());
+        let e = c.null_id_error();
+        assert_eq!(
+            e,
+            json!({"code": -32700, "message": format!("a frame of {length} bytes is over the 64 MiB limit; its body is skipped")})
+        );
+        // Still running, and it did not make room for the declared body.
+        assert!(
+            c.child.try_wait().expect("wait").is_none(),
+            "{length}: the server ended"
+        );
+        let peak = c.peak_kib();
+        assert!(peak < peak_limit_kib, "{length}: peak {peak} KiB");
+        // Its input ends inside the skipped body: the server ends cleanly.
+        let status = c.end_input();
+        assert!(status.success(), "{length}: {status}");
+    }
+}
+
+#[test]
+fn malformed_frames_are_answered_and_the_open_documents_survive() {
+    let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
+    let messy = text.replace(
+        "zone local { ceiling secretAdjacent }",
+        "zone   local {ceiling secretAdjacent}",
+    );
+    assert_ne!(messy, text);
+    c.open(&policy, &messy);
+    let formatting = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/formatting",
+               "params": {"textDocument": {"uri": uri(&policy)}, "options": {"tabSize": 2, "insertSpaces": true}}})
+        .to_string()
+    };
+    // Not JSON, not UTF-8, and JSON that is no message.
+    c.send_raw(&framed("{not json"));
+    assert_eq!(
+        c.null_id_error(),
+        json!({"code": -32700, "message": "the frame's body is not JSON: key must be a string at line 1 column 2"})
+    );
+    c.send_raw(b"Content-Length: 3\r\n\r\n\xff\xfe\xfd");
+    assert_eq!(
+        c.null_id_error(),
+        json!({"code": -32700, "message": "the frame's body is not UTF-8"})
+    );
+    // An id over i32, which lsp-server's ids cannot hold: refused with that id.
+    c.send_raw(&framed(
+        r#"{"jsonrpc": "2.0", "id": 4294967296, "method": "textDocument/hover"}"#,
+    ));
+    let m = c.answer(4294967296);
+    assert_eq!(
+        m["error"],
+        json!({"code": -32600, "message": "request id 4294967296 is out of range: ids are strings or 32-bit integers"})
+    );
+    // A length that is not a number: the reader skips to the next frame.
+    let mut bytes = b"Content-Length: twelve\r\n\r\n{\"id\": 1}".to_vec();
+    bytes.extend(framed(&formatting(701)));
+    c.send_raw(&bytes);
+    assert_eq!(
+        c.null_id_error(),
+        json!({"code": -32700, "message": "malformed frame header: `Content-Length: twelve` is not a number of bytes; skipped to the next `Content-Length` header"})
+    );
+    let m = c.answer(701);
+    assert_eq!(apply(&messy, &m["result"]), text, "{m}");
+    // Headers ended by LF alone are read as CRLF.
+    let body = formatting(702);
+    c.send_raw(format!("Content-Length: {}\n\n{body}", body.len()).as_bytes());
+    let m = c.answer(702);
+    assert_eq!(apply(&messy, &m["result"]), text, "{m}");
+    // The document is still open with the client's text.
+    let req = json!({"textDocument": {"uri": uri(&policy)}, "options": {"tabSize": 2, "insertSpaces": true}});
+    assert_eq!(
+        apply(&messy, &c.request("textDocument/formatting", req)),
+        text
+    );
+    c.shutdown();
+}
+
+#[test]
+fn a_file_outside_the_workspace_projects_is_never_read() {
+    let outside = std::env::temp_dir().join(format!("toolgate-lsp-outside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(&outside).unwrap();
+    let lone = outside.join("secret.tg");
+    std::fs::write(&lone, "zone   local {ceiling secretAdjacent}\n").unwrap();
+    let (_root, policy, text, mut c) = session("trust-zones", "policy.tg");
+    c.open(&policy, &text);
+    let doc = json!({"textDocument": {"uri": uri(&lone)}, "options": {"tabSize": 2, "insertSpaces": true}});
+    assert_eq!(c.request("textDocument/formatting", doc), Value::Null);
+    assert_eq!(
+        c.request(
+            "textDocument/hover",
+            at(&lone, "zone   local {ceiling secretAdjacent}\n", "local")
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        c.request(
+            "textDocument/completion",
+            at(&lone, "zone   local {ceiling secretAdjacent}\n", "ceiling")
+        ),
+        Value::Null
+    );
+    // Opened by the client, the same file is formatted.
+    c.open(&lone, "zone   local {ceiling secretAdjacent}\n");
+    let doc = json!({"textDocument": {"uri": uri(&lone)}, "options": {"tabSize": 2, "insertSpaces": true}});
+    let edits = c.request("textDocument/formatting", doc);
+    assert_eq!(
+        apply("zone   local {ceiling secretAdjacent}\n", &edits),
+        "zone local { ceiling secretAdjacent }\n"
+    );
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&outside);
+}
+
+#[test]
+fn a_registry_name_written_with_an_escape_gets_its_diagnostic_on_its_own_line() {
+    let dir = std::env::temp_dir().join(format!("toolgate-lsp-escape-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let registry = "[[tool]]\nname = \"get_page_content\"\ngroup = \"content\"\n\n[[tool]]\nname = \"g\\u0435t_page_content\"\ngroup = \"content\"\n";
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("registry.toml"), registry).unwrap();
+    std::fs::write(dir.join("policy.tg"), "").unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    // `toolgate check`: line 6, the escaped name's own line.
+    let o = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .args(["check", "--format", "plain", "."])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains("error[TG4004]: registry tools `get_page_content` and `g\u{435}t_page_content` read alike\n  ┌─ registry.toml:6:8\n"),
+        "{out}"
+    );
+    // The language server: the same range.
+    let mut c = Client::start(&dir);
+    c.open(&dir.join("policy.tg"), "");
+    let diags = c.diagnostics(&uri(&dir.join("registry.toml")));
+    let tg4004: Vec<&Value> = diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "TG4004")
+        .collect();
+    assert_eq!(tg4004.len(), 1, "{diags}");
+    assert_eq!(tg4004[0]["range"], range(5, 7, 5, 30));
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
 }

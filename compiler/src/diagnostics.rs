@@ -724,6 +724,49 @@ problems! {
         "no `server`",
         vec![],
         Some("remote tools are admin-only and switched off until enabled; give it `server = \"<server>\"` if it comes from an MCP server, or rename it and its group out of `mcp_`".into()));
+
+    /// a live server (or its captured answer) that lists one name twice.
+    "TG4006" "server-lists-twice" Error "An MCP server's `tools/list` answer lists one tool name twice."
+    ServerListsTwice {
+        /// The name as the server lists it.
+        name: String,
+        span: Span,
+        first: Span,
+    }
+    => (
+        *span,
+        format!("the server lists tool `{}` twice", esc(name)),
+        "listed again here",
+        vec![Label { span: *first, message: "first listed here".into() }],
+        Some("nothing is imported or written: a registry holds a name once, and which entry is meant is the server's to say; fix the server's tool list".into()),
+    );
+
+    /// a server's tool whose registry name another server's tool (or a builtin) already has.
+    "TG4007" "remote-name-collision" Error "Tools of two MCP servers map to the same registry name."
+    RemoteNameCollision {
+        /// The registry name both map to (`mcp_a_b_c`).
+        name: String,
+        /// The server's tool in its `tools/list` answer.
+        span: Span,
+        server: String,
+        /// The server of the registry's tool (`None`: a builtin tool).
+        other_server: Option<String>,
+        /// The registry's tool.
+        other: Span,
+    }
+    => {
+        let holder = match other_server {
+            Some(o) => format!("a tool of server `{}`", esc(o)),
+            None => "a builtin tool".to_string(),
+        };
+        (
+            *span,
+            format!("server `{}` lists a tool that becomes `{}`, which the registry holds as {holder}", esc(server), esc(name)),
+            "maps to a name already taken",
+            vec![Label { span: *other, message: "the registry's tool of that name".into() }],
+            Some("nothing is written: rename one of the servers (`--server`) so that neither name is a prefix of the other followed by `_`".into()),
+        )
+    };
 }
 
 /// A label on a span other than the primary one.

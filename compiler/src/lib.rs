@@ -10,6 +10,7 @@ pub mod diff;
 pub mod discover;
 pub mod formatter;
 pub mod lower;
+pub mod mcp_pages;
 pub mod mcp_sync;
 pub mod model;
 pub mod names;

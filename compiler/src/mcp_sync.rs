@@ -7,6 +7,8 @@
 //! server says about it (title, description, schemas, annotations) follows
 //! the server.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use crate::diagnostics::{Problem, RefKind};
@@ -123,16 +125,48 @@ fn of_server(t: &Tool, server: &str) -> bool {
     matches!(&t.origin, Origin::Remote { server: s } if s == server)
 }
 
+/// The tools of `live` (server `server`) whose registry name the registry
+/// already holds as another server's tool or a builtin: server `a`'s tool
+/// `b_c` and server `a_b`'s tool `c` are both `mcp_a_b_c`. A sync must not
+/// take one for the other, so each is a problem (TG4007).
+pub fn collisions(current: &Registry, server: &str, live: &Registry) -> Vec<Problem> {
+    let by_name: HashMap<&str, &Tool> =
+        current.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    live.tools
+        .iter()
+        .filter_map(|now| {
+            let held = by_name.get(now.name.as_str())?;
+            let other_server = match &held.origin {
+                Origin::Remote { server: s } if s == server => return None,
+                Origin::Remote { server: s } => Some(s.clone()),
+                Origin::Builtin => None,
+            };
+            Some(Problem::RemoteNameCollision {
+                name: now.name.clone(),
+                span: now.span,
+                server: server.to_string(),
+                other_server,
+                other: held.span,
+            })
+        })
+        .collect()
+}
+
 /// Compare the registry's tools of `server` with `live` (the server's
 /// answer, through `registry::import_mcp`). Returns the drift and the
 /// registry after the sync: removed tools dropped, kept tools with the
 /// server's facts, new tools after the server's last tool (or at the end).
+/// Linear in the two registries (names are looked up by hash). Call
+/// [`collisions`] first: a live tool whose name another server's tool holds
+/// counts here as neither new nor kept.
 pub fn sync(current: &Registry, server: &str, live: &Registry) -> (Drift, Registry) {
     let mut drift = Drift {
         server: server.to_string(),
         ..Drift::default()
     };
-    let live_of = |name: &str| live.tools.iter().find(|t| t.name == name);
+    let live_by_name: HashMap<&str, &Tool> =
+        live.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    let current_names: HashSet<&str> = current.tools.iter().map(|t| t.name.as_str()).collect();
     let mut tools = Vec::with_capacity(current.tools.len() + live.tools.len());
     let mut insert_at = None;
     for t in &current.tools {
@@ -140,7 +174,7 @@ pub fn sync(current: &Registry, server: &str, live: &Registry) -> (Drift, Regist
             tools.push(t.clone());
             continue;
         }
-        let Some(now) = live_of(&t.name) else {
+        let Some(now) = live_by_name.get(t.name.as_str()) else {
             drift.removed.push(Removed {
                 name: t.name.clone(),
                 descriptor_bytes: bytes(t),
@@ -180,7 +214,7 @@ pub fn sync(current: &Registry, server: &str, live: &Registry) -> (Drift, Regist
     let new: Vec<Tool> = live
         .tools
         .iter()
-        .filter(|t| !current.tools.iter().any(|c| c.name == t.name))
+        .filter(|t| !current_names.contains(t.name.as_str()))
         .cloned()
         .collect();
     drift.added = new
@@ -199,7 +233,8 @@ pub fn sync(current: &Registry, server: &str, live: &Registry) -> (Drift, Regist
 /// tool is left in): the project checked against the updated registry, its
 /// findings about those names. Each carries the statement's span.
 pub fn stale_statements(project: &mut Project, updated: Registry, drift: &Drift) -> Vec<Problem> {
-    let removed = |n: &str| drift.removed.iter().any(|r| r.name == n);
+    let removed: HashSet<&str> = drift.removed.iter().map(|r| r.name.as_str()).collect();
+    let removed = |n: &str| removed.contains(n);
     let group = format!("mcp_{}", drift.server);
     let group_gone = !updated.tools.iter().any(|t| t.group == group);
     project.set_registry(updated);

@@ -308,7 +308,13 @@ impl LoadState<'_> {
 
     /// Turn one entry into a tool, or a problem.
     fn add(&mut self, mut t: RawTool) {
-        let span = locate(self.file, self.text, &t.name, &mut self.cursor);
+        let span = locate(
+            self.file,
+            self.text,
+            &t.name,
+            &mut self.cursor,
+            self.is_json,
+        );
         if !self.is_json {
             for (field, value) in [
                 ("input_schema", &mut t.input_schema),
@@ -469,9 +475,10 @@ impl<'de> Visitor<'de> for ToolsSeed<'_, '_> {
     }
 }
 
-/// Span of the quoted name, searching forward from `cursor` (tools appear in order).
-fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize) -> Span {
-    // As written: a literal string, or a basic string with escapes (a name
+/// Span of the quoted name, searching forward from `cursor` (tools appear in
+/// order). `is_json` says how a string with escapes is decoded.
+fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize, is_json: bool) -> Span {
+    // As written without escapes: a literal string, or a basic string (a name
     // holding a newline is written `"a\nb"` in TOML and JSON alike).
     let escaped = serde_json::to_string(name).unwrap_or_default();
     for needle in [format!("\"{name}\""), format!("'{name}'"), escaped] {
@@ -481,7 +488,86 @@ fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize) -> Span {
             return Span::new(file, start..start + needle.len());
         }
     }
+    // Written with other escapes (`"g\u0435t"`): the next `name` key whose
+    // string decodes to the name. Without this the span would be the
+    // cursor, the end of the previous tool's name.
+    if let Some(r) = locate_escaped(text, name, *cursor, is_json) {
+        *cursor = r.end;
+        return Span::new(file, r);
+    }
     Span::new(file, *cursor..*cursor)
+}
+
+/// The byte range of the first string value of a `name` key at or after
+/// `from` (`name = "..."` in TOML, `"name": "..."` in JSON) that decodes to
+/// `name`.
+fn locate_escaped(
+    text: &str,
+    name: &str,
+    from: usize,
+    is_json: bool,
+) -> Option<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let rest = text.get(from..)?;
+    for (i, _) in rest.match_indices("name") {
+        let key = from + i;
+        let before = key.checked_sub(1).map(|b| bytes[b]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+            continue;
+        }
+        let mut at = key + "name".len();
+        if before == Some(b'"') {
+            if bytes.get(at) != Some(&b'"') {
+                continue;
+            }
+            at += 1;
+        }
+        let skip_blank = |mut at: usize| {
+            while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+                at += 1;
+            }
+            at
+        };
+        at = skip_blank(at);
+        if !matches!(bytes.get(at), Some(b'=' | b':')) {
+            continue;
+        }
+        let start = skip_blank(at + 1);
+        let Some(end) = string_end(bytes, start) else {
+            continue;
+        };
+        let literal = &text[start..end];
+        let decoded = if is_json {
+            serde_json::from_str::<String>(literal).ok()
+        } else {
+            toml::from_str::<std::collections::BTreeMap<String, String>>(&format!("v = {literal}"))
+                .ok()
+                .and_then(|mut m| m.remove("v"))
+        };
+        if decoded.as_deref() == Some(name) {
+            return Some(start..end);
+        }
+    }
+    None
+}
+
+/// The end (past the closing quote) of the one-line string literal starting
+/// at `start`: `'...'` without escapes, or `"..."` with backslash escapes.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let quote = *bytes.get(start)?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let mut i = start + 1;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\n' => return None,
+            b'\\' if quote == b'"' => i += 2,
+            _ if b == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 pub use toolgate_runtime::names::remote_name_problem;
@@ -608,15 +694,35 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
         });
         return (Registry::default(), problems);
     }
-    let mut tools = Vec::new();
+    let mut tools: Vec<Tool> = Vec::with_capacity(list.tools.len());
+    // Name hash -> index in `tools`, as in the registry reader.
+    let mut seen: std::collections::HashMap<u64, u32> =
+        std::collections::HashMap::with_capacity(list.tools.len());
     let mut cursor = 0;
     for t in list.tools {
-        let span = locate(file, text, &t.name, &mut cursor);
+        let span = locate(file, text, &t.name, &mut cursor, true);
         let name = remote_tool_name(server, &t.name);
         if let Some(reason) = remote_name_problem(&t.name).or_else(|| remote_name_problem(&name)) {
             problems.push(Problem::RemoteNameInvalid { name, span, reason });
             continue;
         }
+        let h = name_hash(&name);
+        let first = match seen.get(&h) {
+            Some(&i) if tools[i as usize].name == name => Some(i as usize),
+            Some(_) => tools.iter().position(|x| x.name == name),
+            None => None,
+        };
+        if let Some(i) = first {
+            // The first entry stays, so the registry returned still holds
+            // each name once; the command refuses to write it (TG4006).
+            problems.push(Problem::ServerListsTwice {
+                name: t.name,
+                span,
+                first: tools[i].span,
+            });
+            continue;
+        }
+        seen.entry(h).or_insert(tools.len() as u32);
         tools.push(Tool {
             name,
             span,
@@ -761,5 +867,61 @@ mod table_by_table {
         ] {
             same_as_whole(text);
         }
+    }
+}
+
+#[cfg(test)]
+mod spans {
+    use super::*;
+
+    fn spans(text: &str, is_json: bool) -> Vec<(String, String)> {
+        let (r, p) = load(FileId(0), text, is_json);
+        assert!(p.is_empty(), "{p:?}");
+        r.tools
+            .iter()
+            .map(|t| (t.name.clone(), text[t.span.range()].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_written_with_escapes_is_located_at_its_own_key() {
+        let toml = "[[tool]]\nname = \"get_page_content\"\ngroup = \"g\"\n\
+                    [[tool]]\ngroup = \"g\"\nname = \"g\\u0435t_page_content\"\n\
+                    [[tool]]\nname = 'plain'\ngroup = \"g\"\n";
+        assert_eq!(
+            spans(toml, false),
+            [
+                ("get_page_content".into(), "\"get_page_content\"".into()),
+                (
+                    "g\u{435}t_page_content".into(),
+                    "\"g\\u0435t_page_content\"".into()
+                ),
+                ("plain".into(), "'plain'".into()),
+            ]
+        );
+        // TOML's \U form, and a key named `name` inside a schema before it.
+        let toml = "[[tool]]\ngroup = \"g\"\ninput_schema = { properties = { name = { type = \"string\" } } }\n\
+                    name = \"x\\U0000200By\"\n";
+        assert_eq!(
+            spans(toml, false),
+            [("x\u{200b}y".into(), "\"x\\U0000200By\"".into())]
+        );
+        let json = "{\"tool\": [{\"name\": \"a\", \"group\": \"g\"}, {\"group\": \"g\", \"name\" : \"\\u0061b\"}]}";
+        assert_eq!(
+            spans(json, true),
+            [
+                ("a".into(), "\"a\"".into()),
+                ("ab".into(), "\"\\u0061b\"".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn an_escaped_name_in_a_tools_list_answer_is_located() {
+        let answer = r#"{"tools": [{"name": "a"}, {"description": "x", "name": "\u0062"}]}"#;
+        let (r, p) = import_mcp(FileId(0), answer, "s");
+        assert!(p.is_empty(), "{p:?}");
+        let got: Vec<&str> = r.tools.iter().map(|t| &answer[t.span.range()]).collect();
+        assert_eq!(got, ["\"a\"", "\"\\u0062\""]);
     }
 }

@@ -683,6 +683,103 @@ fn tg4003_duplicate_registry_tool() {
     );
 }
 
+/// Assert code, primary span text and message of a finding outside `check`
+/// (the MCP import and sync); snapshot both renderings.
+fn case_of(
+    code: &str,
+    sources: &toolgate_compiler::source::SourceMap,
+    problems: &[toolgate_compiler::diagnostics::Problem],
+    spanned: &str,
+    message: &str,
+) {
+    let diags: Vec<Diagnostic> = problems
+        .iter()
+        .map(|p| p.diagnostic())
+        .filter(|d| d.code == code)
+        .collect();
+    assert_eq!(diags.len(), 1, "{problems:?}");
+    let d = &diags[0];
+    assert!(CATALOGUE
+        .iter()
+        .any(|c| c.code == code && c.severity == d.severity));
+    assert_eq!(sources.text(d.span), spanned, "span of {code}");
+    assert_eq!(d.message, message);
+    insta::assert_snapshot!(
+        format!("{code}-human"),
+        report::human(sources, &diags, false)
+    );
+    insta::assert_snapshot!(format!("{code}-json"), report::json(sources, &diags));
+}
+
+#[test]
+fn tg4006_server_lists_twice() {
+    use toolgate_compiler::registry::import_mcp;
+    let answer = "{\"tools\": [\n  {\"name\": \"lookup\"},\n  {\"name\": \"export\"},\n  {\"name\": \"lookup\", \"description\": \"again\"}\n]}\n";
+    let mut sources = toolgate_compiler::source::SourceMap::new();
+    let id = sources.add("tools-list.json", answer);
+    let (reg, problems) = import_mcp(id, answer, "crm");
+    // The first entry is kept, so what is returned holds each name once.
+    let names: Vec<&str> = reg.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["mcp_crm_lookup", "mcp_crm_export"]);
+    assert_eq!(reg.tools[0].description, None);
+    case_of(
+        "TG4006",
+        &sources,
+        &problems,
+        "\"lookup\"",
+        "the server lists tool `lookup` twice",
+    );
+    let d = problems[0].diagnostic();
+    assert_eq!((d.span.range(), d.labels[0].span.range()), (67..75, 23..31));
+}
+
+#[test]
+fn tg4007_remote_name_collision() {
+    use toolgate_compiler::{mcp_sync, registry};
+    let reg = "[[tool]]\nname = \"mcp_a_b_c\"\ngroup = \"mcp_a\"\nserver = \"a\"\n";
+    let answer = "{\"tools\": [{\"name\": \"c\"}, {\"name\": \"d\"}]}";
+    let mut sources = toolgate_compiler::source::SourceMap::new();
+    let rid = sources.add("registry.toml", reg);
+    let aid = sources.add("tools-list.json", answer);
+    let (current, p) = registry::load(rid, reg, false);
+    assert!(p.is_empty(), "{p:?}");
+    let (live, p) = registry::import_mcp(aid, answer, "a_b");
+    assert!(p.is_empty(), "{p:?}");
+    let problems = mcp_sync::collisions(&current, "a_b", &live);
+    case_of(
+        "TG4007",
+        &sources,
+        &problems,
+        "\"c\"",
+        "server `a_b` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of server `a`",
+    );
+    assert_eq!(
+        sources.text(problems[0].diagnostic().labels[0].span),
+        "\"mcp_a_b_c\""
+    );
+    // The other way round: server `a` asked, the registry holding `a_b`'s tool.
+    let reg = "[[tool]]\nname = \"mcp_a_b_c\"\ngroup = \"mcp_a_b\"\nserver = \"a_b\"\n";
+    let (current, _) = registry::load(rid, reg, false);
+    let (live, _) = registry::import_mcp(aid, "{\"tools\": [{\"name\": \"b_c\"}]}", "a");
+    let got: Vec<String> = mcp_sync::collisions(&current, "a", &live)
+        .iter()
+        .map(|p| p.diagnostic().message)
+        .collect();
+    assert_eq!(
+        got,
+        ["server `a` lists a tool that becomes `mcp_a_b_c`, which the registry holds as a tool of server `a_b`"]
+    );
+    // The server's own tools never collide with themselves.
+    assert_eq!(
+        mcp_sync::collisions(
+            &current,
+            "a_b",
+            &registry::import_mcp(aid, "{\"tools\": [{\"name\": \"c\"}]}", "a_b").0
+        ),
+        []
+    );
+}
+
 #[test]
 fn tg1011_lookalike_name() {
     // Cyrillic `е` (U+0435) for Latin `e`: reads as the real tool, excludes nothing.

@@ -15,6 +15,7 @@
 //! | `complete`, `hover`, `navigate` | completion, hover, definition / references / rename |
 //! | `index` | definitions and references, document outline |
 //! | `text` | byte offsets <-> LSP positions |
+//! | `transport` | `Content-Length` frames read under a cap, bad frames answered |
 
 pub mod actions;
 pub mod complete;
@@ -25,6 +26,7 @@ pub mod navigate;
 pub mod place;
 pub mod server;
 pub mod text;
+pub mod transport;
 pub mod workspace;
 
 pub use server::{run_stdio, serve};

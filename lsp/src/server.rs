@@ -27,7 +27,7 @@ use toolgate_compiler::formatter;
 use crate::index::Index;
 use crate::text::LineIndex;
 use crate::workspace::{url_of, ProjectState, Publish, Workspace};
-use crate::{actions, complete, hover, navigate};
+use crate::{actions, complete, hover, navigate, transport};
 
 pub type BoxError = Box<dyn Error + Send + Sync>;
 
@@ -49,13 +49,16 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// Serve on stdin/stdout until the client shuts the server down.
+/// Serve on stdin/stdout until the client shuts the server down. Frames are
+/// read by [`crate::transport`] under its caps; bad ones are answered on
+/// stdout and logged on stderr.
 pub fn run_stdio() -> Result<(), BoxError> {
-    let (connection, io) = Connection::stdio();
-    serve(&connection)?;
+    let input = std::io::BufReader::new(std::io::stdin());
+    let (connection, io) = transport::connect(input, std::io::stdout(), std::io::stderr());
+    let served = serve(&connection);
     drop(connection);
     io.join()?;
-    Ok(())
+    served
 }
 
 /// Serve one connection: initialize, then every message until `shutdown`.

@@ -133,13 +133,20 @@ impl Workspace {
         self.projects.get(&m)
     }
 
-    /// The text of a file: the open document, else the file on disk.
+    /// The text of a file: the open document, else the file on disk when it
+    /// is one of a loaded project's files (manifest, registry, policies).
+    /// No other file is read: a request naming a path is no reason to read
+    /// it, and its answer would hand the file's text to the client.
     pub fn text_of(&self, path: &Path) -> Option<String> {
         let path = canonical(path);
-        self.open
-            .get(&path)
-            .cloned()
-            .or_else(|| std::fs::read_to_string(&path).ok())
+        if let Some(text) = self.open.get(&path) {
+            return Some(text.clone());
+        }
+        self.projects
+            .values()
+            .any(|s| s.paths.contains(&path))
+            .then(|| std::fs::read_to_string(&path).ok())
+            .flatten()
     }
 
     fn analyse_for(&mut self, path: &Path) -> Publish {

@@ -1,6 +1,7 @@
 //! `registry import-mcp` and `registry sync`: an MCP server's tools, from a
 //! captured `tools/list` answer or from the live server, into the registry.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -135,11 +136,25 @@ fn report_problems(sources: &SourceMap, problems: &[Problem]) {
     write_err(&report::human(sources, &diags, false));
 }
 
+/// A finding that stops the import or sync before anything is written: the
+/// server's list holds a name twice (TG4006), or a name another server's
+/// tool holds (TG4007).
+fn refuses(p: &Problem) -> bool {
+    matches!(
+        p,
+        Problem::ServerListsTwice { .. } | Problem::RemoteNameCollision { .. }
+    )
+}
+
 fn import_mcp(a: ImportArgs) -> Res {
     let (name, text) = answer(&a.mcp)?;
     let mut sources = SourceMap::new();
     let id = sources.add(name, text);
     let (reg, problems) = registry::import_mcp(id, &sources.get(id).text, &a.mcp.server);
+    if problems.iter().any(refuses) {
+        report_problems(&sources, &problems);
+        return Ok(1);
+    }
     let out = render(&reg, a.format);
     match &a.output {
         Some(p) => write_atomic(p, out.as_bytes())?,
@@ -166,16 +181,29 @@ fn sync(a: SyncArgs) -> Res {
         return Ok(1);
     }
     let (name, text) = answer(&a.mcp)?;
-    let mut answers = SourceMap::new();
-    let id = answers.add(name, text);
-    let (live, import_problems) = registry::import_mcp(id, &answers.get(id).text, &a.mcp.server);
+    // The answer joins the project's sources, so a finding about one of its
+    // tools can point at the registry's tool too (TG4007).
+    let id = project.sources.add(name, text);
+    let (live, import_problems) =
+        registry::import_mcp(id, &project.sources.get(id).text, &a.mcp.server);
     if import_problems
         .iter()
-        .any(|p| matches!(p, Problem::RegistryInvalid { .. }))
+        .any(|p| matches!(p, Problem::RegistryInvalid { .. }) || refuses(p))
         || registry::remote_name_problem(&a.mcp.server).is_some()
     {
-        // Not a tools/list answer, or no server name: nothing to compare with.
-        report_problems(&answers, &import_problems);
+        // Not a tools/list answer, no server name, or a list no registry
+        // can hold: nothing to compare with.
+        report_problems(&project.sources, &import_problems);
+        return Ok(1);
+    }
+    let collisions = mcp_sync::collisions(&current, &a.mcp.server, &live);
+    if !collisions.is_empty() {
+        report_problems(&project.sources, &collisions);
+        write_err(&format!(
+            "registry sync: {} of server {}'s tools take names the registry gives other tools; nothing compared or written\n",
+            collisions.len(),
+            a.mcp.server
+        ));
         return Ok(1);
     }
     let (drift, updated) = mcp_sync::sync(&current, &a.mcp.server, &live);
@@ -215,7 +243,7 @@ fn sync(a: SyncArgs) -> Res {
         )),
     }
     if !import_problems.is_empty() {
-        report_problems(&answers, &import_problems);
+        report_problems(&project.sources, &import_problems);
         return Ok(1);
     }
     Ok(u8::from(a.check && !drift.is_empty()))
@@ -229,14 +257,27 @@ fn statement(p: &Problem, sources: &SourceMap) -> (String, usize, usize, &'stati
     (file.name.clone(), line, col, d.code, d.message)
 }
 
-/// The statements naming `name` (a removed tool, or the server's group).
-fn statements_of<'p>(stale: &'p [Problem], name: &'p str) -> impl Iterator<Item = &'p Problem> {
-    stale.iter().filter(move |p| match p {
-        Problem::Unknown { name: n, .. }
-        | Problem::StaleExclusion { name: n, .. }
-        | Problem::ExclusionTypo { name: n, .. } => n == name,
-        _ => false,
-    })
+/// The statements by the name they name (a removed tool, or the server's
+/// group): one pass, so a report is linear in the removed tools and the
+/// statements.
+fn by_name(stale: &[Problem]) -> HashMap<&str, Vec<&Problem>> {
+    let mut out: HashMap<&str, Vec<&Problem>> = HashMap::new();
+    for p in stale {
+        if let Problem::Unknown { name, .. }
+        | Problem::StaleExclusion { name, .. }
+        | Problem::ExclusionTypo { name, .. } = p
+        {
+            out.entry(name.as_str()).or_default().push(p);
+        }
+    }
+    out
+}
+
+fn statements_of<'p>(
+    named: &'p HashMap<&str, Vec<&'p Problem>>,
+    name: &str,
+) -> impl Iterator<Item = &'p Problem> + 'p {
+    named.get(name).into_iter().flatten().copied()
 }
 
 fn signed(n: i64) -> String {
@@ -255,6 +296,7 @@ fn text_report(
     registry_shown: &str,
 ) -> String {
     use std::fmt::Write as _;
+    let named = by_name(stale);
     let mut s = String::new();
     if drift.is_empty() {
         let _ = writeln!(s, "server {}: no drift", drift.server);
@@ -282,14 +324,14 @@ fn text_report(
         let _ = writeln!(s, "removed:");
         for t in &drift.removed {
             let _ = writeln!(s, "  - {}  {} bytes", t.name, t.descriptor_bytes);
-            for p in statements_of(stale, &t.name) {
+            for p in statements_of(&named, &t.name) {
                 let (file, line, col, code, message) = statement(p, sources);
                 let _ = writeln!(s, "      named at {file}:{line}:{col}: {code} {message}");
             }
         }
     }
     let group = format!("mcp_{}", drift.server);
-    for p in statements_of(stale, &group) {
+    for p in statements_of(&named, &group) {
         let (file, line, col, code, message) = statement(p, sources);
         let _ = writeln!(
             s,
@@ -324,8 +366,9 @@ fn json_report(
     sources: &SourceMap,
     written: bool,
 ) -> serde_json::Value {
+    let named = by_name(stale);
     let statements = |name: &str| -> Vec<mcp_sync::Statement> {
-        statements_of(stale, name)
+        statements_of(&named, name)
             .map(|p| {
                 let (file, line, column, code, message) = statement(p, sources);
                 mcp_sync::Statement {
