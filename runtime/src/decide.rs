@@ -193,11 +193,8 @@ impl Table {
     /// Start a context for a configuration; refine it with the builder methods.
     pub fn context(&self, configuration: &str) -> Result<Context<'_>, ContextError> {
         let Some(&ci) = self.config_index.get(configuration) else {
-            let suggestion = self
-                .configuration_names()
-                .filter(|c| close(c, configuration))
-                .map(str::to_string)
-                .next();
+            let suggestion = crate::names::near_miss(configuration, self.configuration_names())
+                .map(str::to_string);
             return Err(ContextError::UnknownConfiguration {
                 name: configuration.to_string(),
                 suggestion,
@@ -236,21 +233,6 @@ impl Table {
         ctx.refresh();
         Ok(ctx)
     }
-}
-
-/// Near enough for a suggestion: differs in at most two characters' worth.
-fn close(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()] <= 2
 }
 
 impl<'t> Context<'t> {

@@ -64,6 +64,52 @@ fn escape_where(text: &str, bad: impl Fn(char) -> bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `asked` is near enough to `known` to be a slip for it: the same
+/// ignoring ASCII case, `_`/`-` and surrounding white space, or at most two
+/// edits apart (one for names of four characters or fewer). The one
+/// "did you mean" rule of the runtime: configurations, consumers and the
+/// service's request members are suggested by it.
+pub fn is_near_miss(asked: &str, known: &str) -> bool {
+    if asked == known {
+        return false;
+    }
+    let fold = |s: &str| -> String {
+        s.trim()
+            .chars()
+            .filter(|c| *c != '_' && *c != '-' && !is_invisible(*c))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    if fold(asked) == fold(known) {
+        return true;
+    }
+    let limit = if known.chars().count() <= 4 { 1 } else { 2 };
+    edit_distance(asked, known) <= limit
+}
+
+/// The first of `candidates` that `asked` is a near miss of ([`is_near_miss`]).
+pub fn near_miss<'a>(
+    asked: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates.into_iter().find(|c| is_near_miss(asked, c))
+}
+
+/// Levenshtein distance over characters (short names: a plain table).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// The longest remote tool name: MCP's naming rule.
 pub const MAX_REMOTE_NAME: usize = 64;
 
@@ -133,6 +179,29 @@ mod tests {
         assert_eq!(escape("\u{202e}dcba"), "\\u202edcba");
         assert_eq!(first_invisible("ab\u{200d}c"), Some((2, '\u{200d}')));
         assert_eq!(first_invisible("dеlеtе"), None);
+    }
+
+    #[test]
+    fn near_misses_are_slips_of_case_separators_space_and_a_few_edits() {
+        for slip in [
+            "Support-bot",
+            "support-bot ",
+            "support_bot",
+            "support-b0t",
+            "support-bot\u{200b}",
+            "suport-bot",
+        ] {
+            assert!(is_near_miss(slip, "support-bot"), "{slip:?}");
+        }
+        for other in ["support-bot", "billing-bot", "stranger", ""] {
+            assert!(!is_near_miss(other, "support-bot"), "{other:?}");
+        }
+        assert!(is_near_miss("rol", "role"));
+        assert!(!is_near_miss("id", "role"));
+        assert_eq!(
+            near_miss("edtor-chat", ["other", "editor-chat"]),
+            Some("editor-chat")
+        );
     }
 
     #[test]

@@ -276,6 +276,33 @@ impl Table {
         self.spec.configurations.iter().map(|c| c.name.as_str())
     }
 
+    /// The consumers the policy binds to a profile, in table order.
+    pub fn consumer_names(&self) -> impl Iterator<Item = &str> {
+        self.spec.consumers.iter().map(|c| c.name.as_str())
+    }
+
+    /// Whether a consumer name the policy does not bind is a slip: empty,
+    /// padded or holding a control or format character, or a near miss of
+    /// a bound consumer (`Support-bot`, `support_bot` for `support-bot`).
+    /// `Err` carries the bound consumer it resembles, if any. Such a name
+    /// must not fall under `consumers-without-profile` by accident: an edge
+    /// that takes consumer names from a caller refuses it (the decision
+    /// service answers 400 with the suggestion). A bound name, or a
+    /// genuinely other one, is `Ok`.
+    pub fn check_consumer(&self, name: &str) -> Result<(), Option<&str>> {
+        if self.consumer_index.contains_key(name) {
+            return Ok(());
+        }
+        let near = crate::names::near_miss(name, self.consumer_names());
+        let malformed =
+            name.is_empty() || name.trim() != name || crate::names::first_invisible(name).is_some();
+        if near.is_some() || malformed {
+            Err(near)
+        } else {
+            Ok(())
+        }
+    }
+
     pub fn configuration(&self, name: &str) -> Option<&ConfigurationSpec> {
         self.config_index
             .get(name)

@@ -46,27 +46,72 @@ impl ApiError {
 
 // ------------------------------------------------------------------ requests
 
+/// Members a request object may carry beyond toolgate's: AuthZEN 1.0 says a
+/// receiver MUST ignore unknown members, and so they are, unless one is a
+/// near miss of a member toolgate reads (`consumr`, `enforcment`, `Run`):
+/// that is a 400 naming the member meant, because a misspelt `run`,
+/// `consumer` or `enforcement` must never widen a decision.
+pub type Extra = std::collections::BTreeMap<String, serde::de::IgnoredAny>;
+
+/// Longest name a request may give (a configuration, a consumer, a tool, a
+/// subject id): an answer or a log record is then at most a few kilobytes
+/// per evaluation, however the request is shaped.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// Refuse a near miss of a known member among the unknown ones.
+pub fn check_members(extra: &Extra, known: &[&str], what: &str) -> Result<(), ApiError> {
+    for key in extra.keys() {
+        if let Some(meant) = toolgate_runtime::names::near_miss(key, known.iter().copied()) {
+            return Err(ApiError::bad(
+                "unknownMember",
+                format!(
+                    "{what} has no member `{}`; did you mean `{meant}`? (unknown members are ignored, but not one that looks like a misspelt member toolgate reads)",
+                    toolgate_runtime::names::escape(key)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a name longer than [`MAX_NAME_BYTES`].
+pub fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
+    if name.len() > MAX_NAME_BYTES {
+        return Err(ApiError::bad(
+            "nameTooLong",
+            format!(
+                "{what} is {} bytes long, over the limit of {MAX_NAME_BYTES}",
+                name.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Subject {
     #[serde(rename = "type")]
     pub kind: String,
     pub id: String,
     #[serde(default)]
     pub properties: SubjectProperties,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
+/// A subject's properties: toolgate reads `role` and `consumer`; anything
+/// else a gateway forwards (`department`, ...) is ignored.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SubjectProperties {
     /// `admin`, `user` or `none`.
     pub role: Option<String>,
     /// The MCP consumer asking (held to its access profile).
     pub consumer: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Action<'a> {
     /// Borrowed from the body where it can be (no escapes): the hot path of a batch.
     #[serde(borrow)]
@@ -74,10 +119,11 @@ pub struct Action<'a> {
     /// Accepted and ignored: no property of an action changes a decision.
     #[serde(default)]
     pub properties: Option<serde::de::IgnoredAny>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Resource<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Cow<'a, str>,
@@ -86,9 +132,13 @@ pub struct Resource<'a> {
     /// A live tool's metadata (a tool registered after the table was compiled).
     #[serde(default)]
     pub properties: Option<Box<ToolProperties>>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
-/// The metadata of a live tool; every member but `class` is required.
+/// The metadata of a live tool; every member but `class` is required, and
+/// none other is taken: this object is toolgate's own, and a gate fact
+/// misspelt must not default to the wider answer.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolProperties {
@@ -100,22 +150,24 @@ pub struct ToolProperties {
     pub class: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct RequestContext {
-    pub configuration: String,
+    /// The configuration; absent: the service's `--default-configuration`.
+    #[serde(default)]
+    pub configuration: Option<String>,
     /// The host's enforcement setting; only `observe` observes.
     #[serde(default)]
     pub enforcement: Option<String>,
     /// A stored run (`RunState::to_json`), read strictly by `RunState::parse`.
     #[serde(default)]
     pub run: Option<Box<RawValue>>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// One evaluation: the body of `POST /access/v1/evaluation`, and an item of
 /// `evaluations` (where every member may come from the request's defaults).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Evaluation<'a> {
     /// Boxed, as the context: items mostly take the defaults, and a batch
     /// of small items is a vector of small structs.
@@ -125,12 +177,75 @@ pub struct Evaluation<'a> {
     #[serde(borrow)]
     pub resource: Option<Resource<'a>>,
     pub context: Option<Box<RequestContext>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Evaluation<'_> {
+    /// Refuse near misses of toolgate's members anywhere in the evaluation.
+    pub fn check(&self) -> Result<(), ApiError> {
+        check_members(
+            &self.extra,
+            &["subject", "action", "resource", "context"],
+            "the evaluation",
+        )?;
+        check_parts(
+            self.subject.as_deref(),
+            self.action.as_ref(),
+            self.resource.as_ref(),
+            self.context.as_deref(),
+        )
+    }
+}
+
+/// [`Evaluation::check`] of each part.
+pub fn check_parts(
+    subject: Option<&Subject>,
+    action: Option<&Action<'_>>,
+    resource: Option<&Resource<'_>>,
+    context: Option<&RequestContext>,
+) -> Result<(), ApiError> {
+    if let Some(s) = subject {
+        check_members(&s.extra, &["type", "id", "properties"], "the subject")?;
+        check_members(
+            &s.properties.extra,
+            &["role", "consumer"],
+            "the subject's properties",
+        )?;
+        check_name(&s.id, "subject.id")?;
+        if let Some(c) = &s.properties.consumer {
+            check_name(c, "subject.properties.consumer")?;
+        }
+    }
+    if let Some(a) = action {
+        check_members(&a.extra, &["name", "properties"], "the action")?;
+        check_name(&a.name, "action.name")?;
+    }
+    if let Some(r) = resource {
+        check_members(&r.extra, &["type", "id", "properties"], "the resource")?;
+        if let Some(id) = &r.id {
+            check_name(id, "resource.id")?;
+        }
+    }
+    if let Some(c) = context {
+        check_members(
+            &c.extra,
+            &["configuration", "enforcement", "run"],
+            "the context",
+        )?;
+        if let Some(n) = &c.configuration {
+            check_name(n, "context.configuration")?;
+        }
+        if let Some(e) = &c.enforcement {
+            check_name(e, "context.enforcement")?;
+        }
+    }
+    Ok(())
 }
 
 /// The body of `POST /access/v1/evaluations`: request-level defaults, the
 /// evaluations, and the options.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EvaluationsRequest<'a> {
     pub subject: Option<Box<Subject>>,
     #[serde(borrow)]
@@ -142,9 +257,42 @@ pub struct EvaluationsRequest<'a> {
     pub evaluations: Option<Vec<Evaluation<'a>>>,
     #[serde(default)]
     pub options: Option<EvaluationsOptions>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
+impl EvaluationsRequest<'_> {
+    /// Refuse near misses of toolgate's members in the defaults and the items.
+    pub fn check(&self) -> Result<(), ApiError> {
+        check_members(
+            &self.extra,
+            &[
+                "subject",
+                "action",
+                "resource",
+                "context",
+                "evaluations",
+                "options",
+            ],
+            "the request",
+        )?;
+        check_parts(
+            self.subject.as_deref(),
+            self.action.as_ref(),
+            self.resource.as_ref(),
+            self.context.as_deref(),
+        )?;
+        for e in self.evaluations.iter().flatten() {
+            e.check()?;
+        }
+        Ok(())
+    }
+}
+
+/// The options of a batch: toolgate's documented set, read strictly (a
+/// misspelt `evaluations_semantic` is a 400, never `execute_all` by default).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EvaluationsOptions {
     #[serde(default)]
     pub evaluations_semantic: Option<String>,
@@ -187,16 +335,34 @@ impl Semantic {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SearchRequest<'a> {
     pub subject: Subject,
     #[serde(borrow)]
     pub action: Action<'a>,
     #[serde(borrow)]
     pub resource: Resource<'a>,
+    #[serde(default)]
     pub context: RequestContext,
     #[serde(default)]
     pub page: Option<PageRequest>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl SearchRequest<'_> {
+    pub fn check(&self) -> Result<(), ApiError> {
+        check_members(
+            &self.extra,
+            &["subject", "action", "resource", "context", "page"],
+            "the request",
+        )?;
+        check_parts(
+            Some(&self.subject),
+            Some(&self.action),
+            Some(&self.resource),
+            Some(&self.context),
+        )
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,11 +374,19 @@ pub struct PageRequest {
     pub limit: Option<usize>,
 }
 
+/// `POST /toolgate/v1/unavailable`: toolgate's own endpoint, read strictly.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnavailableRequest {
     pub subject: Subject,
+    #[serde(default)]
     pub context: RequestContext,
+}
+
+impl UnavailableRequest {
+    pub fn check(&self) -> Result<(), ApiError> {
+        check_parts(Some(&self.subject), None, None, Some(&self.context))
+    }
 }
 
 // ------------------------------------------------------------------ mapping
@@ -289,10 +463,37 @@ pub struct Built<'t> {
     pub run: Option<RunState>,
 }
 
-pub fn build<'t>(table: &'t Table, s: &Subject, c: &RequestContext) -> Result<Built<'t>, ApiError> {
+pub fn build<'t>(
+    table: &'t Table,
+    s: &Subject,
+    c: &RequestContext,
+    default_configuration: Option<&str>,
+) -> Result<Built<'t>, ApiError> {
     let (role, consumer) = subject(s)?;
+    let configuration = c
+        .configuration
+        .as_deref()
+        .or(default_configuration)
+        .ok_or_else(|| {
+            ApiError::bad(
+                "noConfiguration",
+                "context.configuration is required (this service has no --default-configuration)",
+            )
+        })?;
+    if let Some(name) = consumer {
+        table.check_consumer(name).map_err(|near| {
+            ApiError::bad(
+                "unknownConsumer",
+                format!(
+                    "unknown consumer `{}`{}: it looks like a slip for a consumer the policy binds, and would lose that consumer's access profile",
+                    toolgate_runtime::names::escape(name),
+                    near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+                ),
+            )
+        })?;
+    }
     let mut ctx = table
-        .context(&c.configuration)
+        .context(configuration)
         .map_err(|e| ApiError::bad("unknownConfiguration", e.to_string()))?
         .role(role)
         .consumer(consumer)
@@ -467,7 +668,7 @@ pub fn log_parts(
                 .and_then(|p| serde_json::to_value(p).ok()),
         },
         context: LogContext {
-            configuration: c.configuration.clone(),
+            configuration: built.ctx.configuration_name().to_string(),
             enforcement: c.enforcement.clone(),
             run: built.run.as_ref().map(RunState::to_value),
         },

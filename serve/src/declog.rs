@@ -3,6 +3,13 @@
 //! to a file or standard output. A decision never waits for the log: when
 //! the queue is full the record is dropped and counted
 //! (`toolgate_decision_log_dropped_total`).
+//!
+//! Bounded in bytes, not only in records: a record is encoded on the
+//! request's thread under [`MAX_RECORD_BYTES`] (a stored run or a request id
+//! that would pass it is cut, with a marker that says so), and the queue
+//! holds at most [`MAX_QUEUED_BYTES`] of encoded records, so a blocked
+//! reader of the log cannot make the service's memory grow. The file is
+//! created readable by its owner only (0600).
 
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
@@ -22,14 +29,23 @@ pub enum LogTarget {
     File(PathBuf),
 }
 
+/// The largest record written: 16 KiB.
+pub const MAX_RECORD_BYTES: usize = 16 << 10;
+/// The most bytes of records queued for the writer: 64 MiB.
+pub const MAX_QUEUED_BYTES: usize = 64 << 20;
+/// The longest request id kept whole in a record.
+const MAX_ID_BYTES: usize = 256;
+
 enum Msg {
-    Record(Box<ServiceRecord>),
+    Record(Vec<u8>),
     /// Write what is queued, flush, and stop.
     Stop,
 }
 
 pub struct DecisionLogSink {
     tx: SyncSender<Msg>,
+    /// Bytes of records queued and not yet written.
+    queued: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     writer: Mutex<Option<JoinHandle<()>>>,
     dropped: Counter,
 }
@@ -46,31 +62,62 @@ impl DecisionLogSink {
     ) -> Result<DecisionLogSink, String> {
         let out: Box<dyn Write + Send> = match target {
             LogTarget::Stdout => Box::new(std::io::stdout()),
-            LogTarget::File(path) => Box::new(
-                OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
-            ),
+            LogTarget::File(path) => {
+                let mut options = OpenOptions::new();
+                options.create(true).append(true);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::OpenOptionsExt;
+                    // Decisions name users and consumers: the owner's only.
+                    options.mode(0o600);
+                }
+                Box::new(
+                    options
+                        .open(path)
+                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                )
+            }
         };
         let (tx, rx) = sync_channel(capacity.max(1));
+        let queued = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let in_writer = queued.clone();
         let writer = std::thread::Builder::new()
             .name("toolgate-decision-log".into())
-            .spawn(move || write_loop(rx, BufWriter::with_capacity(1 << 16, out), written))
+            .spawn(move || {
+                write_loop(
+                    rx,
+                    BufWriter::with_capacity(1 << 16, out),
+                    written,
+                    &in_writer,
+                )
+            })
             .map_err(|e| e.to_string())?;
         Ok(DecisionLogSink {
             tx,
+            queued,
             writer: Mutex::new(Some(writer)),
             dropped,
         })
     }
 
-    /// Queue a record; never blocks. Dropped and counted when the queue is full.
+    /// Queue a record; never blocks. Dropped and counted when the queue is
+    /// full (in records or in bytes).
     pub fn record(&self, rec: ServiceRecord) {
-        match self.tx.try_send(Msg::Record(Box::new(rec))) {
+        use std::sync::atomic::Ordering;
+        let Some(line) = encode(rec) else {
+            self.dropped.inc();
+            return;
+        };
+        let n = line.len();
+        if self.queued.fetch_add(n, Ordering::AcqRel) + n > MAX_QUEUED_BYTES {
+            self.queued.fetch_sub(n, Ordering::AcqRel);
+            self.dropped.inc();
+            return;
+        }
+        match self.tx.try_send(Msg::Record(line)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.queued.fetch_sub(n, Ordering::AcqRel);
                 self.dropped.inc();
             }
         }
@@ -90,7 +137,56 @@ impl DecisionLogSink {
     }
 }
 
-fn write_loop(rx: Receiver<Msg>, mut out: BufWriter<Box<dyn Write + Send>>, written: Counter) {
+/// `text` cut to `max` bytes (at a character boundary) with a marker that
+/// says how long it was.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}[cut: {} bytes]", &text[..end], text.len())
+}
+
+/// A record as one JSON line under [`MAX_RECORD_BYTES`]: a request id past
+/// [`MAX_ID_BYTES`] is cut, and a stored run or live-tool metadata that
+/// would pass the cap is replaced by a marker naming its size. `None` when
+/// even that does not fit (the names of a request are capped far below).
+pub fn encode(mut rec: ServiceRecord) -> Option<Vec<u8>> {
+    if let Some(id) = &rec.request_id {
+        rec.request_id = Some(cut(id, MAX_ID_BYTES));
+    }
+    let mut line = serde_json::to_vec(&rec).ok()?;
+    if line.len() > MAX_RECORD_BYTES {
+        let marker = |v: &serde_json::Value| {
+            serde_json::Value::String(format!(
+                "[cut: {} bytes, over the record cap of {MAX_RECORD_BYTES}]",
+                v.to_string().len()
+            ))
+        };
+        if let Some(run) = &rec.input.context.run {
+            rec.input.context.run = Some(marker(run));
+        }
+        if let Some(p) = &rec.input.resource.properties {
+            rec.input.resource.properties = Some(marker(p));
+        }
+        line = serde_json::to_vec(&rec).ok()?;
+    }
+    if line.len() > MAX_RECORD_BYTES {
+        return None;
+    }
+    line.push(b'\n');
+    Some(line)
+}
+
+fn write_loop(
+    rx: Receiver<Msg>,
+    mut out: BufWriter<Box<dyn Write + Send>>,
+    written: Counter,
+    queued: &std::sync::atomic::AtomicUsize,
+) {
     let mut dirty = false;
     loop {
         let msg = if dirty {
@@ -110,10 +206,11 @@ fn write_loop(rx: Receiver<Msg>, mut out: BufWriter<Box<dyn Write + Send>>, writ
             }
         };
         match msg {
-            Msg::Record(rec) => {
-                if serde_json::to_writer(&mut out, &*rec).is_ok() && out.write_all(b"\n").is_ok() {
+            Msg::Record(line) => {
+                if out.write_all(&line).is_ok() {
                     written.inc();
                 }
+                queued.fetch_sub(line.len(), std::sync::atomic::Ordering::AcqRel);
                 dirty = true;
             }
             Msg::Stop => break,

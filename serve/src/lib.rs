@@ -34,8 +34,20 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Most evaluations in one `evaluations` request (400 beyond it).
     pub max_evaluations: usize,
-    /// Requests handled at once; more wait for a slot.
+    /// Requests handled at once; more wait for a slot. `/health`, `/ready`
+    /// and `/metrics` take no slot: they answer while every slot is busy.
     pub max_concurrency: usize,
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    pub max_connections: usize,
+    /// Time a client has to send a request's headers (and, on a kept-alive
+    /// connection, to start its next request); then the connection is closed.
+    pub header_timeout: Duration,
+    /// Time a decision request has from its headers to its answer, the
+    /// body's reading included (408 beyond it).
+    pub request_timeout: Duration,
+    /// Largest answer, in bytes: an answer is written under this cap and
+    /// one that would pass it is refused (`answerTooLarge`), never built.
+    pub max_answer_bytes: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +56,10 @@ impl Default for Limits {
             max_body_bytes: 1 << 20,
             max_evaluations: 1000,
             max_concurrency: 1024,
+            max_connections: 4096,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_answer_bytes: 16 << 20,
         }
     }
 }
@@ -66,6 +82,9 @@ pub struct Options {
     pub trusted_keys: Option<TrustedKeys>,
     /// How often a registry source is polled.
     pub poll_interval: Duration,
+    /// The configuration of a request whose context names none (AuthZEN's
+    /// `context` is optional); without it such a request is a 400.
+    pub default_configuration: Option<String>,
 }
 
 impl Options {
@@ -80,6 +99,7 @@ impl Options {
             watch: true,
             trusted_keys: None,
             poll_interval: Duration::from_secs(30),
+            default_configuration: None,
         }
     }
 }
@@ -106,6 +126,8 @@ pub struct Shared {
     pub public_url: String,
     /// Reloads accept only tables signed by these keys, when set.
     pub trusted_keys: Option<TrustedKeys>,
+    /// `--default-configuration`.
+    pub default_configuration: Option<String>,
     status: Mutex<ReloadStatus>,
 }
 
@@ -264,6 +286,7 @@ impl Service {
                 ids: util::IdGen::default(),
                 public_url,
                 trusted_keys,
+                default_configuration: None,
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -272,6 +295,23 @@ impl Service {
                 }),
             }),
         })
+    }
+
+    /// The configuration of requests whose context names none; it must be
+    /// one of the table's (an error at start otherwise).
+    pub fn with_default_configuration(mut self, name: Option<String>) -> Result<Service, String> {
+        if let Some(n) = &name {
+            self.shared
+                .handle
+                .current()
+                .context(n)
+                .map_err(|e| format!("--default-configuration: {e}"))?;
+        }
+        match Arc::get_mut(&mut self.shared) {
+            Some(shared) => shared.default_configuration = name,
+            None => return Err("the service is already shared".into()),
+        }
+        Ok(self)
     }
 
     /// The service `opts` describe, its table loaded (an error when it does not load).
@@ -284,7 +324,8 @@ impl Service {
             public_url,
             opts.decision_log.as_ref().map(|t| (t, opts.log_buffer)),
             opts.trusted_keys.clone(),
-        )
+        )?
+        .with_default_configuration(opts.default_configuration.clone())
     }
 
     pub fn router(&self) -> axum::Router {
@@ -298,9 +339,7 @@ impl Service {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let r = axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let r = server::accept_loop(listener, self.router(), self.shared.clone(), shutdown).await;
         if let Some(log) = &self.shared.log {
             log.close();
         }

@@ -61,6 +61,8 @@ pub struct Metrics {
     pub last_reload_failed: Gauge,
     pub log_written: Counter,
     pub log_dropped: Counter,
+    /// Connections closed at accept because `max_connections` were open.
+    pub connections_refused: Counter,
 }
 
 fn latency_histogram() -> Histogram {
@@ -149,7 +151,14 @@ impl Default for Metrics {
             "Decision log records dropped because the log buffer was full",
             log_dropped.clone(),
         );
+        let connections_refused = Counter::default();
+        registry.register(
+            "connections_refused",
+            "Connections closed when accepted because the connection limit was reached",
+            connections_refused.clone(),
+        );
         Metrics {
+            connections_refused,
             registry,
             decisions,
             latency,

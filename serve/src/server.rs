@@ -22,8 +22,8 @@ use tower_http::request_id::{
 };
 
 use crate::api::{
-    self, ApiError, Built, DecisionOut, Evaluation, EvaluationsRequest, SearchRequest, Semantic,
-    Stage, UnavailableRequest,
+    self, ApiError, Built, DecisionOut, Evaluation, EvaluationsRequest, RequestContext,
+    SearchRequest, Semantic, Stage, UnavailableRequest,
 };
 use crate::metrics::DecisionLabels;
 use crate::util::{rfc3339, unix_ms};
@@ -35,6 +35,7 @@ static EMPTY: Evaluation<'static> = Evaluation {
     action: None,
     resource: None,
     context: None,
+    extra: std::collections::BTreeMap::new(),
 };
 
 pub const DIGEST_HEADER: &str = "x-toolgate-table-digest";
@@ -50,23 +51,34 @@ impl MakeRequestId for MakeId {
     }
 }
 
-pub fn router(shared: Arc<Shared>) -> Router {
+pub fn router(shared: Arc<Shared>) -> Router<()> {
     let limits = shared.limits;
-    Router::new()
+    // The decisions: JSON bodies only, a deadline per request, and the
+    // concurrency slots.
+    let decisions = Router::new()
         .route("/access/v1/evaluation", post(evaluation))
         .route("/access/v1/evaluations", post(evaluations))
         .route("/access/v1/search/resource", post(search_resource))
-        .route("/.well-known/authzen-configuration", get(configuration))
         .route("/toolgate/v1/unavailable", post(unavailable))
+        .route_layer(axum::middleware::from_fn(json_only))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            limits.request_timeout,
+        ))
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            limits.max_concurrency,
+        ));
+    // Health, readiness, metrics and discovery take no decision slot: they
+    // answer while every slot is held.
+    Router::new()
+        .route("/.well-known/authzen-configuration", get(configuration))
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/metrics", get(metrics))
+        .merge(decisions)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-            limits.max_concurrency,
-        ))
         .layer(CatchPanicLayer::custom(|_| {
             error_response(&ApiError {
                 status: 500,
@@ -79,23 +91,133 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .with_state(shared)
 }
 
+/// Only `application/json` bodies are decided (with parameters such as
+/// `charset=utf-8`): a web page cannot post one cross-site without a CORS
+/// preflight, which this service never answers (415 otherwise).
+async fn json_only(req: Request<Body>, next: axum::middleware::Next) -> Response {
+    let json = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+    if json {
+        next.run(req).await
+    } else {
+        error_response(&ApiError {
+            status: 415,
+            code: "unsupportedMediaType",
+            message: "a decision request's Content-Type must be application/json".into(),
+        })
+    }
+}
+
+/// Accept connections on `listener` until `shutdown`, each served by hyper
+/// under the service's bounds: at most `max_connections` at once (one more is
+/// closed when accepted, and counted), `header_timeout` to send a request's
+/// headers (a stalled or idle connection is closed). Then the requests in
+/// flight finish.
+pub async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Router<()>,
+    shared: Arc<Shared>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let limits = shared.limits;
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            // Out of descriptors or a connection reset before accept: wait
+            // a little rather than spin.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            shared.metrics.connections_refused.inc();
+            drop(stream);
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    // Requests in flight get the request deadline to finish.
+    let _ = tokio::time::timeout(limits.request_timeout, graceful.shutdown()).await;
+    Ok(())
+}
+
 // ------------------------------------------------------------------ responses
 
 fn json<T: Serialize>(status: StatusCode, value: &T, digest: Option<&str>) -> Response {
-    json_sized(status, value, digest, 256)
-}
-
-/// [`json`] into a buffer of `capacity` bytes to start with.
-fn json_sized<T: Serialize>(
-    status: StatusCode,
-    value: &T,
-    digest: Option<&str>,
-    capacity: usize,
-) -> Response {
-    let mut body = Vec::with_capacity(capacity);
+    let mut body = Vec::with_capacity(256);
     if serde_json::to_writer(&mut body, value).is_err() {
         body.clear();
     }
+    json_body(status, body, digest)
+}
+
+/// A writer that refuses to grow past its cap: an answer is never built
+/// beyond [`crate::Limits::max_answer_bytes`].
+struct Capped {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + b.len() > self.cap {
+            return Err(std::io::Error::other("answer over the cap"));
+        }
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// [`json`] written under `cap` bytes, starting with `capacity`; an answer
+/// that would pass the cap is an `answerTooLarge` error instead.
+fn json_capped<T: Serialize>(
+    value: &T,
+    digest: Option<&str>,
+    capacity: usize,
+    cap: usize,
+) -> Result<Response, ApiError> {
+    let mut w = Capped {
+        buf: Vec::with_capacity(capacity.min(cap)),
+        cap,
+    };
+    serde_json::to_writer(&mut w, value).map_err(|_| {
+        ApiError::bad(
+            "answerTooLarge",
+            format!(
+                "the answer would be over {cap} bytes: ask for fewer evaluations, or leave the refusals out (options.refusals: false)"
+            ),
+        )
+    })?;
+    Ok(json_body(StatusCode::OK, w.buf, digest))
+}
+
+fn json_body(status: StatusCode, body: Vec<u8>, digest: Option<&str>) -> Response {
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = status;
     r.headers_mut()
@@ -214,6 +336,8 @@ struct Batch<'t, 'r> {
     request_id: Option<&'r str>,
     default_built: Option<Result<Built<'t>, ApiError>>,
     tally: Tally<'t>,
+    /// The context of an evaluation that has none.
+    no_context: RequestContext,
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -248,6 +372,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             request_id,
             default_built: None,
             tally: Tally::default(),
+            no_context: RequestContext::default(),
         }
     }
 
@@ -256,24 +381,36 @@ impl<'t, 'r> Batch<'t, 'r> {
         let subject = or_default(&item.subject, &d.subject, "subject")?;
         let action = or_default(&item.action, &d.action, "action")?;
         let resource = or_default(&item.resource, &d.resource, "resource")?;
-        let context = or_default(
-            &item.context,
-            &d.context,
-            "context (with its configuration)",
-        )?;
+        // AuthZEN's context is optional: without one, the service's
+        // default configuration decides (or the build says none is set).
+        let context: &RequestContext = item
+            .context
+            .as_deref()
+            .or(d.context.as_deref())
+            .unwrap_or(&self.no_context);
         let stage = Stage::parse(action)?;
         let own;
         let built = if item.subject.is_none() && item.context.is_none() {
             let table = self.table;
-            match self
-                .default_built
-                .get_or_insert_with(|| api::build(table, subject, context))
-            {
+            let shared = self.shared;
+            match self.default_built.get_or_insert_with(|| {
+                api::build(
+                    table,
+                    subject,
+                    context,
+                    shared.default_configuration.as_deref(),
+                )
+            }) {
                 Ok(b) => &*b,
                 Err(e) => return Err(e.clone()),
             }
         } else {
-            own = api::build(self.table, subject, context)?;
+            own = api::build(
+                self.table,
+                subject,
+                context,
+                self.shared.default_configuration.as_deref(),
+            )?;
             &own
         };
         let outcome = api::decide(&built.ctx, resource, self.refusals)?;
@@ -317,6 +454,7 @@ async fn evaluation(
 ) -> Response {
     timed_answer(&shared, 0, b, |bytes| {
         let item: Evaluation = parse(bytes)?;
+        item.check()?;
         let table = shared.handle.current();
         let digest = table.digest_hex();
         let defaults = Evaluation::default();
@@ -356,6 +494,7 @@ async fn evaluations(
 ) -> Response {
     timed_answer(&shared, 1, b, |bytes| {
         let req: EvaluationsRequest = parse(bytes)?;
+        req.check()?;
         let semantic = Semantic::parse(req.options.as_ref())?;
         let items = req.evaluations.unwrap_or_default();
         if items.len() > shared.limits.max_evaluations {
@@ -373,6 +512,7 @@ async fn evaluations(
             action: req.action,
             resource: req.resource,
             context: req.context,
+            extra: Default::default(),
         };
         let table = shared.handle.current();
         let digest = table.digest_hex();
@@ -408,14 +548,19 @@ async fn evaluations(
                     break;
                 }
             }
-            let cap = 64 + evaluations.len() * 80;
+            let capacity = 64 + evaluations.len() * 80;
             let out = EvaluationsOut {
                 evaluations,
                 context: BatchContext {
                     table_digest: &digest,
                 },
             };
-            json_sized(StatusCode::OK, &out, Some(&digest), cap)
+            json_capped(
+                &out,
+                Some(&digest),
+                capacity,
+                shared.limits.max_answer_bytes,
+            )?
         };
         batch.tally.flush(&shared);
         Ok(response)
@@ -454,20 +599,48 @@ struct SearchOut<'a> {
     context: SearchContext<'a>,
 }
 
-/// A page token: the offset of the next result and the table it belongs to.
-fn page_token(offset: usize, digest: &str) -> String {
-    format!("{offset}.{}", &digest[..16.min(digest.len())])
+/// What a search asked, less its page: a page token is valid only for the
+/// same subject, action, resource and context (AuthZEN: a token SHOULD fail
+/// with another request), and the same table.
+fn bytes_key(req: &SearchRequest<'_>) -> String {
+    let s = &req.subject;
+    let c = &req.context;
+    serde_json::json!([
+        s.kind,
+        s.id,
+        s.properties.role,
+        s.properties.consumer,
+        req.action.name,
+        req.resource.kind,
+        c.configuration,
+        c.enforcement,
+        c.run.as_ref().map(|r| r.get()),
+    ])
+    .to_string()
 }
 
-fn page_offset(token: &str, digest: &str) -> Result<usize, ApiError> {
+fn request_key(key: String) -> String {
+    toolgate_runtime::format::sha256_hex(key.as_bytes())[..16].to_string()
+}
+
+/// A page token: the offset of the next result, the table and the request
+/// it belongs to.
+fn page_token(offset: usize, digest: &str, asked: &str) -> String {
+    format!("{offset}.{}.{asked}", &digest[..16.min(digest.len())])
+}
+
+fn page_offset(token: &str, digest: &str, asked: &str) -> Result<usize, ApiError> {
     let stale = || {
         ApiError::bad(
             "badPageToken",
-            "the page token is not one of this table's (the table may have been reloaded): start the search again",
+            "the page token is not one of this search's (another subject, action, context or table, which may have been reloaded): start the search again",
         )
     };
-    let (offset, of) = token.split_once('.').ok_or_else(stale)?;
-    if !digest.starts_with(of) || of.len() != 16.min(digest.len()) {
+    let mut parts = token.splitn(3, '.');
+    let (Some(offset), Some(of), Some(by)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(stale());
+    };
+    if !digest.starts_with(of) || of.len() != 16.min(digest.len()) || by != asked {
         return Err(stale());
     }
     offset.parse().map_err(|_| stale())
@@ -479,6 +652,7 @@ async fn search_resource(
 ) -> Response {
     timed_answer(&shared, 2, b, |bytes| {
         let req: SearchRequest = parse(bytes)?;
+        req.check()?;
         Stage::parse(&req.action)?;
         if req.resource.kind.as_ref() != "tool" {
             return Err(ApiError::bad(
@@ -488,20 +662,26 @@ async fn search_resource(
         }
         let table = shared.handle.current();
         let digest = table.digest_hex();
-        let built = api::build(&table, &req.subject, &req.context)?;
+        let built = api::build(
+            &table,
+            &req.subject,
+            &req.context,
+            shared.default_configuration.as_deref(),
+        )?;
         let offered = built.ctx.offered();
+        let asked = request_key(bytes_key(&req));
         let (results, page) = match &req.page {
             None => (offered.as_slice(), None),
             Some(p) => {
                 let start = match p.token.as_deref() {
                     None | Some("") => 0,
-                    Some(t) => page_offset(t, &digest)?,
+                    Some(t) => page_offset(t, &digest, &asked)?,
                 }
                 .min(offered.len());
                 let limit = p.limit.unwrap_or(offered.len()).max(1);
                 let end = start.saturating_add(limit).min(offered.len());
                 let next = if end < offered.len() {
-                    page_token(end, &digest)
+                    page_token(end, &digest, &asked)
                 } else {
                     String::new()
                 };
@@ -549,9 +729,15 @@ async fn unavailable(
 ) -> Response {
     timed_answer(&shared, 3, b, |bytes| {
         let req: UnavailableRequest = parse(bytes)?;
+        req.check()?;
         let table = shared.handle.current();
         let digest = table.digest_hex();
-        let built = api::build(&table, &req.subject, &req.context)?;
+        let built = api::build(
+            &table,
+            &req.subject,
+            &req.context,
+            shared.default_configuration.as_deref(),
+        )?;
         let out = UnavailableOut {
             configuration: built.ctx.configuration_name(),
             unavailable: built.ctx.unavailable(),

@@ -378,6 +378,7 @@ async fn every_error_path_is_a_4xx_with_an_error_body_never_an_allow() {
         max_body_bytes: 4096,
         max_evaluations: 3,
         max_concurrency: 8,
+        ..Limits::default()
     };
     let s = start(t, Some(profiles_source()), limits, None).await;
     let good = eval(
@@ -406,7 +407,7 @@ async fn every_error_path_is_a_4xx_with_an_error_body_never_an_allow() {
                 b
             },
             400,
-            "badRequest",
+            "noConfiguration",
         ),
         (
             "misspelt context member",
@@ -416,7 +417,7 @@ async fn every_error_path_is_a_4xx_with_an_error_body_never_an_allow() {
                 b
             },
             400,
-            "malformedRequest",
+            "unknownMember",
         ),
         (
             "unknown action",
@@ -595,7 +596,12 @@ async fn resource_search_returns_the_offered_set_page_by_page() {
         .await;
     assert_eq!(a.json["results"], json!(offered[..4]));
     let token = a.json["page"]["next_token"].as_str().unwrap().to_string();
-    assert_eq!(token, format!("4.{}", &t.digest_hex()[..16]));
+    // Bound to the table and to what was asked.
+    assert!(
+        token.starts_with(&format!("4.{}.", &t.digest_hex()[..16])),
+        "{token}"
+    );
+    assert_eq!(token.len(), 2 + 16 + 1 + 16);
     assert_eq!(
         (&a.json["page"]["count"], &a.json["page"]["total"]),
         (&json!(4), &json!(6))
@@ -761,22 +767,37 @@ async fn requests_beyond_the_concurrency_limit_wait_for_a_slot() {
     let addr = s.base.trim_start_matches("http://").to_string();
     let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let head = format!(
-        "POST /access/v1/evaluation HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /access/v1/evaluation HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     slow.write_all(head.as_bytes()).await.unwrap();
     slow.write_all(&body.as_bytes()[..10]).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    // The second waits...
+    // A second decision waits...
     let second = {
         let (client, base) = (s.client.clone(), s.base.clone());
-        tokio::spawn(async move { client.get(format!("{base}/health")).send().await })
+        let body = body.clone();
+        tokio::spawn(async move {
+            client
+                .post(format!("{base}/access/v1/evaluation"))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+        })
     };
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert!(
-        !second.is_finished(),
-        "a second request ran beside the first"
-    );
+    if second.is_finished() {
+        let r = second.await.unwrap().unwrap();
+        panic!(
+            "a second request ran beside the first: {} {:?}",
+            r.status(),
+            r.text().await
+        );
+    }
+    // ...while health and readiness take no slot and answer at once.
+    assert_eq!(s.get("/health").await.status, 200);
+    assert_eq!(s.get("/ready").await.status, 200);
     // ...until the first is answered.
     slow.write_all(&body.as_bytes()[10..]).await.unwrap();
     let mut answer = String::new();

@@ -306,6 +306,7 @@ async fn the_decision_log_has_opa_field_names_and_toolgate_stats_reads_it() {
     let r = s
         .client
         .post(format!("{}/access/v1/evaluation", s.base))
+        .header("content-type", "application/json")
         .header("x-request-id", "req-7")
         .body(single("a").to_string())
         .send()

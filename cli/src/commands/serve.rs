@@ -47,6 +47,23 @@ pub struct ServeArgs {
     /// Requests handled at once; more wait.
     #[arg(long, default_value_t = 1024)]
     max_concurrency: usize,
+    /// Connections open at once; one more is closed when accepted.
+    #[arg(long, default_value_t = 4096)]
+    max_connections: usize,
+    /// Seconds a client has to send a request's headers (or start the next
+    /// request on a kept-alive connection) before the connection is closed.
+    #[arg(long, default_value_t = 10)]
+    header_timeout: u64,
+    /// Seconds a decision request has, its body's reading included (408 beyond).
+    #[arg(long, default_value_t = 30)]
+    request_timeout: u64,
+    /// Largest answer in bytes; a batch whose answer would pass it is refused.
+    #[arg(long, default_value_t = 16 << 20)]
+    max_answer_bytes: usize,
+    /// The configuration of a request whose context names none (AuthZEN's
+    /// `context` is optional); without it such a request is a 400.
+    #[arg(long, value_name = "CONFIGURATION")]
+    default_configuration: Option<String>,
     /// Do not watch the table or project for changes.
     #[arg(long)]
     no_watch: bool,
@@ -76,7 +93,12 @@ pub fn serve(a: ServeArgs) -> Res {
         max_body_bytes: a.max_body_bytes,
         max_evaluations: a.max_evaluations,
         max_concurrency: a.max_concurrency.max(1),
+        max_connections: a.max_connections.max(1),
+        header_timeout: std::time::Duration::from_secs(a.header_timeout.max(1)),
+        request_timeout: std::time::Duration::from_secs(a.request_timeout.max(1)),
+        max_answer_bytes: a.max_answer_bytes.max(1 << 10),
     };
+    opts.default_configuration = a.default_configuration;
     opts.decision_log = a.decision_log.map(|p| {
         if p.as_os_str() == "-" {
             LogTarget::Stdout

@@ -47,19 +47,32 @@ pub async fn start(
     limits: Limits,
     log: Option<(LogTarget, usize)>,
 ) -> Running {
+    start_with(table, source, limits, log, |s| s).await
+}
+
+/// [`start`], with the service adjusted by `adjust` before it serves.
+pub async fn start_with(
+    table: Table,
+    source: Option<Source>,
+    limits: Limits,
+    log: Option<(LogTarget, usize)>,
+    adjust: impl FnOnce(Service) -> Service,
+) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address");
     let base = format!("http://{addr}");
-    let service = Service::new(
-        table,
-        source,
-        limits,
-        base.clone(),
-        log.as_ref().map(|(t, n)| (t, *n)),
-    )
-    .expect("service");
+    let service = adjust(
+        Service::new(
+            table,
+            source,
+            limits,
+            base.clone(),
+            log.as_ref().map(|(t, n)| (t, *n)),
+        )
+        .expect("service"),
+    );
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let s = service.clone();
     let task = tokio::spawn(async move {
