@@ -80,3 +80,35 @@ fn serve_refuses_a_table_that_does_not_load() {
         "{err}"
     );
 }
+
+#[test]
+fn serve_refuses_a_network_address_without_authentication() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.tgt");
+    let o = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["compile", "policies/demo", "-o"])
+        .arg(&table)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["serve", "--addr", "0.0.0.0:0", "--table"])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: refusing to serve on 0.0.0.0:0: not a loopback address, and this service does not authenticate its callers"),
+        "{err}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["serve", "--pep-roles", "user,root", "--table"])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("--pep-roles: `root` is not admin, user or none"));
+}

@@ -468,8 +468,27 @@ pub fn build<'t>(
     s: &Subject,
     c: &RequestContext,
     default_configuration: Option<&str>,
+    trust: &crate::Trust,
 ) -> Result<Built<'t>, ApiError> {
     let (role, consumer) = subject(s)?;
+    if !trust.roles.contains(&role) {
+        return Err(ApiError {
+            status: 403,
+            code: "roleNotAllowed",
+            message: format!(
+                "a caller may not claim the role `{}` here (the service lets callers claim: {}; see --pep-roles)",
+                role.as_str(),
+                trust.roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    if c.enforcement.is_some() && !trust.enforcement_override {
+        return Err(ApiError {
+            status: 403,
+            code: "enforcementNotAllowed",
+            message: "a caller may not set context.enforcement here: the policy's setting holds (see --pep-may-set-enforcement)".into(),
+        });
+    }
     let configuration = c
         .configuration
         .as_deref()

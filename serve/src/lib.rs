@@ -64,6 +64,40 @@ impl Default for Limits {
     }
 }
 
+/// What a policy enforcement point may assert in a request. The service
+/// does not authenticate its callers (docs/authzen.md, "What is trusted"):
+/// whatever a caller claims is a claim, so the claims that widen access are
+/// off unless the operator turns them on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trust {
+    /// The roles a subject may claim (`properties.role`, or its type's
+    /// default). By default `user` and `none`: claiming `admin` is a 403.
+    pub roles: Vec<toolgate_runtime::Role>,
+    /// Whether `context.enforcement` may set the trust-zone mode (turning
+    /// an enforced refusal into an observed allow). By default not: a
+    /// request that sets it is a 403.
+    pub enforcement_override: bool,
+}
+
+impl Default for Trust {
+    fn default() -> Trust {
+        Trust {
+            roles: vec![toolgate_runtime::Role::User, toolgate_runtime::Role::None],
+            enforcement_override: false,
+        }
+    }
+}
+
+impl Trust {
+    /// Every claim allowed: for a caller the operator vouches for.
+    pub fn everything() -> Trust {
+        Trust {
+            roles: toolgate_runtime::Role::ALL.to_vec(),
+            enforcement_override: true,
+        }
+    }
+}
+
 /// Everything `toolgate serve` is told.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -85,6 +119,11 @@ pub struct Options {
     /// The configuration of a request whose context names none (AuthZEN's
     /// `context` is optional); without it such a request is a 400.
     pub default_configuration: Option<String>,
+    /// What callers may assert ([`Trust`]).
+    pub trust: Trust,
+    /// Serve on an address other than loopback although nothing
+    /// authenticates the callers (`--allow-unauthenticated`).
+    pub allow_unauthenticated: bool,
 }
 
 impl Options {
@@ -100,6 +139,8 @@ impl Options {
             trusted_keys: None,
             poll_interval: Duration::from_secs(30),
             default_configuration: None,
+            trust: Trust::default(),
+            allow_unauthenticated: false,
         }
     }
 }
@@ -128,6 +169,8 @@ pub struct Shared {
     pub trusted_keys: Option<TrustedKeys>,
     /// `--default-configuration`.
     pub default_configuration: Option<String>,
+    /// What callers may assert.
+    pub trust: Trust,
     status: Mutex<ReloadStatus>,
 }
 
@@ -287,6 +330,7 @@ impl Service {
                 public_url,
                 trusted_keys,
                 default_configuration: None,
+                trust: Trust::default(),
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -295,6 +339,14 @@ impl Service {
                 }),
             }),
         })
+    }
+
+    /// What callers may assert.
+    pub fn with_trust(mut self, trust: Trust) -> Service {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.trust = trust;
+        }
+        self
     }
 
     /// The configuration of requests whose context names none; it must be
@@ -326,6 +378,7 @@ impl Service {
             opts.trusted_keys.clone(),
         )?
         .with_default_configuration(opts.default_configuration.clone())
+        .map(|s| s.with_trust(opts.trust.clone()))
     }
 
     pub fn router(&self) -> axum::Router {
@@ -456,6 +509,20 @@ pub fn run(opts: Options) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    // Nothing authenticates a caller: only the machine itself may ask,
+    // unless the operator says the network in front is private.
+    if !opts.addr.ip().is_loopback() {
+        if !opts.allow_unauthenticated {
+            return Err(format!(
+                "refusing to serve on {}: not a loopback address, and this service does not authenticate its callers (anyone who reaches the port could ask as any subject). Bind 127.0.0.1 behind an authenticating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
+                opts.addr
+            ));
+        }
+        note(&format!(
+            "warning: serving on {} without authentication (--allow-unauthenticated): every caller that reaches the port is trusted as a policy enforcement point",
+            opts.addr
+        ));
+    }
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(opts.addr)
             .await

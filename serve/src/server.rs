@@ -399,6 +399,7 @@ impl<'t, 'r> Batch<'t, 'r> {
                     subject,
                     context,
                     shared.default_configuration.as_deref(),
+                    &shared.trust,
                 )
             }) {
                 Ok(b) => &*b,
@@ -410,6 +411,7 @@ impl<'t, 'r> Batch<'t, 'r> {
                 subject,
                 context,
                 self.shared.default_configuration.as_deref(),
+                &self.shared.trust,
             )?;
             &own
         };
@@ -667,6 +669,7 @@ async fn search_resource(
             &req.subject,
             &req.context,
             shared.default_configuration.as_deref(),
+            &shared.trust,
         )?;
         let offered = built.ctx.offered();
         let asked = request_key(bytes_key(&req));
@@ -737,6 +740,7 @@ async fn unavailable(
             &req.subject,
             &req.context,
             shared.default_configuration.as_deref(),
+            &shared.trust,
         )?;
         let out = UnavailableOut {
             configuration: built.ctx.configuration_name(),

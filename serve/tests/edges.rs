@@ -412,3 +412,38 @@ async fn an_answer_is_capped_and_a_log_record_bounded() {
         assert_eq!(mode & 0o777, 0o600);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn by_default_a_caller_may_not_claim_admin_or_set_the_enforcement() {
+    let s = start_profiles_default_trust().await;
+    let mut b = ask(json!("support-bot"), "refund.issue");
+    b["subject"]["properties"]["role"] = json!("admin");
+    let a = s.post_json("/access/v1/evaluation", &b).await;
+    assert_eq!(code(&a), (403, json!("roleNotAllowed")), "{}", a.text);
+    assert_eq!(
+        a.json["error"]["message"],
+        "a caller may not claim the role `admin` here (the service lets callers claim: user, none; see --pep-roles)"
+    );
+    let mut b = ask(json!("support-bot"), "refund.issue");
+    b["context"]["enforcement"] = json!("observe");
+    let a = s.post_json("/access/v1/evaluation", &b).await;
+    assert_eq!(
+        code(&a),
+        (403, json!("enforcementNotAllowed")),
+        "{}",
+        a.text
+    );
+    // The same lists: a hidden remote name cannot be had by claiming admin.
+    let u = json!({"subject": {"type": "user", "id": "alice", "properties": {"role": "admin"}},
+                   "context": {"configuration": "support-chat"}});
+    let a = s.post_json("/toolgate/v1/unavailable", &u).await;
+    assert_eq!(code(&a), (403, json!("roleNotAllowed")), "{}", a.text);
+    let a = s
+        .post_json(
+            "/access/v1/evaluation",
+            &ask(json!("support-bot"), "refund.issue"),
+        )
+        .await;
+    assert_eq!(a.status, 200);
+    s.stop().await;
+}

@@ -64,6 +64,24 @@ pub struct ServeArgs {
     /// `context` is optional); without it such a request is a 400.
     #[arg(long, value_name = "CONFIGURATION")]
     default_configuration: Option<String>,
+    /// The roles a caller may claim for its subject (comma-separated); by
+    /// default `user,none`: nothing authenticates a caller, so `admin` must
+    /// be allowed on purpose.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "user,none",
+        value_name = "ROLES"
+    )]
+    pep_roles: Vec<String>,
+    /// Let a caller set `context.enforcement` (observe a trust zone the
+    /// policy enforces); by default such a request is a 403.
+    #[arg(long)]
+    pep_may_set_enforcement: bool,
+    /// Serve on an address other than loopback although nothing
+    /// authenticates the callers (only where the network in front is private).
+    #[arg(long)]
+    allow_unauthenticated: bool,
     /// Do not watch the table or project for changes.
     #[arg(long)]
     no_watch: bool,
@@ -99,6 +117,20 @@ pub fn serve(a: ServeArgs) -> Res {
         max_answer_bytes: a.max_answer_bytes.max(1 << 10),
     };
     opts.default_configuration = a.default_configuration;
+    let roles = a
+        .pep_roles
+        .iter()
+        .map(|r| {
+            toolgate_runtime::Role::from_name(r.trim()).ok_or_else(|| {
+                Failure::Usage(format!("--pep-roles: `{r}` is not admin, user or none"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    opts.trust = toolgate_serve::Trust {
+        roles,
+        enforcement_override: a.pep_may_set_enforcement,
+    };
+    opts.allow_unauthenticated = a.allow_unauthenticated;
     opts.decision_log = a.decision_log.map(|p| {
         if p.as_os_str() == "-" {
             LogTarget::Stdout

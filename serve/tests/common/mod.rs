@@ -47,7 +47,12 @@ pub async fn start(
     limits: Limits,
     log: Option<(LogTarget, usize)>,
 ) -> Running {
-    start_with(table, source, limits, log, |s| s).await
+    // The tests ask as a caller the operator vouches for; the default trust
+    // is tested on its own (edges.rs).
+    start_with(table, source, limits, log, |s| {
+        s.with_trust(toolgate_serve::Trust::everything())
+    })
+    .await
 }
 
 /// [`start`], with the service adjusted by `adjust` before it serves.
@@ -97,6 +102,13 @@ pub async fn start_profiles() -> Running {
     let source = profiles_source();
     let table = source.load().expect("mcp-profiles compiles");
     start(table, Some(source), Limits::default(), None).await
+}
+
+/// The profiles example under the service's default trust.
+pub async fn start_profiles_default_trust() -> Running {
+    let source = profiles_source();
+    let table = source.load().expect("mcp-profiles compiles");
+    start_with(table, Some(source), Limits::default(), None, |s| s).await
 }
 
 pub struct Answer {
