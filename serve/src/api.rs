@@ -470,7 +470,40 @@ pub fn build<'t>(
     default_configuration: Option<&str>,
     trust: &crate::Trust,
 ) -> Result<Built<'t>, ApiError> {
-    let (role, consumer) = subject(s)?;
+    let (mut role, mut consumer) = subject(s)?;
+    // An authenticated caller's token may fix who it is: a request may
+    // name no other consumer or role, and one that names none is its.
+    if let Some(bound) = trust.consumer.as_deref() {
+        match consumer {
+            None => consumer = Some(bound),
+            Some(c) if c == bound => {}
+            Some(c) => {
+                return Err(ApiError {
+                    status: 403,
+                    code: "consumerNotAllowed",
+                    message: format!(
+                        "this caller is consumer `{bound}` and may not ask as `{}`",
+                        toolgate_runtime::names::escape(c)
+                    ),
+                })
+            }
+        }
+    }
+    if let Some(bound) = trust.role {
+        if s.properties.role.is_none() {
+            role = bound;
+        } else if role != bound {
+            return Err(ApiError {
+                status: 403,
+                code: "roleNotAllowed",
+                message: format!(
+                    "this caller's token is for the role `{}` and may not claim `{}`",
+                    bound.as_str(),
+                    role.as_str()
+                ),
+            });
+        }
+    }
     if !trust.roles.contains(&role) {
         return Err(ApiError {
             status: 403,

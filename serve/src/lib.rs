@@ -77,6 +77,12 @@ pub struct Trust {
     /// an enforced refusal into an observed allow). By default not: a
     /// request that sets it is a 403.
     pub enforcement_override: bool,
+    /// The consumer an authenticated caller is (its token's consumer
+    /// claim): a request may name no other (403), and one that names none
+    /// is that consumer's.
+    pub consumer: Option<String>,
+    /// The role an authenticated caller's token names, likewise.
+    pub role: Option<toolgate_runtime::Role>,
 }
 
 impl Default for Trust {
@@ -84,6 +90,8 @@ impl Default for Trust {
         Trust {
             roles: vec![toolgate_runtime::Role::User, toolgate_runtime::Role::None],
             enforcement_override: false,
+            consumer: None,
+            role: None,
         }
     }
 }
@@ -94,6 +102,18 @@ impl Trust {
         Trust {
             roles: toolgate_runtime::Role::ALL.to_vec(),
             enforcement_override: true,
+            consumer: None,
+            role: None,
+        }
+    }
+
+    /// What an authenticated caller may assert.
+    pub fn of(caller: &toolgate_auth::Caller) -> Trust {
+        Trust {
+            roles: caller.roles.clone(),
+            enforcement_override: caller.set_enforcement,
+            consumer: caller.consumer.clone(),
+            role: caller.role,
         }
     }
 }
@@ -124,6 +144,9 @@ pub struct Options {
     /// Serve on an address other than loopback although nothing
     /// authenticates the callers (`--allow-unauthenticated`).
     pub allow_unauthenticated: bool,
+    /// The credentials file (`--auth`): every decision request must then
+    /// present a bearer token it accepts.
+    pub auth: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -141,6 +164,7 @@ impl Options {
             default_configuration: None,
             trust: Trust::default(),
             allow_unauthenticated: false,
+            auth: None,
         }
     }
 }
@@ -169,8 +193,10 @@ pub struct Shared {
     pub trusted_keys: Option<TrustedKeys>,
     /// `--default-configuration`.
     pub default_configuration: Option<String>,
-    /// What callers may assert.
-    pub trust: Trust,
+    /// What callers may assert, when nothing authenticates them.
+    pub trust: Arc<Trust>,
+    /// Who may ask, when the service authenticates its callers.
+    pub auth: Option<Arc<toolgate_auth::Authenticator>>,
     status: Mutex<ReloadStatus>,
 }
 
@@ -330,7 +356,8 @@ impl Service {
                 public_url,
                 trusted_keys,
                 default_configuration: None,
-                trust: Trust::default(),
+                trust: Arc::new(Trust::default()),
+                auth: None,
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -344,7 +371,16 @@ impl Service {
     /// What callers may assert.
     pub fn with_trust(mut self, trust: Trust) -> Service {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.trust = trust;
+            shared.trust = Arc::new(trust);
+        }
+        self
+    }
+
+    /// Authenticate every decision request with `auth` (401 without a
+    /// token it accepts); what a caller may assert is then its own.
+    pub fn with_auth(mut self, auth: toolgate_auth::Authenticator) -> Service {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.auth = Some(Arc::new(auth));
         }
         self
     }
@@ -379,6 +415,10 @@ impl Service {
         )?
         .with_default_configuration(opts.default_configuration.clone())
         .map(|s| s.with_trust(opts.trust.clone()))
+        .and_then(|s| match &opts.auth {
+            None => Ok(s),
+            Some(path) => Ok(s.with_auth(toolgate_auth::Authenticator::from_file(path)?)),
+        })
     }
 
     pub fn router(&self) -> axum::Router {
@@ -511,10 +551,10 @@ pub fn run(opts: Options) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     // Nothing authenticates a caller: only the machine itself may ask,
     // unless the operator says the network in front is private.
-    if !opts.addr.ip().is_loopback() {
+    if !opts.addr.ip().is_loopback() && opts.auth.is_none() {
         if !opts.allow_unauthenticated {
             return Err(format!(
-                "refusing to serve on {}: not a loopback address, and this service does not authenticate its callers (anyone who reaches the port could ask as any subject). Bind 127.0.0.1 behind an authenticating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
+                "refusing to serve on {}: not a loopback address, and nothing authenticates its callers (anyone who reaches the port could ask as any subject). Give --auth FILE (API keys or JWTs), bind 127.0.0.1 behind an authenticating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
                 opts.addr
             ));
         }

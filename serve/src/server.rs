@@ -61,6 +61,10 @@ pub fn router(shared: Arc<Shared>) -> Router<()> {
         .route("/access/v1/search/resource", post(search_resource))
         .route("/toolgate/v1/unavailable", post(unavailable))
         .route_layer(axum::middleware::from_fn(json_only))
+        .route_layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            authenticate,
+        ))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,
@@ -89,6 +93,57 @@ pub fn router(shared: Arc<Shared>) -> Router<()> {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeId(shared.clone())))
         .with_state(shared)
+}
+
+/// What the request's caller may assert: its own, when it authenticated,
+/// else the service's.
+fn trust_of(
+    shared: &Shared,
+    caller: Option<axum::Extension<Arc<crate::Trust>>>,
+) -> Arc<crate::Trust> {
+    caller.map(|e| e.0).unwrap_or_else(|| shared.trust.clone())
+}
+
+/// Every decision request of a service with credentials proves its caller:
+/// a bearer token the [`toolgate_auth::Authenticator`] accepts, else 401
+/// with `WWW-Authenticate: Bearer` (RFC 6750) and the reason.
+async fn authenticate(
+    State(shared): State<Arc<Shared>>,
+    mut req: Request<Body>,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(auth) = &shared.auth else {
+        return next.run(req).await;
+    };
+    let header = req
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    match auth.authenticate(header) {
+        Ok(caller) => {
+            req.extensions_mut()
+                .insert(Arc::new(crate::Trust::of(&caller)));
+            next.run(req).await
+        }
+        Err(e) => {
+            shared.metrics.error(401);
+            let mut r = error_response(&ApiError {
+                status: 401,
+                code: "unauthenticated",
+                message: e.to_string(),
+            });
+            let challenge = format!(
+                "Bearer realm=\"toolgate\", error=\"{}\", error_description=\"{}\"",
+                e.code(),
+                e.to_string().replace(['"', '\\'], "'")
+            );
+            if let Ok(v) = HeaderValue::from_str(&challenge) {
+                r.headers_mut()
+                    .insert(axum::http::header::WWW_AUTHENTICATE, v);
+            }
+            r
+        }
+    }
 }
 
 /// Only `application/json` bodies are decided (with parameters such as
@@ -338,6 +393,8 @@ struct Batch<'t, 'r> {
     tally: Tally<'t>,
     /// The context of an evaluation that has none.
     no_context: RequestContext,
+    /// What the caller may assert.
+    trust: &'r crate::Trust,
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -360,8 +417,10 @@ impl<'t, 'r> Batch<'t, 'r> {
         defaults: &'r Evaluation<'r>,
         path: &'static str,
         request_id: Option<&'r str>,
+        trust: &'r crate::Trust,
     ) -> Self {
         Batch {
+            trust,
             shared,
             table,
             digest,
@@ -393,13 +452,14 @@ impl<'t, 'r> Batch<'t, 'r> {
         let built = if item.subject.is_none() && item.context.is_none() {
             let table = self.table;
             let shared = self.shared;
+            let trust = self.trust;
             match self.default_built.get_or_insert_with(|| {
                 api::build(
                     table,
                     subject,
                     context,
                     shared.default_configuration.as_deref(),
-                    &shared.trust,
+                    trust,
                 )
             }) {
                 Ok(b) => &*b,
@@ -411,7 +471,7 @@ impl<'t, 'r> Batch<'t, 'r> {
                 subject,
                 context,
                 self.shared.default_configuration.as_deref(),
-                &self.shared.trust,
+                self.trust,
             )?;
             &own
         };
@@ -451,9 +511,12 @@ impl<'t, 'r> Batch<'t, 'r> {
 
 async fn evaluation(
     State(shared): State<Arc<Shared>>,
+    caller: Option<axum::Extension<Arc<crate::Trust>>>,
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let trust = trust_of(&shared, caller);
+    let trust = &*trust;
     timed_answer(&shared, 0, b, |bytes| {
         let item: Evaluation = parse(bytes)?;
         item.check()?;
@@ -468,6 +531,7 @@ async fn evaluation(
             &defaults,
             "access/v1/evaluation",
             rid.as_deref(),
+            trust,
         );
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
@@ -491,9 +555,12 @@ struct BatchContext<'a> {
 
 async fn evaluations(
     State(shared): State<Arc<Shared>>,
+    caller: Option<axum::Extension<Arc<crate::Trust>>>,
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let trust = trust_of(&shared, caller);
+    let trust = &*trust;
     timed_answer(&shared, 1, b, |bytes| {
         let req: EvaluationsRequest = parse(bytes)?;
         req.check()?;
@@ -526,6 +593,7 @@ async fn evaluations(
             &defaults,
             "access/v1/evaluations",
             rid.as_deref(),
+            trust,
         );
         batch.digest_per_answer = items.is_empty();
         batch.refusals = req
@@ -650,8 +718,11 @@ fn page_offset(token: &str, digest: &str, asked: &str) -> Result<usize, ApiError
 
 async fn search_resource(
     State(shared): State<Arc<Shared>>,
+    caller: Option<axum::Extension<Arc<crate::Trust>>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let trust = trust_of(&shared, caller);
+    let trust = &*trust;
     timed_answer(&shared, 2, b, |bytes| {
         let req: SearchRequest = parse(bytes)?;
         req.check()?;
@@ -669,7 +740,7 @@ async fn search_resource(
             &req.subject,
             &req.context,
             shared.default_configuration.as_deref(),
-            &shared.trust,
+            trust,
         )?;
         let offered = built.ctx.offered();
         let asked = request_key(bytes_key(&req));
@@ -728,8 +799,11 @@ struct UnavailableOut<'a> {
 
 async fn unavailable(
     State(shared): State<Arc<Shared>>,
+    caller: Option<axum::Extension<Arc<crate::Trust>>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let trust = trust_of(&shared, caller);
+    let trust = &*trust;
     timed_answer(&shared, 3, b, |bytes| {
         let req: UnavailableRequest = parse(bytes)?;
         req.check()?;
@@ -740,7 +814,7 @@ async fn unavailable(
             &req.subject,
             &req.context,
             shared.default_configuration.as_deref(),
-            &shared.trust,
+            trust,
         )?;
         let out = UnavailableOut {
             configuration: built.ctx.configuration_name(),

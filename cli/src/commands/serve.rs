@@ -82,6 +82,12 @@ pub struct ServeArgs {
     /// authenticates the callers (only where the network in front is private).
     #[arg(long)]
     allow_unauthenticated: bool,
+    /// A credentials file (API keys stored hashed, JWTs checked against a
+    /// JWKS; docs/authzen.md, "Authentication"): every decision request must
+    /// then present a bearer token it accepts, and what a caller may assert
+    /// is the file's for it.
+    #[arg(long, value_name = "FILE")]
+    auth: Option<std::path::PathBuf>,
     /// Do not watch the table or project for changes.
     #[arg(long)]
     no_watch: bool,
@@ -129,8 +135,11 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.trust = toolgate_serve::Trust {
         roles,
         enforcement_override: a.pep_may_set_enforcement,
+        consumer: None,
+        role: None,
     };
     opts.allow_unauthenticated = a.allow_unauthenticated;
+    opts.auth = a.auth;
     opts.decision_log = a.decision_log.map(|p| {
         if p.as_os_str() == "-" {
             LogTarget::Stdout

@@ -1,0 +1,182 @@
+//! Tokens minted with real Ed25519 keys, checked as an edge checks them.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use ed25519_dalek::pkcs8::EncodePrivateKey;
+use ed25519_dalek::SigningKey;
+use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+use serde_json::json;
+use toolgate_auth::{key_digest, AuthError, Authenticator};
+use toolgate_runtime::Role;
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn signing(seed: u8) -> SigningKey {
+    SigningKey::from_bytes(&[seed; 32])
+}
+
+fn jwks(keys: &[(&str, &SigningKey)]) -> String {
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let keys: Vec<_> = keys
+        .iter()
+        .map(|(kid, k)| {
+            json!({"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid,
+                   "x": b64.encode(k.verifying_key().as_bytes())})
+        })
+        .collect();
+    json!({ "keys": keys }).to_string()
+}
+
+fn mint(key: &SigningKey, kid: &str, claims: serde_json::Value) -> String {
+    let der = key.to_pkcs8_der().expect("PKCS#8");
+    let mut header = Header::new(Algorithm::EdDSA);
+    header.kid = Some(kid.into());
+    encode(&header, &claims, &EncodingKey::from_ed_der(der.as_bytes())).expect("a token")
+}
+
+fn authenticator(dir: &std::path::Path) -> Authenticator {
+    std::fs::write(dir.join("jwks.json"), jwks(&[("k1", &signing(1))])).expect("jwks");
+    let text = format!(
+        r#"
+[[key]]
+name = "gateway-eu"
+sha256 = "{}"
+roles = ["admin", "user", "none"]
+set-enforcement = true
+
+[jwt]
+jwks = "jwks.json"
+issuer = "https://idp.example"
+audience = "toolgate"
+roles = ["user", "none"]
+consumer-claim = "azp"
+role-claim = "toolgate_role"
+"#,
+        key_digest("s3cret-key-of-gateway-eu")
+    );
+    Authenticator::from_toml(&text, dir).expect("credentials")
+}
+
+fn claims(extra: serde_json::Value) -> serde_json::Value {
+    let mut c = json!({"iss": "https://idp.example", "aud": "toolgate", "sub": "agent-7",
+                       "exp": now() + 300, "azp": "support-bot", "toolgate_role": "user"});
+    if let (Some(c), Some(e)) = (c.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            c.insert(k.clone(), v.clone());
+        }
+    }
+    c
+}
+
+fn invalid(a: &Authenticator, token: &str) -> String {
+    match a.authenticate(Some(&format!("Bearer {token}"))) {
+        Err(AuthError::Invalid(why)) => why,
+        other => panic!("accepted or missing: {other:?}"),
+    }
+}
+
+#[test]
+fn an_api_key_is_known_by_its_digest_and_a_token_by_its_signature_and_claims() {
+    let dir = tempfile_dir("ok");
+    let a = authenticator(&dir);
+    let c = a
+        .authenticate(Some("Bearer s3cret-key-of-gateway-eu"))
+        .expect("the key");
+    assert_eq!(c.name, "gateway-eu");
+    assert_eq!(c.roles, vec![Role::Admin, Role::User, Role::None]);
+    assert!(c.set_enforcement);
+    let token = mint(&signing(1), "k1", claims(json!({})));
+    let c = a
+        .authenticate(Some(&format!("Bearer {token}")))
+        .expect("the token");
+    assert_eq!(
+        (
+            c.name.as_str(),
+            c.consumer.as_deref(),
+            c.role,
+            c.set_enforcement
+        ),
+        ("agent-7", Some("support-bot"), Some(Role::User), false)
+    );
+    assert_eq!(a.authenticate(None), Err(AuthError::Missing));
+    assert_eq!(
+        a.authenticate(Some("Basic YWxpY2U6cHc=")),
+        Err(AuthError::Missing)
+    );
+    assert_eq!(
+        invalid(&a, "s3cret-key-of-gateway-e"),
+        "not a key this service knows"
+    );
+}
+
+#[test]
+fn expired_foreign_and_misaddressed_tokens_are_refused() {
+    let dir = tempfile_dir("bad");
+    let a = authenticator(&dir);
+    let expired = mint(&signing(1), "k1", claims(json!({"exp": now() - 600})));
+    assert_eq!(invalid(&a, &expired), "ExpiredSignature");
+    let forged = mint(&signing(2), "k1", claims(json!({})));
+    assert_eq!(invalid(&a, &forged), "InvalidSignature");
+    let unknown_kid = mint(&signing(2), "k2", claims(json!({})));
+    assert_eq!(
+        invalid(&a, &unknown_kid),
+        "no key of the JWKS matches its `kid`"
+    );
+    let issuer = mint(
+        &signing(1),
+        "k1",
+        claims(json!({"iss": "https://evil.example"})),
+    );
+    assert_eq!(invalid(&a, &issuer), "InvalidIssuer");
+    let audience = mint(&signing(1), "k1", claims(json!({"aud": "other-service"})));
+    assert_eq!(invalid(&a, &audience), "InvalidAudience");
+    let admin = mint(&signing(1), "k1", claims(json!({"toolgate_role": "admin"})));
+    assert_eq!(
+        invalid(&a, &admin),
+        "role `admin` is not one this service accepts from tokens"
+    );
+    let mut tampered = mint(&signing(1), "k1", claims(json!({})));
+    tampered.insert(tampered.len() / 2, 'A');
+    assert!(!invalid(&a, &tampered).is_empty());
+}
+
+#[test]
+fn a_credentials_file_that_lets_nobody_in_or_stores_a_key_in_clear_is_an_error() {
+    let dir = tempfile_dir("files");
+    assert_eq!(
+        Authenticator::from_toml("", &dir).err().as_deref(),
+        Some("no `[[key]]` and no `[jwt]`: nobody could be authenticated")
+    );
+    let e = Authenticator::from_toml(
+        "[[key]]\nname = \"a\"\nsha256 = \"my-key-in-clear\"\n",
+        &dir,
+    )
+    .err()
+    .unwrap_or_default();
+    assert_eq!(
+        e,
+        "key `a`: sha256 is not 64 hex digits (the SHA-256 of the key, never the key)"
+    );
+    let e = Authenticator::from_toml(
+        &format!(
+            "[[key]]\nname = \"a\"\nsha256 = \"{}\"\nroles = [\"root\"]\n",
+            key_digest("k")
+        ),
+        &dir,
+    )
+    .err()
+    .unwrap_or_default();
+    assert_eq!(e, "key `a`: role `root` is not admin, user or none");
+}
+
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("toolgate-auth-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("a directory");
+    d
+}
