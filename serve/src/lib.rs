@@ -147,6 +147,62 @@ pub struct Options {
     /// The credentials file (`--auth`): every decision request must then
     /// present a bearer token it accepts.
     pub auth: Option<std::path::PathBuf>,
+    /// Serve HTTPS with this certificate chain and key (PEM files).
+    pub tls: Option<TlsFiles>,
+}
+
+/// `--tls-cert`, `--tls-key` and, for client certificates, `--tls-client-ca`.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub cert: std::path::PathBuf,
+    pub key: std::path::PathBuf,
+    /// When given, a client must present a certificate this CA issued.
+    pub client_ca: Option<std::path::PathBuf>,
+}
+
+impl TlsFiles {
+    /// The rustls server configuration of these files.
+    pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, String> {
+        use rustls_pki_types::pem::PemObject;
+        use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+        let shown =
+            |p: &std::path::Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&self.cert)
+            .map_err(|e| shown(&self.cert, &e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| shown(&self.cert, &e))?;
+        if certs.is_empty() {
+            return Err(shown(&self.cert, &"no certificate in it"));
+        }
+        let key = PrivateKeyDer::from_pem_file(&self.key).map_err(|e| shown(&self.key, &e))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?;
+        let builder = match &self.client_ca {
+            None => builder.with_no_client_auth(),
+            Some(ca) => {
+                let mut roots = rustls::RootCertStore::empty();
+                for c in CertificateDer::pem_file_iter(ca).map_err(|e| shown(ca, &e))? {
+                    roots
+                        .add(c.map_err(|e| shown(ca, &e))?)
+                        .map_err(|e| shown(ca, &e))?;
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .map_err(|e| shown(ca, &e))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let mut config = builder
+            .with_single_cert(certs, key)
+            .map_err(|e| shown(&self.cert, &e))?;
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Arc::new(config))
+    }
 }
 
 impl Options {
@@ -165,6 +221,7 @@ impl Options {
             trust: Trust::default(),
             allow_unauthenticated: false,
             auth: None,
+            tls: None,
         }
     }
 }
@@ -197,6 +254,8 @@ pub struct Shared {
     pub trust: Arc<Trust>,
     /// Who may ask, when the service authenticates its callers.
     pub auth: Option<Arc<toolgate_auth::Authenticator>>,
+    /// HTTPS, when set.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
     status: Mutex<ReloadStatus>,
 }
 
@@ -358,6 +417,7 @@ impl Service {
                 default_configuration: None,
                 trust: Arc::new(Trust::default()),
                 auth: None,
+                tls: None,
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -372,6 +432,14 @@ impl Service {
     pub fn with_trust(mut self, trust: Trust) -> Service {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.trust = Arc::new(trust);
+        }
+        self
+    }
+
+    /// Serve HTTPS with `config`.
+    pub fn with_tls(mut self, config: Arc<rustls::ServerConfig>) -> Service {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.tls = Some(config);
         }
         self
     }
@@ -418,6 +486,10 @@ impl Service {
         .and_then(|s| match &opts.auth {
             None => Ok(s),
             Some(path) => Ok(s.with_auth(toolgate_auth::Authenticator::from_file(path)?)),
+        })
+        .and_then(|s| match &opts.tls {
+            None => Ok(s),
+            Some(files) => Ok(s.with_tls(files.server_config()?)),
         })
     }
 
@@ -568,18 +640,19 @@ pub fn run(opts: Options) -> Result<(), String> {
             .await
             .map_err(|e| format!("{}: {e}", opts.addr))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let public_url = opts
-            .public_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{addr}"));
+        let public_url = opts.public_url.clone().unwrap_or_else(|| {
+            let scheme = if opts.tls.is_some() { "https" } else { "http" };
+            format!("{scheme}://{addr}")
+        });
         let service = Service::from_options(&opts, public_url)?;
         let _watch = if opts.watch {
             Some(service.watch(opts.poll_interval)?)
         } else {
             None
         };
+        let scheme = if opts.tls.is_some() { "https" } else { "http" };
         note(&format!(
-            "listening on http://{addr}, serving table {}",
+            "listening on {scheme}://{addr}, serving table {}",
             service.shared.handle.current().digest_hex()
         ));
         service

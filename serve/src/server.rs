@@ -203,15 +203,37 @@ pub async fn accept_loop(
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let conn = hyper::server::conn::http1::Builder::new()
+        let http = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
-            .serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            let _ = conn.await;
-            drop(permit);
-        });
+            .clone();
+        match &shared.tls {
+            None => {
+                let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                    drop(permit);
+                });
+            }
+            Some(config) => {
+                // The handshake runs on the connection's task, under the
+                // header timeout: a client that stalls in it holds no more
+                // than its connection slot, and not for long.
+                let acceptor = tokio_rustls::TlsAcceptor::from(config.clone());
+                let timeout = limits.header_timeout;
+                let watcher = graceful.watcher();
+                tokio::spawn(async move {
+                    if let Ok(Ok(tls)) =
+                        tokio::time::timeout(timeout, acceptor.accept(stream)).await
+                    {
+                        let _ = watcher
+                            .watch(http.serve_connection(TokioIo::new(tls), service))
+                            .await;
+                    }
+                    drop(permit);
+                });
+            }
+        }
     }
     drop(listener);
     // Requests in flight get the request deadline to finish.

@@ -88,6 +88,15 @@ pub struct ServeArgs {
     /// is the file's for it.
     #[arg(long, value_name = "FILE")]
     auth: Option<std::path::PathBuf>,
+    /// Serve HTTPS: the certificate chain (PEM); with --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The certificate's private key (PEM); with --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+    /// Require client certificates issued by this CA (PEM); with --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_client_ca: Option<std::path::PathBuf>,
     /// Do not watch the table or project for changes.
     #[arg(long)]
     no_watch: bool,
@@ -140,6 +149,14 @@ pub fn serve(a: ServeArgs) -> Res {
     };
     opts.allow_unauthenticated = a.allow_unauthenticated;
     opts.auth = a.auth;
+    opts.tls = match (a.tls_cert, a.tls_key) {
+        (Some(cert), Some(key)) => Some(toolgate_serve::TlsFiles {
+            cert,
+            key,
+            client_ca: a.tls_client_ca,
+        }),
+        _ => None,
+    };
     opts.decision_log = a.decision_log.map(|p| {
         if p.as_os_str() == "-" {
             LogTarget::Stdout
