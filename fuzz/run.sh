@@ -8,7 +8,7 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
 export RUSTC_BOOTSTRAP=1
 mkdir -p corpus
 # Seed corpora from the shipped policies, registries, fixtures and a compiled table.
-mkdir -p corpus/parse_policy corpus/format corpus/registry corpus/classify corpus/run_state corpus/table_load corpus/lsp_frames corpus/tools_list_pages
+mkdir -p corpus/parse_policy corpus/format corpus/registry corpus/classify corpus/run_state corpus/table_load corpus/lsp_frames corpus/tools_list_pages corpus/serve_request
 cp ../policies/*/*.tg corpus/parse_policy/ 2>/dev/null
 cp ../policies/*/*.tg corpus/format/ 2>/dev/null
 for f in ../policies/*/registry.toml; do cp "$f" "corpus/registry/$(basename "$(dirname "$f")").toml"; done
@@ -20,7 +20,11 @@ cp seeds/lsp_frames/* corpus/lsp_frames/
 cp seeds/tools_list_pages/* corpus/tools_list_pages/
 (cd .. && cargo run -q -p toolgate -- compile policies/exclusions -o fuzz/corpus/table_load/exclusions.tgt 2>/dev/null)
 status=0
-for t in parse_policy registry table_load run_state classify format lsp_frames tools_list_pages; do
+# The service: a selector byte (endpoint, Content-Type, authenticated), then the body.
+printf '\x00{"subject":{"type":"user","id":"a"},"action":{"name":"call"},"resource":{"type":"tool","id":"refund.issue"},"context":{"configuration":"support-chat"}}' > corpus/serve_request/evaluation.bin
+printf '\x01{"subject":{"type":"user","id":"a","properties":{"consumer":"support-bot"}},"action":{"name":"call"},"evaluations":[{"resource":{"type":"tool","id":"refund.issue"}},{"resource":{"type":"tool","id":"x"}}],"options":{"evaluations_semantic":"deny_on_first_deny"}}' > corpus/serve_request/batch.bin
+printf '\x10Bearer fuzz-key\n{"subject":{"type":"user","id":"a"},"action":{"name":"offer"},"resource":{"type":"tool"}}' > corpus/serve_request/authed.bin
+for t in parse_policy registry table_load run_state classify format lsp_frames tools_list_pages serve_request; do
   log="/tmp/toolgate-fuzz-$t.log"
   if cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 >"$log" 2>&1; then
     echo "$t: ok, $(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#') runs in ${secs}s"

@@ -447,3 +447,59 @@ async fn by_default_a_caller_may_not_claim_admin_or_set_the_enforcement() {
     assert_eq!(a.status, 200);
     s.stop().await;
 }
+
+/// The request and answer shapes the OpenID AuthZEN interop harnesses
+/// check (openid/authzen, interop/*/test: members beside `type` and `id` in
+/// the subject and the resource, no `context`, `{"decision": bool}` back;
+/// batches and searches likewise), written here in toolgate's vocabulary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shapes_the_authzen_interop_harnesses_send_are_answered() {
+    let source = profiles_source();
+    let t = source.load().expect("compiles");
+    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+        svc.with_default_configuration(Some("support-chat".into()))
+            .expect("a configuration")
+    })
+    .await;
+    let one = json!({
+        "subject": {"type": "user", "id": "rick@example.com", "identity": "CiRmZDA2MTRk"},
+        "action": {"name": "call"},
+        "resource": {"type": "tool", "id": "get_help_article", "ownerID": "rick@example.com"},
+    });
+    let a = s.post_json("/access/v1/evaluation", &one).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(a.json["decision"], json!(true));
+    let batch = json!({
+        "subject": {"type": "user", "id": "rick@example.com", "identity": "CiRmZDA2MTRk"},
+        "action": {"name": "call"},
+        "evaluations": [
+            {"resource": {"type": "tool", "id": "get_help_article", "userID": "x"}},
+            {"resource": {"type": "tool", "id": "no_such_tool"}},
+        ],
+    });
+    let a = s.post_json("/access/v1/evaluations", &batch).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let decisions: Vec<Value> = a.json["evaluations"]
+        .as_array()
+        .map(|v| v.iter().map(|e| e["decision"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(decisions, vec![json!(true), json!(false)]);
+    let search = json!({
+        "subject": {"type": "user", "id": "rick@example.com"},
+        "action": {"name": "offer"},
+        "resource": {"type": "tool"},
+        "page": {"limit": 1},
+    });
+    let a = s.post_json("/access/v1/search/resource", &search).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(a.json["results"].as_array().map(Vec::len), Some(1));
+    assert!(a.json["page"]["next_token"].is_string());
+    // Their subject and resource types are another application's: refused
+    // by name, never decided.
+    let todo = json!({"subject": {"type": "identity", "id": "x"}, "action": {"name": "GET"},
+                      "resource": {"type": "route", "id": "/todos"}});
+    let a = s.post_json("/access/v1/evaluation", &todo).await;
+    assert_eq!(a.status, 400);
+    assert_eq!(a.json["decision"], Value::Null);
+    s.stop().await;
+}
