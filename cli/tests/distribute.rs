@@ -2,6 +2,8 @@
 //! against a real registry (Debian's distribution registry on 127.0.0.1).
 
 mod common;
+#[path = "../../oci/tests/common/hostile.rs"]
+mod hostile;
 #[path = "../../oci/tests/common/registry.rs"]
 mod registry;
 
@@ -170,4 +172,94 @@ fn serve_oci_requires_trusted_keys() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert_starts_with(&stderr(&o), "error: missing.pub: ");
+}
+
+#[test]
+fn pull_without_plain_http_from_a_plain_http_registry_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let reg = registry::TestRegistry::start();
+    let reference = format!("{}/policies/demo:v1", reg.host());
+    let o = toolgate(dir.path(), &["pull", &reference, "-o", "policy.tgt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: {reference}: cannot reach the registry: error sending request for url (https://{host}/v2/): client error (Connect): received corrupt message of type InvalidContentType; {host} answers plain HTTP, not HTTPS: pass --plain-http if it is on this machine or a private network\n",
+            host = reg.host()
+        )
+    );
+    assert!(!dir.path().join("policy.tgt").exists());
+}
+
+#[test]
+fn pull_refuses_an_endless_or_a_700_mib_manifest_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hostile::Hostile::start(&registry::fixture("signed.tgt"));
+    let reference = h.reference("live");
+    // The hostile registry serves the artifact when it behaves.
+    let o = toolgate(
+        dir.path(),
+        &["pull", &reference, "-o", "good.tgt", "--plain-http"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{}\n", h.manifest_digest));
+    for (mode, message) in [
+        (
+            hostile::Mode::Endless,
+            format!("error: {reference}: the manifest is over the limit of 4194304 bytes\n"),
+        ),
+        (
+            hostile::Mode::Huge,
+            format!("error: {reference}: the manifest is 734003200 bytes (Content-Length), over the limit of 4194304 bytes\n"),
+        ),
+    ] {
+        h.set(mode);
+        let before = h.sent();
+        let o = toolgate(
+            dir.path(),
+            &["pull", &reference, "-o", "policy.tgt", "--plain-http"],
+        );
+        assert_eq!(o.status.code(), Some(2), "{mode:?}");
+        assert_eq!(stderr(&o), message, "{mode:?}");
+        assert!(!dir.path().join("policy.tgt").exists());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // The cap and the loopback socket buffers; without a cap, 256 MiB.
+        let sent = h.sent() - before;
+        assert!(sent < 32 * 1024 * 1024, "{mode:?}: {sent} bytes sent");
+    }
+}
+
+#[test]
+fn pull_from_a_trickling_registry_stops_at_registry_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hostile::Hostile::start(&registry::fixture("signed.tgt"));
+    h.set(hostile::Mode::Trickle);
+    let reference = h.reference("live");
+    let started = std::time::Instant::now();
+    let o = toolgate(
+        dir.path(),
+        &[
+            "pull",
+            &reference,
+            "-o",
+            "policy.tgt",
+            "--plain-http",
+            "--registry-timeout",
+            "1",
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {reference}: the pull did not finish within 1 s (the registry stalled or is too slow; the deadline is --registry-timeout)\n")
+    );
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert!(!dir.path().join("policy.tgt").exists());
+    let o = toolgate(
+        dir.path(),
+        &["pull", &reference, "-o", "x.tgt", "--registry-timeout", "0"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_contains(&stderr(&o), "0 is not in 1..=86400");
 }

@@ -11,13 +11,19 @@
 //! manifest (no timestamps), so the same digest.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
-use oci_client::manifest::{OciDescriptor, OciImageManifest};
+use oci_client::errors::OciDistributionError;
+use oci_client::manifest::{
+    OciDescriptor, OciImageManifest, IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE,
+    OCI_IMAGE_INDEX_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE,
+};
 use oci_client::secrets::RegistryAuth;
-use oci_client::{Client, Reference};
+use oci_client::{Client, Reference, RegistryOperation};
 use toolgate_runtime::format;
 use toolgate_runtime::Table;
 
@@ -33,15 +39,87 @@ pub const ANNOTATION_TABLE_DIGEST: &str = "dev.toolgate.table.digest";
 pub const ANNOTATION_KEY_ID: &str = "dev.toolgate.table.signed-by";
 /// The largest table pulled (the CLI's limit on any table file).
 pub const MAX_TABLE_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest manifest read. A toolgate manifest is under 1 KiB; the
+/// distribution registry itself refuses manifests over 4 MiB, so no real
+/// artifact comes near it.
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+/// The default overall deadline of one push, pull or resolve, every request
+/// of it included (a registry that trickles a byte at a time restarts a
+/// read timeout forever; it cannot restart this).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+/// The most of an error answer's body read for its message.
+const MAX_ERROR_BODY_BYTES: usize = 4096;
+/// The manifest media types asked for: the image manifest a push writes,
+/// and the others so that a registry's answer is the stored manifest, whose
+/// digest is the one a HEAD reports.
+const MANIFEST_TYPES: [&str; 4] = [
+    OCI_IMAGE_MEDIA_TYPE,
+    IMAGE_MANIFEST_MEDIA_TYPE,
+    OCI_IMAGE_INDEX_MEDIA_TYPE,
+    IMAGE_MANIFEST_LIST_MEDIA_TYPE,
+];
 
 /// How to reach registries.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct RegistryOptions {
     /// Registries (`host:port`) spoken to over plain HTTP, for a registry on
     /// the local machine or a private network; every other one uses HTTPS.
     pub plain_http: Vec<String>,
     /// Basic credentials (user, password); anonymous when absent.
     pub basic_auth: Option<(String, String)>,
+    /// The overall deadline of one push, pull or resolve ([`DEFAULT_DEADLINE`]).
+    pub deadline: Duration,
+}
+
+impl Default for RegistryOptions {
+    fn default() -> RegistryOptions {
+        RegistryOptions {
+            plain_http: Vec::new(),
+            basic_auth: None,
+            deadline: DEFAULT_DEADLINE,
+        }
+    }
+}
+
+/// What kind of failure a registry call had: a caller reports a call that
+/// ran out of time apart from one the registry answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The call did not finish within the deadline.
+    Timeout,
+    /// Anything else: unreachable, an error answer, a refused artifact.
+    Other,
+}
+
+/// A failed registry call: its kind and a message for the operator, which
+/// starts with the reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl Error {
+    fn other(message: String) -> Error {
+        Error {
+            kind: ErrorKind::Other,
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.message
+    }
 }
 
 impl std::fmt::Debug for RegistryOptions {
@@ -50,6 +128,7 @@ impl std::fmt::Debug for RegistryOptions {
         f.debug_struct("RegistryOptions")
             .field("plain_http", &self.plain_http)
             .field("user", &self.basic_auth.as_ref().map(|(u, _)| u))
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -89,7 +168,10 @@ pub struct Pulled {
 /// The client, for one or more calls.
 pub struct Registry {
     client: Client,
+    /// The manifest requests, read under [`MAX_MANIFEST_BYTES`].
+    http: reqwest::Client,
     auth: RegistryAuth,
+    options: RegistryOptions,
 }
 
 fn parse_reference(reference: &str) -> Result<Reference, String> {
@@ -112,27 +194,75 @@ impl Registry {
         } else {
             ClientProtocol::HttpsExcept(options.plain_http.clone())
         };
+        let connect_timeout = Duration::from_secs(10).min(options.deadline);
+        let read_timeout = Duration::from_secs(30).min(options.deadline);
         let config = ClientConfig {
             protocol,
-            connect_timeout: Some(std::time::Duration::from_secs(10)),
-            read_timeout: Some(std::time::Duration::from_secs(30)),
+            connect_timeout: Some(connect_timeout),
+            read_timeout: Some(read_timeout),
             ..ClientConfig::default()
         };
         let auth = match &options.basic_auth {
             Some((user, password)) => RegistryAuth::Basic(user.clone(), password.clone()),
             None => RegistryAuth::Anonymous,
         };
+        // The timeouts oci-client's own client has; a builder that fails
+        // leaves the default client, as oci-client does with its own.
+        let http = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .read_timeout(read_timeout)
+            .user_agent(concat!("toolgate/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
         Registry {
             client: Client::new(config),
+            http,
             auth,
+            options: options.clone(),
+        }
+    }
+
+    /// Run `call` under the deadline: past it, the call is dropped (its
+    /// connections closed) and the error says so.
+    async fn bounded<T>(
+        &self,
+        reference: &str,
+        what: &str,
+        call: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout(self.options.deadline, call).await {
+            Ok(r) => r,
+            Err(_) => Err(Error {
+                kind: ErrorKind::Timeout,
+                message: format!(
+                    "{reference}: the {what} did not finish within {} (the registry stalled or is too slow; the deadline is --registry-timeout)",
+                    seconds(self.options.deadline)
+                ),
+            }),
         }
     }
 
     /// Publish a table file under `reference` (a tag). The table must load;
     /// its signature, if any, travels inside it.
-    pub async fn push(&self, reference: &str, table: &[u8]) -> Result<Artifact, String> {
-        let r = parse_reference(reference)?;
-        let (table_digest, signed_by) = describe(table)?;
+    pub async fn push(&self, reference: &str, table: &[u8]) -> Result<Artifact, Error> {
+        let r = parse_reference(reference).map_err(Error::other)?;
+        let (table_digest, signed_by) = describe(table).map_err(Error::other)?;
+        self.bounded(
+            reference,
+            "push",
+            self.push_unbounded(reference, &r, table, table_digest, signed_by),
+        )
+        .await
+    }
+
+    async fn push_unbounded(
+        &self,
+        reference: &str,
+        r: &Reference,
+        table: &[u8],
+        table_digest: String,
+        signed_by: Option<String>,
+    ) -> Result<Artifact, Error> {
         let mut config = serde_json::json!({
             "formatVersion": format::FORMAT_VERSION,
             "tableDigest": format!("sha256:{table_digest}"),
@@ -141,7 +271,7 @@ impl Registry {
             config["signedBy"] = serde_json::Value::String(k.clone());
         }
         let config = Config::new(
-            serde_json::to_vec(&config).map_err(|e| e.to_string())?,
+            serde_json::to_vec(&config).map_err(|e| Error::other(e.to_string()))?,
             CONFIG_MEDIA_TYPE.to_string(),
             None,
         );
@@ -160,18 +290,27 @@ impl Registry {
         }
         let mut manifest =
             OciImageManifest::build(std::slice::from_ref(&layer), &config, Some(annotations));
-        manifest.media_type = Some(oci_client::manifest::OCI_IMAGE_MEDIA_TYPE.to_string());
+        manifest.media_type = Some(OCI_IMAGE_MEDIA_TYPE.to_string());
         manifest.artifact_type = Some(ARTIFACT_TYPE.to_string());
-        let pushed = self
+        let pushed = match self
             .client
-            .push(&r, &[layer], config, &self.auth, Some(manifest))
+            .push(r, &[layer], config, &self.auth, Some(manifest))
             .await
-            .map_err(|e| format!("{reference}: push failed: {e}"))?;
+        {
+            Ok(p) => p,
+            Err(e) => {
+                let hint = self.oci_hint(r, &e).await;
+                return Err(Error::other(format!(
+                    "{reference}: push failed: {}{hint}",
+                    chain(&e)
+                )));
+            }
+        };
         // The registry names the manifest it stored by its digest (the
         // Location of the manifest); ask it when the URL does not say.
         let manifest_digest = match pushed.manifest_url.rsplit_once("/manifests/") {
             Some((_, d)) if d.starts_with("sha256:") => d.to_string(),
-            _ => self.resolve(reference).await?,
+            _ => self.resolve_unbounded(reference, r).await?,
         };
         Ok(Artifact {
             reference: r.whole(),
@@ -183,43 +322,82 @@ impl Registry {
 
     /// The manifest digest `reference` names now (a HEAD request): what a
     /// poll compares before pulling anything.
-    pub async fn resolve(&self, reference: &str) -> Result<String, String> {
-        let r = parse_reference(reference)?;
-        self.client
-            .fetch_manifest_digest(&r, &self.auth)
+    pub async fn resolve(&self, reference: &str) -> Result<String, Error> {
+        let r = parse_reference(reference).map_err(Error::other)?;
+        self.bounded(reference, "resolve", self.resolve_unbounded(reference, &r))
             .await
-            .map_err(|e| format!("{reference}: {e}"))
+    }
+
+    async fn resolve_unbounded(&self, reference: &str, r: &Reference) -> Result<String, Error> {
+        let url = self.manifest_url(r);
+        let res = self
+            .send(
+                reference,
+                r,
+                self.http
+                    .head(&url)
+                    .header("Accept", MANIFEST_TYPES.join(", ")),
+            )
+            .await?;
+        if !res.status().is_success() {
+            return Err(Error::other(format!(
+                "{reference}: the registry answered {} to HEAD {url}",
+                res.status()
+            )));
+        }
+        match digest_header(res.headers()) {
+            Some(d) => {
+                if let Some(pinned) = r.digest() {
+                    if d != pinned {
+                        return Err(Error::other(format!(
+                            "{reference}: the registry names the manifest {d}, not the digest asked for"
+                        )));
+                    }
+                }
+                Ok(d)
+            }
+            // No digest header: the manifest's own digest, read under the cap.
+            None => Ok(self.manifest(reference, r).await?.1),
+        }
     }
 
     /// Fetch the artifact `reference` names and its table file. The
-    /// manifest must be a toolgate table's, the layer's digest must match
-    /// (the client checks it), and the table must load; whether its
-    /// signature is required is the caller's rule.
-    pub async fn pull(&self, reference: &str) -> Result<Pulled, String> {
-        let r = parse_reference(reference)?;
-        let (manifest, manifest_digest) = self
-            .client
-            .pull_image_manifest(&r, &self.auth)
+    /// manifest must be a toolgate table's (and at most
+    /// [`MAX_MANIFEST_BYTES`]), the layer's digest must match (the client
+    /// checks it), and the table must load; whether its signature is
+    /// required is the caller's rule. The whole pull is under the deadline.
+    pub async fn pull(&self, reference: &str) -> Result<Pulled, Error> {
+        let r = parse_reference(reference).map_err(Error::other)?;
+        self.bounded(reference, "pull", self.pull_unbounded(reference, &r))
             .await
-            .map_err(|e| format!("{reference}: {e}"))?;
-        let layer = table_layer(&manifest).map_err(|e| format!("{reference}: {e}"))?;
+    }
+
+    async fn pull_unbounded(&self, reference: &str, r: &Reference) -> Result<Pulled, Error> {
+        let (body, manifest_digest) = self.manifest(reference, r).await?;
+        let manifest =
+            parse_manifest(&body).map_err(|e| Error::other(format!("{reference}: {e}")))?;
+        let layer =
+            table_layer(&manifest).map_err(|e| Error::other(format!("{reference}: {e}")))?;
         let mut sink = Capped::default();
-        self.client
-            .pull_blob(&r, layer, &mut sink)
-            .await
-            .map_err(|e| format!("{reference}: pulling the table failed: {e}"))?;
+        if let Err(e) = self.client.pull_blob(r, layer, &mut sink).await {
+            let hint = self.oci_hint(r, &e).await;
+            return Err(Error::other(format!(
+                "{reference}: pulling the table failed: {}{hint}",
+                chain(&e)
+            )));
+        }
         let bytes = sink.buf;
         let (table_digest, signed_by) =
-            describe(&bytes).map_err(|e| format!("{reference}: {e}"))?;
+            describe(&bytes).map_err(|e| Error::other(format!("{reference}: {e}")))?;
         let recorded = manifest
             .annotations
             .as_ref()
             .and_then(|a| a.get(ANNOTATION_TABLE_DIGEST));
         if recorded != Some(&table_digest) {
-            return Err(format!(
+            return Err(Error::other(format!(
                 "{reference}: the manifest's {ANNOTATION_TABLE_DIGEST} annotation is {}, the table's digest is {table_digest}",
                 recorded.map_or("absent", |s| s.as_str())
-            ));
+            )));
         }
         Ok(Pulled {
             artifact: Artifact {
@@ -231,6 +409,286 @@ impl Registry {
             bytes,
         })
     }
+
+    /// One poll of `reference` under one deadline: the digest it names now
+    /// (a HEAD request), and the artifact pulled by that digest when
+    /// `wanted(digest)` says so. The deadline covers both.
+    pub async fn poll(
+        &self,
+        reference: &str,
+        wanted: impl FnOnce(&str) -> bool,
+    ) -> Result<(String, Option<Pulled>), Error> {
+        let r = parse_reference(reference).map_err(Error::other)?;
+        self.bounded(reference, "poll", async {
+            let digest = self.resolve_unbounded(reference, &r).await?;
+            if !wanted(&digest) {
+                return Ok((digest, None));
+            }
+            let by_digest = pinned(reference, &digest).map_err(Error::other)?;
+            let pinned_ref = parse_reference(&by_digest).map_err(Error::other)?;
+            let pulled = self.pull_unbounded(&by_digest, &pinned_ref).await?;
+            Ok((digest, Some(pulled)))
+        })
+        .await
+    }
+
+    /// The overall deadline of each call.
+    pub fn deadline(&self) -> Duration {
+        self.options.deadline
+    }
+
+    /// `http` or `https` for `registry`, as `--plain-http` says.
+    fn scheme(&self, registry: &str) -> &'static str {
+        if self.options.plain_http.iter().any(|h| h == registry) {
+            "http"
+        } else {
+            "https"
+        }
+    }
+
+    fn manifest_url(&self, r: &Reference) -> String {
+        let registry = r.resolve_registry();
+        format!(
+            "{}://{registry}/v2/{}/manifests/{}{}",
+            self.scheme(registry),
+            r.repository(),
+            r.digest().or(r.tag()).unwrap_or("latest"),
+            r.namespace()
+                .map(|ns| format!("?ns={ns}"))
+                .unwrap_or_default()
+        )
+    }
+
+    /// Send `request` with the registry's credentials: a bearer token when
+    /// the registry asks for one (oci-client's exchange, also cached for the
+    /// blob pull), else basic credentials when given.
+    async fn send(
+        &self,
+        reference: &str,
+        r: &Reference,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, Error> {
+        let token = match self
+            .client
+            .auth(r, &self.auth, RegistryOperation::Pull)
+            .await
+        {
+            Ok(t) => t,
+            Err(e) => {
+                let hint = self.oci_hint(r, &e).await;
+                let what = match e {
+                    OciDistributionError::RequestError(_) => "cannot reach the registry",
+                    _ => "authenticating to the registry failed",
+                };
+                return Err(Error::other(format!(
+                    "{reference}: {what}: {}{hint}",
+                    chain(&e)
+                )));
+            }
+        };
+        let request = match (token, &self.options.basic_auth) {
+            (Some(token), _) => request.bearer_auth(token),
+            (None, Some((user, password))) => request.basic_auth(user, Some(password)),
+            (None, None) => request,
+        };
+        match request.send().await {
+            Ok(res) => Ok(res),
+            Err(e) => {
+                let hint = self.hint(r, &e).await;
+                Err(Error::other(format!("{reference}: {}{hint}", chain(&e))))
+            }
+        }
+    }
+
+    /// The manifest's bytes and digest, read under [`MAX_MANIFEST_BYTES`]:
+    /// a declared length over it is refused before the body is read, and a
+    /// body that passes it (chunked, or longer than declared) is cut off
+    /// there. The digest is the bytes' own, checked against what was asked
+    /// for and what the registry says.
+    async fn manifest(&self, reference: &str, r: &Reference) -> Result<(Vec<u8>, String), Error> {
+        let url = self.manifest_url(r);
+        let mut res = self
+            .send(
+                reference,
+                r,
+                self.http
+                    .get(&url)
+                    .header("Accept", MANIFEST_TYPES.join(", ")),
+            )
+            .await?;
+        let status = res.status();
+        if !status.is_success() {
+            return Err(Error::other(format!(
+                "{reference}: the registry answered {status}{}",
+                error_detail(&mut res).await
+            )));
+        }
+        if let Some(n) = res.content_length() {
+            if n > MAX_MANIFEST_BYTES {
+                return Err(Error::other(format!(
+                    "{reference}: the manifest is {n} bytes (Content-Length), over the limit of {MAX_MANIFEST_BYTES} bytes"
+                )));
+            }
+        }
+        let header_digest = digest_header(res.headers());
+        let mut body = Vec::new();
+        // Each chunk is a read the registry answered; the deadline bounds how many.
+        loop {
+            let chunk = match res.chunk().await {
+                Ok(Some(c)) => c,
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(Error::other(format!(
+                        "{reference}: reading the manifest failed: {}",
+                        chain(&e)
+                    )))
+                }
+            };
+            if body.len() as u64 + chunk.len() as u64 > MAX_MANIFEST_BYTES {
+                return Err(Error::other(format!(
+                    "{reference}: the manifest is over the limit of {MAX_MANIFEST_BYTES} bytes"
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let digest = format!("sha256:{}", format::sha256_hex(&body));
+        for (what, claimed) in [
+            ("the reference", r.digest().map(str::to_string)),
+            ("the registry's Docker-Content-Digest", header_digest),
+        ] {
+            if let Some(claimed) = claimed {
+                if claimed != digest {
+                    return Err(Error::other(format!(
+                        "{reference}: the manifest's digest is {digest}, {what} says {claimed}"
+                    )));
+                }
+            }
+        }
+        Ok((body, digest))
+    }
+
+    /// [`Registry::hint`] for an error oci-client returned.
+    async fn oci_hint(&self, r: &Reference, e: &OciDistributionError) -> String {
+        match e {
+            OciDistributionError::RequestError(e) => self.hint(r, e).await,
+            _ => String::new(),
+        }
+    }
+
+    /// What to do about a connection that failed over HTTPS to a registry
+    /// that speaks plain HTTP (the TLS handshake meets an HTTP answer, and
+    /// the transport error alone does not say so): a plain `GET /v2/`, no
+    /// credentials, a short wait, tells; anything else gets no hint.
+    async fn hint(&self, r: &Reference, e: &reqwest::Error) -> String {
+        let registry = r.resolve_registry();
+        if self.scheme(registry) != "https" || !e.is_connect() {
+            return String::new();
+        }
+        let probe = self
+            .http
+            .get(format!("http://{registry}/v2/"))
+            .timeout(Duration::from_secs(5).min(self.options.deadline))
+            .send()
+            .await;
+        match probe {
+            Ok(_) => format!(
+                "; {registry} answers plain HTTP, not HTTPS: pass --plain-http if it is on this machine or a private network"
+            ),
+            Err(_) => String::new(),
+        }
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// An error and its causes, `: `-separated (a transport error's own text
+/// names only the URL; its cause says what went wrong).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    // Causes nest a few deep; the bound only guards against a cycle.
+    for _ in 0..16 {
+        let Some(cause) = next else { break };
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
+    }
+    out
+}
+
+/// A `Docker-Content-Digest` that is a sha256 digest, or nothing.
+fn digest_header(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    let value = headers.get("Docker-Content-Digest")?.to_str().ok()?;
+    let hex = value.strip_prefix("sha256:")?;
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| value.to_string())
+}
+
+/// The registry's explanation of an error answer (the OCI error envelope,
+/// `{"errors":[{"code":…,"message":…}]}`), from at most
+/// [`MAX_ERROR_BODY_BYTES`] of its body.
+async fn error_detail(res: &mut reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while body.len() < MAX_ERROR_BODY_BYTES {
+        match res.chunk().await {
+            Ok(Some(c)) => {
+                body.extend_from_slice(&c[..c.len().min(MAX_ERROR_BODY_BYTES - body.len())])
+            }
+            _ => break,
+        }
+    }
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return String::new();
+    };
+    let errors: Vec<String> = v["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(4)
+        .map(|e| {
+            format!(
+                "{}: {}",
+                e["code"].as_str().unwrap_or("?"),
+                e["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", errors.join("; "))
+    }
+}
+
+/// The manifest, as an image manifest (schema 2). An index (a manifest list)
+/// is not a toolgate table artifact: a push never writes one.
+fn parse_manifest(body: &[u8]) -> Result<OciImageManifest, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| format!("the manifest is not JSON ({e})"))?;
+    if v["schemaVersion"] != serde_json::json!(2) {
+        return Err(format!(
+            "the manifest's schemaVersion is {}, expected 2",
+            v["schemaVersion"]
+        ));
+    }
+    match v["mediaType"].as_str() {
+        None => {}
+        Some(t) if t == OCI_IMAGE_MEDIA_TYPE || t == IMAGE_MANIFEST_MEDIA_TYPE => {}
+        Some(t) => {
+            return Err(format!(
+                "the manifest's media type is `{t}`, expected `{OCI_IMAGE_MEDIA_TYPE}`"
+            ))
+        }
+    }
+    serde_json::from_value(v).map_err(|e| format!("the manifest is not an image manifest ({e})"))
 }
 
 /// The manifest's one table layer, checked against the artifact format.

@@ -552,8 +552,8 @@ impl Service {
             .watch(&root, mode)
             .map_err(|e| format!("{}: {e}", root.display()))?;
         let shared = self.shared.clone();
-        let relevant = move |ev: &notify::Event| {
-            let kind = matches!(
+        let wanted_kind = |ev: &notify::Event| {
+            matches!(
                 ev.kind,
                 EventKind::Create(_)
                     | EventKind::Modify(_)
@@ -561,23 +561,44 @@ impl Service {
                     | EventKind::Access(notify::event::AccessKind::Close(
                         notify::event::AccessMode::Write
                     ))
-            );
-            kind && ev.paths.iter().any(|p| source.is_relevant(p))
+            )
         };
+        // A table file may be reached through links in its directory (a
+        // Kubernetes volume renames `..data` over a new timestamped
+        // directory): any event there is a reason to look where the path
+        // leads now, and a changed destination is reloaded as a change of
+        // the file itself would be. The digest comparison in `install`
+        // keeps an unchanged table in place.
+        let follows_links = matches!(source, Source::Table(_));
+        let mut identity = source.identity();
         std::thread::Builder::new()
             .name("toolgate-watch".into())
             .spawn(move || {
                 while let Ok(ev) = rx.recv() {
-                    if !relevant(&ev) {
+                    if !wanted_kind(&ev) {
+                        continue;
+                    }
+                    let mut named = ev.paths.iter().any(|p| source.is_relevant(p));
+                    if !named && !follows_links {
                         continue;
                     }
                     // Wait for a quiet moment: an editor or a compiler writes in steps.
                     loop {
                         match rx.recv_timeout(Duration::from_millis(100)) {
-                            Ok(_) => continue,
+                            Ok(ev) => {
+                                named |= wanted_kind(&ev)
+                                    && ev.paths.iter().any(|p| source.is_relevant(p));
+                            }
                             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
                             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
                         }
+                    }
+                    if follows_links {
+                        let now = source.identity();
+                        if !named && now == identity {
+                            continue;
+                        }
+                        identity = now;
                     }
                     let _ = shared.reload();
                 }

@@ -63,6 +63,11 @@ pub struct Metrics {
     pub log_dropped: Counter,
     /// Connections closed at accept because `max_connections` were open.
     pub connections_refused: Counter,
+    /// Registry polls (`--oci`) by result: `unchanged`, `swapped`,
+    /// `refused`, `failed`, `timeout` (the poll passed its deadline).
+    pub registry_polls: Family<ResultLabels, Counter>,
+    /// How long the last registry poll took.
+    pub registry_poll_seconds: Gauge<f64, AtomicU64>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -157,7 +162,21 @@ impl Default for Metrics {
             "Connections closed when accepted because the connection limit was reached",
             connections_refused.clone(),
         );
+        let registry_polls = Family::<ResultLabels, Counter>::default();
+        registry.register(
+            "registry_polls",
+            "Registry polls (serve --oci) by result (unchanged, swapped, refused, failed, timeout)",
+            registry_polls.clone(),
+        );
+        let registry_poll_seconds = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "registry_poll_duration_seconds",
+            "How long the last registry poll took (at most the registry deadline)",
+            registry_poll_seconds.clone(),
+        );
         Metrics {
+            registry_polls,
+            registry_poll_seconds,
             connections_refused,
             registry,
             decisions,
@@ -193,6 +212,14 @@ impl Metrics {
 
     pub fn reload(&self, result: &str) {
         self.reloads
+            .get_or_create(&ResultLabels {
+                result: result.to_string(),
+            })
+            .inc();
+    }
+
+    pub fn registry_poll(&self, result: &str) {
+        self.registry_polls
             .get_or_create(&ResultLabels {
                 result: result.to_string(),
             })

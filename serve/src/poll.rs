@@ -9,9 +9,9 @@
 
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use toolgate_oci::{Pulled, Registry, RegistryOptions};
+use toolgate_oci::{ErrorKind, Pulled, Registry, RegistryOptions};
 
 use crate::Shared;
 
@@ -19,12 +19,14 @@ use crate::Shared;
 pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
 /// Pull once, from synchronous code inside or outside an async runtime (a
-/// thread of its own runs the request).
+/// thread of its own runs the request). The pull is under the options' deadline.
 pub fn pull_blocking(reference: &str, options: &RegistryOptions) -> Result<Pulled, String> {
     std::thread::scope(|s| {
-        s.spawn(|| toolgate_oci::block_on(Registry::new(options).pull(reference))?)
-            .join()
-            .map_err(|_| "the registry client panicked".to_string())?
+        s.spawn(|| {
+            toolgate_oci::block_on(Registry::new(options).pull(reference))?.map_err(String::from)
+        })
+        .join()
+        .map_err(|_| "the registry client panicked".to_string())?
     })
 }
 
@@ -37,40 +39,46 @@ struct Seen {
     refused: Option<(String, String)>,
 }
 
-/// One poll: resolve, and pull and install when the digest is new.
+/// One poll, under the registry's deadline: resolve, and pull and install
+/// when the digest is new. Returns what the poll did, as the
+/// `toolgate_registry_polls_total` label names it.
 async fn poll_once(
     shared: &Shared,
     registry: &Registry,
     reference: &str,
     seen: &mut Seen,
-) -> Result<(), String> {
-    let digest = registry.resolve(reference).await?;
-    if seen.served.as_deref() == Some(digest.as_str()) {
-        // Unchanged: a past outage is over.
-        shared.settled();
-        return Ok(());
-    }
-    if let Some((refused, error)) = &seen.refused {
-        if *refused == digest {
-            // Still the refused version: keep saying so, without pulling it again.
+) -> Result<&'static str, toolgate_oci::Error> {
+    let refused = seen.refused.as_ref().map(|(d, _)| d.clone());
+    let served = seen.served.clone();
+    let (digest, pulled) = registry
+        .poll(reference, |d| {
+            served.as_deref() != Some(d) && refused.as_deref() != Some(d)
+        })
+        .await?;
+    let Some(pulled) = pulled else {
+        if seen.served.as_deref() == Some(digest.as_str()) {
+            // Unchanged: a past outage is over.
+            shared.settled();
+            return Ok("unchanged");
+        }
+        // Still the refused version: keep saying so, without pulling it again.
+        if let Some((_, error)) = &seen.refused {
             if shared.reload_status().error.as_deref() != Some(error.as_str()) {
                 shared.failed(error.clone());
             }
-            return Ok(());
         }
-    }
-    let by_digest = toolgate_oci::pinned(reference, &digest)?;
-    let pulled = registry.pull(&by_digest).await?;
+        return Ok("refused");
+    };
     match shared.install_bytes(&pulled.bytes) {
-        Ok(_) => {
+        Ok(swapped) => {
             seen.served = Some(digest);
             seen.refused = None;
-            Ok(())
+            Ok(if swapped { "swapped" } else { "unchanged" })
         }
         Err(e) => {
             // install_bytes recorded the failure; remember it by digest.
             seen.refused = Some((digest, e));
-            Ok(())
+            Ok("refused")
         }
     }
 }
@@ -81,7 +89,9 @@ pub struct Poller {
 }
 
 /// Poll `reference` every `interval` (doubling after failures, up to
-/// [`MAX_BACKOFF`]) and install what it names.
+/// [`MAX_BACKOFF`]) and install what it names. Each poll is under the
+/// options' deadline: a registry that stalls or trickles fails the poll
+/// when it passes (reported like any failure, and counted as `timeout`).
 pub fn spawn(
     shared: Arc<Shared>,
     reference: String,
@@ -104,10 +114,23 @@ pub fn spawn(
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     _ => return,
                 }
-                match rt.block_on(poll_once(&shared, &registry, &reference, &mut seen)) {
-                    Ok(()) => wait = interval,
+                let started = Instant::now();
+                let result = rt.block_on(poll_once(&shared, &registry, &reference, &mut seen));
+                shared
+                    .metrics
+                    .registry_poll_seconds
+                    .set(started.elapsed().as_secs_f64());
+                match result {
+                    Ok(outcome) => {
+                        shared.metrics.registry_poll(outcome);
+                        wait = interval;
+                    }
                     Err(e) => {
-                        shared.failed(e);
+                        shared.metrics.registry_poll(match e.kind {
+                            ErrorKind::Timeout => "timeout",
+                            ErrorKind::Other => "failed",
+                        });
+                        shared.failed(e.message);
                         wait = (wait * 2).min(MAX_BACKOFF.max(interval));
                     }
                 }

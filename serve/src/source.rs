@@ -96,8 +96,9 @@ impl Source {
 
     /// Whether a change at `changed` may change the table. A table file is
     /// usually replaced by a rename in its directory, so the directory is
-    /// watched and events are matched by file name; in a project, hidden
-    /// files (an atomic writer's temporary files) are ignored.
+    /// watched and events are matched by file name (a file reached through
+    /// symbolic links is also followed by [`Source::identity`]); in a
+    /// project, hidden files (an atomic writer's temporary files) are ignored.
     pub fn is_relevant(&self, changed: &Path) -> bool {
         match self {
             Source::Table(path) => changed.file_name() == path.file_name(),
@@ -107,6 +108,46 @@ impl Source {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with('.')),
         }
+    }
+}
+
+/// The file a table path names now, every symbolic link followed: where
+/// the chain ends, and that file's identity and version. A Kubernetes
+/// ConfigMap or Secret volume shows `policy.tgt -> ..data/policy.tgt` and
+/// swaps `..data` (a link to a timestamped directory) by a rename: the
+/// name `policy.tgt` sees no event, but this changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIdentity {
+    target: PathBuf,
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Source {
+    /// For a table file, what it names now ([`FileIdentity`]); `None` for
+    /// other sources and for a path that does not resolve to a file now.
+    pub fn identity(&self) -> Option<FileIdentity> {
+        let Source::Table(path) = self else {
+            return None;
+        };
+        let target = std::fs::canonicalize(path).ok()?;
+        let meta = std::fs::metadata(&target).ok()?;
+        #[cfg(unix)]
+        let (device, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (device, inode) = (0, 0);
+        Some(FileIdentity {
+            target,
+            device,
+            inode,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
     }
 }
 

@@ -2,8 +2,12 @@
 //! distribution registry, started on 127.0.0.1 by the test), swaps in a new
 //! signed version with no failed or torn decision, keeps its table when the
 //! registry goes away (readiness says so) and when the tag moves to a table
-//! that fails verification.
+//! that fails verification. A hostile registry (a tiny server in the test)
+//! that stalls or sends an endless manifest fails the poll within its
+//! deadline and its cap, and readiness and the metrics say so.
 
+#[path = "../../oci/tests/common/hostile.rs"]
+mod hostile;
 #[path = "../../oci/tests/common/registry.rs"]
 mod registry;
 
@@ -11,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hostile::{Hostile, Mode, OTHER_DIGEST};
 use registry::{fixture, keys, trusted, TestRegistry};
 use serde_json::{json, Value};
 use toolgate_oci::{Registry, RegistryOptions};
@@ -35,6 +40,15 @@ impl Served {
         let status = r.status().as_u16();
         (status, r.json().await.unwrap())
     }
+    async fn metrics(&self) -> String {
+        let r = self
+            .client
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .unwrap();
+        r.text().await.unwrap()
+    }
     fn digest(&self) -> String {
         self.service.shared.handle.current().digest_hex()
     }
@@ -42,11 +56,18 @@ impl Served {
 
 /// The service as `toolgate serve --oci REF --trusted-key trusted.pub` runs it.
 async fn serve(reg: &TestRegistry, reference: &str) -> Served {
+    serve_from(reg.host(), reference, Duration::from_secs(60)).await
+}
+
+/// [`serve`] from the registry at `host`, each poll under `deadline`
+/// (`--registry-timeout`).
+async fn serve_from(host: String, reference: &str, deadline: Duration) -> Served {
     let source = Source::Oci {
         reference: reference.to_string(),
         registry: RegistryOptions {
-            plain_http: vec![reg.host()],
-            basic_auth: None,
+            plain_http: vec![host],
+            deadline,
+            ..RegistryOptions::default()
         },
     };
     let keys = trusted();
@@ -95,7 +116,7 @@ async fn serving_signed() -> (TestRegistry, String, Vec<u8>, Served) {
 async fn push(reg: &TestRegistry, reference: &str, table: &[u8]) -> String {
     Registry::new(&RegistryOptions {
         plain_http: vec![reg.host()],
-        basic_auth: None,
+        ..RegistryOptions::default()
     })
     .push(reference, table)
     .await
@@ -256,4 +277,84 @@ async fn a_tag_moved_to_a_table_that_fails_verification_is_refused_and_the_curre
         wait_until("ready again", async || s.get("/ready").await.0 == 200).await;
     }
     assert_eq!(s.digest(), expected(&v1).0);
+}
+
+/// The value of the metric line that starts with `name` (labels included).
+fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|v| v.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_registry_fails_the_poll_at_its_deadline_and_readiness_and_metrics_say_so() {
+    let v1 = fixture("signed.tgt");
+    let h = Hostile::start(&v1);
+    let reference = h.reference("live");
+    let s = serve_from(h.host(), &reference, Duration::from_secs(1)).await;
+    assert_eq!(s.get("/ready").await.0, 200);
+    h.set(Mode::Trickle);
+    wait_until("readiness to report the stall", async || {
+        s.get("/ready").await.0 == 503
+    })
+    .await;
+    let (_, ready) = s.get("/ready").await;
+    assert_eq!(ready["ready"], json!(false));
+    assert_eq!(
+        ready["lastReloadError"],
+        json!(format!("{reference}: the poll did not finish within 1 s (the registry stalled or is too slow; the deadline is --registry-timeout)"))
+    );
+    assert_eq!(ready["tableDigest"], json!(expected(&v1).0));
+    let m = s.metrics().await;
+    assert!(
+        metric(&m, "toolgate_registry_polls_total{result=\"timeout\"}") >= Some(1.0),
+        "{m}"
+    );
+    assert_eq!(metric(&m, "toolgate_last_reload_failed"), Some(1.0), "{m}");
+    let took = metric(&m, "toolgate_registry_poll_duration_seconds").unwrap();
+    assert!((1.0..3.0).contains(&took), "{took}");
+    // The registry behaves again: ready, the same table.
+    h.set(Mode::Good);
+    wait_until("ready again", async || s.get("/ready").await.0 == 200).await;
+    assert_eq!(s.digest(), expected(&v1).0);
+    let m = s.metrics().await;
+    assert!(
+        metric(&m, "toolgate_registry_polls_total{result=\"unchanged\"}") >= Some(1.0),
+        "{m}"
+    );
+    assert_eq!(metric(&m, "toolgate_last_reload_failed"), Some(0.0), "{m}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_manifest_fails_the_poll_at_the_cap_and_the_table_stays() {
+    let v1 = fixture("signed.tgt");
+    let h = Hostile::start(&v1);
+    let reference = h.reference("live");
+    let s = serve_from(h.host(), &reference, Duration::from_secs(30)).await;
+    h.set(Mode::Endless);
+    wait_until("readiness to report the manifest", async || {
+        s.get("/ready").await.0 == 503
+    })
+    .await;
+    let (_, ready) = s.get("/ready").await;
+    assert_eq!(
+        ready["lastReloadError"],
+        json!(format!(
+            "{}/policies/hostile@{OTHER_DIGEST}: the manifest is over the limit of 4194304 bytes",
+            h.host()
+        ))
+    );
+    assert_eq!(s.digest(), expected(&v1).0);
+    let m = s.metrics().await;
+    assert!(
+        metric(&m, "toolgate_registry_polls_total{result=\"failed\"}") >= Some(1.0),
+        "{m}"
+    );
+    // At most the cap and the socket buffers per poll; unbounded, 256 MiB each.
+    let polls = metric(&m, "toolgate_registry_polls_total{result=\"failed\"}").unwrap() + 2.0;
+    assert!(
+        (h.sent() as f64) < polls * 32.0 * 1024.0 * 1024.0,
+        "{} bytes sent in {polls} polls",
+        h.sent()
+    );
 }

@@ -475,3 +475,118 @@ async fn graceful_shutdown_finishes_and_then_refuses_connections() {
     s.stop().await;
     assert!(client.get(format!("{base}/health")).send().await.is_err());
 }
+
+/// A Kubernetes ConfigMap or Secret volume, written as the kubelet's
+/// AtomicWriter (pkg/volume/util/atomic_writer.go) writes it: the payload
+/// in a new timestamped directory, a `..data_tmp` link to it renamed over
+/// `..data`, the user-visible `policy.tgt` a link to `..data/policy.tgt`
+/// (created once), and the previous timestamped directory removed.
+struct ConfigMapVolume {
+    dir: std::path::PathBuf,
+    current: Option<String>,
+    writes: u32,
+}
+
+impl ConfigMapVolume {
+    fn new(dir: &std::path::Path) -> ConfigMapVolume {
+        ConfigMapVolume {
+            dir: dir.to_path_buf(),
+            current: None,
+            writes: 0,
+        }
+    }
+
+    fn write(&mut self, table: &[u8]) {
+        use std::os::unix::fs::symlink;
+        self.writes += 1;
+        let ts = format!(
+            "..2026_12_01_20_0{}_00.12345678{}",
+            self.writes, self.writes
+        );
+        std::fs::create_dir(self.dir.join(&ts)).unwrap();
+        std::fs::write(self.dir.join(&ts).join("policy.tgt"), table).unwrap();
+        symlink(&ts, self.dir.join("..data_tmp")).unwrap();
+        std::fs::rename(self.dir.join("..data_tmp"), self.dir.join("..data")).unwrap();
+        let visible = self.dir.join("policy.tgt");
+        if std::fs::symlink_metadata(&visible).is_err() {
+            symlink("..data/policy.tgt", &visible).unwrap();
+        }
+        if let Some(old) = self.current.replace(ts) {
+            std::fs::remove_dir_all(self.dir.join(old)).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_in_a_configmap_volume_is_reloaded_when_the_kubelet_swaps_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (table_bytes(REG, POLICY_A), table_bytes(REG, POLICY_B));
+    let (da, db) = (
+        Table::load(&a).unwrap().digest_hex(),
+        Table::load(&b).unwrap().digest_hex(),
+    );
+    let mut volume = ConfigMapVolume::new(dir.path());
+    volume.write(&a);
+    let path = dir.path().join("policy.tgt");
+    assert!(std::fs::symlink_metadata(&path)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let source = Source::Table(path.clone());
+    let s = start(
+        source.load().unwrap(),
+        Some(source),
+        Limits::default(),
+        None,
+    )
+    .await;
+    let _watch = s.service.watch(Duration::from_secs(30)).expect("watch");
+    assert_eq!(s.digest(), da);
+
+    volume.write(&b);
+    wait_for(
+        &s,
+        "table B from the swapped ..data",
+        |r| r.status == 200 && r.json["tableDigest"] == json!(db),
+        "/ready",
+    )
+    .await;
+    let r = s.post_json("/access/v1/evaluation", &single("a")).await;
+    assert_eq!(r.json["context"]["tableDigest"], json!(db));
+    let r = s.get("/ready").await;
+    assert_eq!((r.status, &r.json["ready"]), (200, &json!(true)));
+
+    // The same table written again (a new timestamped directory): read,
+    // found unchanged by its digest, not swapped.
+    let loaded = s.service.shared.reload_status().loaded_at;
+    volume.write(&b);
+    wait_for(
+        &s,
+        "the unchanged reload",
+        |r| {
+            r.text
+                .contains("toolgate_reloads_total{result=\"unchanged\"} 1\n")
+        },
+        "/metrics",
+    )
+    .await;
+    let m = s.get("/metrics").await.text;
+    assert!(
+        m.contains("toolgate_reloads_total{result=\"swapped\"} 1\n"),
+        "{m}"
+    );
+    assert_eq!(s.service.shared.reload_status().loaded_at, loaded);
+    assert_eq!(s.digest(), db);
+    assert_eq!(s.get("/ready").await.status, 200);
+
+    // And back to A.
+    volume.write(&a);
+    wait_for(
+        &s,
+        "table A again",
+        |r| r.status == 200 && r.json["tableDigest"] == json!(da),
+        "/ready",
+    )
+    .await;
+    s.stop().await;
+}

@@ -1,10 +1,12 @@
 //! `classify`: a gateway's answer to a tool call, typed.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
+use toolgate_runtime::Classified;
 
-use super::{load_table, Res};
+use super::{load_table, OutFormat, Res};
 use crate::io::{read_file, write_out, Failure};
 
 #[derive(Args)]
@@ -33,6 +35,9 @@ pub struct ClassifyArgs {
     /// A compiled table whose `gateway` rules to use.
     #[arg(long)]
     table: Option<PathBuf>,
+    /// `json` (the default: the typed outcome, for programs) or `text` (for a person).
+    #[arg(long, value_enum, default_value = "json")]
+    format: OutFormat,
     #[command(flatten)]
     out: super::OutputArg,
 }
@@ -67,6 +72,55 @@ pub fn classify(a: ClassifyArgs) -> Res {
             load_table(&project, t.as_deref())?.classify_raw(&answer)
         }
     };
-    write_out(&format!("{}\n", serde_json::to_string_pretty(&outcome)?));
+    match a.format {
+        OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string_pretty(&outcome)?)),
+        OutFormat::Text => write_out(&text(&outcome)),
+    }
     Ok(0)
+}
+
+/// The outcome for a person: what it is, then what is known and the fix.
+fn text(outcome: &Classified) -> String {
+    let r = match outcome {
+        Classified::Success => return "success\n".into(),
+        Classified::ToolFailure { text } => return format!("tool failure: {text}\n"),
+        Classified::Refusal { refusal } => refusal,
+    };
+    let mut out = format!(
+        "refusal: {} ({}, {}, {})\n",
+        r.kind.code(),
+        serde_plain(&r.class),
+        serde_plain(&r.action),
+        if r.retryable {
+            "retryable"
+        } else {
+            "not retryable"
+        }
+    );
+    for (label, value) in [
+        ("tool", &r.tool),
+        ("profile", &r.profile),
+        ("consumer", &r.consumer),
+        ("configuration", &r.configuration),
+        ("file", &r.file),
+        ("policy", &r.policy),
+        ("origin", &r.origin),
+        ("rule", &r.rule),
+        ("detail", &r.detail),
+    ] {
+        if let Some(v) = value {
+            let _ = writeln!(out, "  {label}: {v}");
+        }
+    }
+    let _ = writeln!(out, "  model text: {}", r.model_text);
+    let _ = writeln!(out, "  fix: {}", r.remediation);
+    out
+}
+
+/// A unit enum's name as its JSON spells it (`configuration`, `stop`).
+fn serde_plain(v: &impl serde::Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        other => format!("{other:?}"),
+    }
 }

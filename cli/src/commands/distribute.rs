@@ -18,6 +18,10 @@ pub struct RegistryArgs {
     /// this machine or a private network only.
     #[arg(long)]
     pub plain_http: bool,
+    /// Seconds one push, pull or registry poll may take in all, every
+    /// request of it included; past it the call is abandoned and reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub registry_timeout: u64,
 }
 
 impl RegistryArgs {
@@ -39,6 +43,7 @@ impl RegistryArgs {
         Ok(RegistryOptions {
             plain_http,
             basic_auth,
+            deadline: std::time::Duration::from_secs(self.registry_timeout),
         })
     }
 }
@@ -93,7 +98,7 @@ pub fn push(a: PushArgs) -> Res {
     let options = a.registry.options(&a.reference)?;
     let pushed = toolgate_oci::block_on(Registry::new(&options).push(&a.reference, &bytes))
         .map_err(Failure::Usage)?
-        .map_err(Failure::Usage)?;
+        .map_err(|e| Failure::Usage(e.into()))?;
     let pinned =
         toolgate_oci::pinned(&a.reference, &pushed.manifest_digest).map_err(Failure::Usage)?;
     write_out(&format!("{pinned}\n"));
@@ -114,7 +119,7 @@ pub fn pull(a: PullArgs) -> Res {
     let options = a.registry.options(&a.reference)?;
     let pulled = toolgate_oci::block_on(Registry::new(&options).pull(&a.reference))
         .map_err(Failure::Usage)?
-        .map_err(Failure::Usage)?;
+        .map_err(|e| Failure::Usage(e.into()))?;
     if let Some(keys) = &keys {
         Table::load_verified(&pulled.bytes, keys).map_err(|e| {
             Failure::Usage(format!(
