@@ -36,6 +36,10 @@ fn record(table: &Path, log: &Path) -> String {
         table.as_os_str(),
         OsStr::new("--decision-log"),
         log.as_os_str(),
+        // The test asks as an admin too: a claim the service allows only
+        // when the operator says so.
+        OsStr::new("--pep-roles"),
+        OsStr::new("admin,user,none"),
     ]);
     let asked = [
         ("user", "demo-chat", "read_source", false),
