@@ -100,7 +100,7 @@ fn serve_refuses_a_network_address_without_authentication() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.starts_with("error: refusing to serve on 0.0.0.0:0: not a loopback address, and this service does not authenticate its callers"),
+        err.starts_with("error: refusing to serve on 0.0.0.0:0: not a loopback address, and nothing authenticates its callers (anyone who reaches the port could ask as any subject). Give --auth FILE"),
         "{err}"
     );
     let bad = Command::new(env!("CARGO_BIN_EXE_toolgate"))
