@@ -23,6 +23,7 @@ pub mod json;
 pub mod live;
 mod load_code;
 pub mod log;
+pub mod mcp;
 pub mod names;
 pub mod pattern;
 pub mod phf;

@@ -20,6 +20,10 @@ pub enum RefusalKind {
     ContentPolicy,
     /// A policy refused, and nothing more specific is known.
     Policy,
+    /// A remote tool's definition (description, schemas, annotations), as
+    /// its server lists it now, is not the one the registry pinned when it
+    /// was imported: a gateway withholds it until the change is reviewed.
+    DefinitionChanged,
 }
 
 impl Serialize for RefusalKind {
@@ -97,6 +101,25 @@ impl RefusalKind {
             RefusalKind::Gate(r) => r.code(),
             RefusalKind::ContentPolicy => "contentPolicy",
             RefusalKind::Policy => "policy",
+            RefusalKind::DefinitionChanged => "definitionChanged",
+        }
+    }
+
+    /// The name of the exception a host raises for this kind, as in
+    /// Python and TypeScript (PHP adds `Exception`): every host's
+    /// hierarchy is generated from these names.
+    pub fn exception_name(self) -> &'static str {
+        match self {
+            RefusalKind::Gate(Reason::NotRegistered) => "NotRegistered",
+            RefusalKind::Gate(Reason::ToolDisabled) => "ToolDisabled",
+            RefusalKind::Gate(Reason::RequiresAdmin) => "RequiresAdmin",
+            RefusalKind::Gate(Reason::NotInProfile) => "ToolNotInProfile",
+            RefusalKind::Gate(Reason::ConfigurationGroup) => "ConfigurationGroup",
+            RefusalKind::Gate(Reason::ConfigurationExcluded) => "ConfigurationExcluded",
+            RefusalKind::Gate(Reason::TrustZone) => "TrustZone",
+            RefusalKind::ContentPolicy => "ContentPolicyViolation",
+            RefusalKind::Policy => "PolicyRefused",
+            RefusalKind::DefinitionChanged => "DefinitionChanged",
         }
     }
 
@@ -104,12 +127,14 @@ impl RefusalKind {
         RefusalKind::all().find(|k| k.code() == code)
     }
 
-    /// Every kind: the gates in [`GATE_ORDER`], then the gateway-only kinds.
+    /// Every kind: the gates in [`GATE_ORDER`], then the gateway-only kinds
+    /// (new kinds are appended: a host may number kinds by this order).
     pub fn all() -> impl Iterator<Item = RefusalKind> {
-        GATE_ORDER
-            .into_iter()
-            .map(RefusalKind::Gate)
-            .chain([RefusalKind::ContentPolicy, RefusalKind::Policy])
+        GATE_ORDER.into_iter().map(RefusalKind::Gate).chain([
+            RefusalKind::ContentPolicy,
+            RefusalKind::Policy,
+            RefusalKind::DefinitionChanged,
+        ])
     }
 
     /// Only a content-policy refusal is the agent's to fix. An unknown policy
@@ -253,6 +278,9 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
             "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
             facts.origin.as_ref().map(|o| format!(" (gateway `{}`)", crate::names::escape(o))).unwrap_or_default()
         ),
+        RefusalKind::DefinitionChanged => format!(
+            "the definition of {tool} (its description, schemas or annotations) on its MCP server is not the one pinned in the registry: review the change, then accept it with `toolgate registry sync --write` (or restore the server's definition)"
+        ),
     }
 }
 
@@ -321,6 +349,7 @@ pub fn message(kind: RefusalKind) -> &'static str {
         RefusalKind::Gate(r) => r.message(),
         RefusalKind::ContentPolicy => "refused by a content policy",
         RefusalKind::Policy => "refused by a policy",
+        RefusalKind::DefinitionChanged => "its definition changed since it was reviewed",
     }
 }
 

@@ -6,7 +6,8 @@ namespace Toolgate;
 
 /**
  * A typed refusal: what went wrong and what to do (docs/refusals.md).
- * `kind` is a gate reason or `contentPolicy` / `policy`; `class` is
+ * `kind` is a gate reason or `contentPolicy` / `policy` /
+ * `definitionChanged`; `class` is
  * `configuration` (a person must change a policy; never retryable) or
  * `runtime`; `action` is `stop`, `rephrase` or `escalate`.
  */

@@ -253,7 +253,8 @@ pub fn gates() -> Vec<GateInfo> {
 }
 
 /// Every code a host exposes, as JSON: `gates` (code, number, letter,
-/// message), `refusalKinds` (code, class, retryable, action, message),
+/// message), `refusalKinds` (code, class, retryable, action, message, and
+/// `exception`: the class name every host raises it as),
 /// `roles` (name, number), `statuses` (name = the C name after
 /// `TOOLGATE_`, number, and `code` for load and file errors), `packed`
 /// (the decision byte's layout) and `maxFileBytes`. The C ABI returns it
@@ -267,6 +268,7 @@ pub fn catalogue() -> Value {
                 "retryable": k.retryable(),
                 "action": k.action(),
                 "message": kind_message(k),
+                "exception": k.exception_name(),
             })
         })
         .collect();

@@ -27,6 +27,7 @@ RefusalKind = Literal[
     "trustZone",
     "contentPolicy",
     "policy",
+    "definitionChanged",
 ]
 Bytes = Union[bytes, bytearray, memoryview]
 TableSource = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
