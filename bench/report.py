@@ -64,7 +64,7 @@ for st in ["parse_registry", "parse_policy", "check", "lower", "load", "diff", "
     print(f"| {st} | " + " | ".join(fmt(med("stage", st, s)) for s in sizes) + " |")
 print(f"\nclassify, all 11 gateway fixtures: {fmt(med('classify_all_fixtures'))}")
 
-# Issue 17 (rounds three and four): one decision and the list, 1k to 1M tools,
+# Rounds three and four: one decision and the list, 1k to 1M tools,
 # with the name lookup alone beside it, and Cedar side by side where it ran.
 sizes = [1000, 10000, 100000, 1000000]
 print("\n### One decision and the unavailable list, 1k to 1M tools\n")

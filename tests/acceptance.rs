@@ -1,5 +1,6 @@
-//! Every case of gate-semantics.md and every numbered decision of seeds 000
-//! and 002, written as policies in our language and run through the runtime.
+//! Every reference case of docs/gate-semantics.md (§16), the unavailable
+//! list (§10) and every exclusion rule (§6), written as policies in our
+//! language and run through the runtime.
 //! Each decision is also checked against the reference interpreter.
 
 use toolgate_runtime::{
@@ -369,7 +370,7 @@ fn forced_and_invoked_skills_join_the_allow_list() {
     assert!(RunState::start(&t, "c", &["nope"]).is_err());
 }
 
-// ---------------------------------------------------------------- seed 000
+// ------------------------ the unavailable list (docs/gate-semantics.md §10)
 
 #[test]
 fn seed_000_demo_holds_back_sixteen_developer_tools() {
@@ -419,7 +420,7 @@ fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
     assert_eq!((list[0].tool, list[0].reason), ("a", Reason::ToolDisabled));
 }
 
-// ---------------------------------------------------------------- seed 002
+// --------- exclusions (docs/gate-semantics.md §6; `item_N` is its rule N)
 
 #[test]
 fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {

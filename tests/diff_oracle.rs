@@ -1,4 +1,4 @@
-//! Issue 16: the semantic diff's shortcut (`Table::changed_words`, which
+//! The semantic diff's shortcut (`Table::changed_words`, which
 //! skips 64-tool words whose gate masks are equal) against a naive diff that
 //! decides every tool at every point of the decision space, on random pairs
 //! of policies over one registry.

@@ -1,5 +1,6 @@
-//! Issue 10, sections 3 and 4: what hosts and gateways hand in (stored runs,
-//! enforcement strings, live tools, gateway answers) never widens access.
+//! What hosts and gateways hand in (stored runs, enforcement strings, live
+//! tools, gateway answers) never widens access (docs/gate-semantics.md §8,
+//! §13, §14, §15).
 
 use proptest::prelude::*;
 use serde_json::Value;

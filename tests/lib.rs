@@ -1,6 +1,7 @@
 //! Test support: compile policies from text, and a deliberately naive
-//! reference interpreter of the validated model, written from
-//! gate-semantics.md without looking at the table, to check the table against.
+//! reference interpreter of the validated model, written from the
+//! specification (docs/gate-semantics.md) without looking at the table, to
+//! check the table against.
 
 use toolgate_compiler::model::{Audience, Enforcement, Model, Selector, Unprofiled};
 use toolgate_compiler::project::Project;
@@ -56,7 +57,7 @@ fn ladder_rank(m: &Model, zone: Option<usize>) -> usize {
     }
 }
 
-/// The gate, naively, in the order of gate-semantics.md.
+/// The gate, naively, in the order of docs/gate-semantics.md §0.
 pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
     let Some(t) = m.tools.iter().find(|t| t.name == name) else {
         return (false, Some("notRegistered"), false);
@@ -231,8 +232,9 @@ pub fn live_twin(spec: &toolgate_runtime::TableSpec, i: usize) -> toolgate_runti
     .expect("a twin's name is a registry name")
 }
 
-/// The registries and policies of the gate-semantics cases and seed 002,
-/// shared by the acceptance tests and the conformance corpus.
+/// The registries and policies of the reference cases and the exclusion
+/// rules (docs/gate-semantics.md §16, §6), shared by the acceptance tests
+/// and the conformance corpus.
 pub mod fixtures {
     pub const NR_LLM: &str = r#"
 [[tool]]
@@ -314,7 +316,7 @@ name = "load_skill"
 group = "skills"
 "#;
 
-    /// Case 9: the unavailable list in registry order.
+    /// Case 9 (docs/gate-semantics.md §16): the unavailable list in registry order.
     pub const CASE9_REG: &str = r#"
 [[tool]]
 name = "get_page_content"
@@ -332,7 +334,7 @@ name = "read_source"
 group = "code"
 "#;
 
-    /// Case 11: remote tools are listed for admins only.
+    /// Case 11 (docs/gate-semantics.md §16): remote tools are listed for admins only.
     pub const CASE11_REG: &str = r#"
 [[tool]]
 name = "get_page_content"

@@ -1,5 +1,6 @@
-//! Issue 4: typed refusals, MCP access profiles, discovery scoping,
-//! descriptor accounting, and classification of gateway answers A to G.
+//! Typed refusals (docs/gate-semantics.md §15, docs/refusals.md), MCP access
+//! profiles (§4), discovery scoping, descriptor accounting (§9), and
+//! classification of gateway answers A to G.
 
 use serde_json::Value;
 use toolgate_runtime::classify::classify_with;
@@ -545,7 +546,7 @@ fn retryable_never_for_the_configuration_class() {
     assert_eq!(RefusalKind::ContentPolicy.class(), RefusalClass::Runtime);
 }
 
-// ---------------------------------------------------------------- seed 003 end to end
+// ------------- access profiles end to end (docs/gate-semantics.md §4, §15)
 
 #[test]
 fn seed_003_support_bot_is_not_offered_refund_issue_and_is_told_why() {
@@ -732,7 +733,7 @@ fn an_error_of_any_shape_rules_out_success() {
         };
         assert_eq!(refusal_kind(&classify(&a)).0, RefusalKind::Policy, "{body}");
     }
-    // Even `"error": null` beside a result is ambiguous (issue 10): a refusal.
+    // Even `"error": null` beside a result is ambiguous: a refusal.
     let body =
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": null, "result": {"content": []}});
     let c = classify(&Answer {

@@ -1,4 +1,4 @@
-//! `registry sync` at scale (issue 21 §5): `sync TOOLS [DIR]`.
+//! `registry sync` at scale: `sync TOOLS [DIR]`.
 //!
 //! A registry of TOOLS tools of server `s` against a `tools/list` answer in
 //! which every hundredth tool is gone, every hundredth (another) has a new

@@ -1,4 +1,4 @@
-/* The C ABI from a real C program (bench/scripts/hosts.sh, issue 17 §4).
+/* The C ABI from a real C program (bench/scripts/hosts.sh).
  *
  *   c_bench TABLE.tgt N      (the runtime's answers in TABLE's .tools.tsv twin)
  *

@@ -1,4 +1,4 @@
-"""The Python paths of bench/scripts/hosts.sh (issue 17 §4): the binding
+"""The Python paths of bench/scripts/hosts.sh: the binding
 (`Context.decide`, `Context.unavailable`) and the plain-Python gate
 (bindings/python/tests/plain_gate.py) on the table hosts.sh generated.
 

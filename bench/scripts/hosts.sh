@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every host path side by side (issue 17 §4): on the SAME generated table per
+# Every host path side by side: on the SAME generated table per
 # size (generate(N, 10, 42), 1,000 and 10,000 tools), one decision by name and
 # the unavailable list of one context (config0, a user, consumer k0) through
 # the Rust runtime, the C ABI from C, the Python binding, PHP FFI (tracing

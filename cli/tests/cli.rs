@@ -620,7 +620,7 @@ fn an_earlier_refusal_never_reveals_a_later_gate() {
     );
 }
 
-// ------------------------------------------------------------------ files (issue 10, section 5)
+// ----------------------------- files (docs/registry.md, "Project files")
 
 /// A scratch project whose manifest is `manifest` (registry and policy files
 /// are written beside it).

@@ -1,5 +1,6 @@
 //! `toolgate drift` and `toolgate classify` of transport-level answers, end
-//! to end on the mcp-profiles example and the fixtures of issue 19.
+//! to end on the mcp-profiles example and the transport-denial fixtures
+//! (docs/refusals.md, "Transport-level denials").
 
 mod common;
 use common::*;

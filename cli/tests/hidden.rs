@@ -1,4 +1,4 @@
-//! Issue 10, section 2: a remote tool whose name a user may not see is, in
+//! docs/gate-semantics.md §11: a remote tool whose name a user may not see is, in
 //! everything rendered for that user or their model, word for word an
 //! unregistered name; hosts still get the true gate, flagged.
 

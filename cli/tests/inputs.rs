@@ -1,5 +1,5 @@
-//! Issue 10, sections 3 and 4 through the CLI: one reader of gateway answer
-//! files for `classify` and `test`, and stored runs that cannot be read.
+//! Through the CLI: one reader of gateway answer files for `classify` and
+//! `test`, and stored runs that cannot be read (docs/gate-semantics.md §13).
 
 mod common;
 use common::*;

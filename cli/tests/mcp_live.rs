@@ -1,4 +1,4 @@
-//! Issue 21: the registry from live MCP servers. These tests start the real
+//! The registry from live MCP servers. These tests start the real
 //! reference servers from the package index (mcp-server-git on a temporary
 //! repository, mcp-server-time, mcp-server-fetch), import them over stdio
 //! and streamable HTTP through `toolgate registry import-mcp`, check the

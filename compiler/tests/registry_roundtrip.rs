@@ -1,4 +1,4 @@
-//! Issue 21, point 1: every JSON value a server can send in `tools/list`
+//! Every JSON value a server can send in `tools/list`
 //! survives `import_mcp` and reads back identically from both registry
 //! formats (TOML with its `$json` escape, and JSON).
 
@@ -129,7 +129,7 @@ proptest! {
 }
 
 /// What Pydantic writes for an optional argument (mcp-server-git's
-/// `git_log`), the shapes of the issue, and a large schema.
+/// `git_log`), `$defs`, annotations, and a large schema.
 #[test]
 fn pydantic_optionals_defs_annotations_and_a_large_schema() {
     let pydantic = json!({ "tools": [{

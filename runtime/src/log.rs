@@ -184,8 +184,9 @@ impl<W: Write> DecisionLog<W> {
     }
 }
 
-/// Refusals counted from a decision log, for the per-reason denial
-/// dashboard of seed 002 (`toolgate stats`, and any host that has the log).
+/// Refusals counted from a decision log, for a per-reason denial dashboard
+/// (`toolgate stats`, and any host that has the log; docs/gate-semantics.md
+/// §6, rule 7).
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

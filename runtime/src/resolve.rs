@@ -1,5 +1,6 @@
 //! The resolver: the gate over every registered tool at once. `offered` is
-//! what a run is given; `unavailable` is what it is not, and why (seed 000).
+//! what a run is given; `unavailable` is what it is not, and why
+//! (docs/gate-semantics.md §9, §10).
 //! Both read the same per-word gate masks as [`Context::decide`].
 
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! Run state: the skill allow-list and the exclusions a run started with,
 //! stored with the run and narrowed (never widened) on resume.
 //!
-//! Stored form (JSON), as seed 002 item 4 describes:
+//! Stored form (JSON), docs/gate-semantics.md §13:
 //! `{"allowedToolNames": null | ["a", ...], "excludedToolNames": ["x", ...]}`
 //! where `excludedToolNames` is written only when non-empty. A stored value
 //! that is not a list of names cannot say what it allowed or excluded, and

@@ -1,6 +1,6 @@
 //! The service with credentials: who asks comes from the bearer token,
-//! never from the request (issue 31, part 1), over real HTTP on 127.0.0.1
-//! with tokens minted from real Ed25519 keys.
+//! never from the request (docs/authzen.md, "What is trusted"), over real
+//! HTTP on 127.0.0.1 with tokens minted from real Ed25519 keys.
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! The service's edges as a standard AuthZEN client, a careless operator and
-//! an attacker meet them (issue 31, parts 1 to 3): what is ignored, what is
-//! refused, and every bound, over real HTTP and raw TCP on 127.0.0.1.
+//! an attacker meet them: what is ignored, what is refused, and every
+//! bound, over real HTTP and raw TCP on 127.0.0.1.
 
 mod common;
 

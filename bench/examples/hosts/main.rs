@@ -1,5 +1,5 @@
-//! The Rust side of `bench/scripts/hosts.sh` (issue 17 §4: every host path
-//! side by side on one table per size). Subcommands:
+//! The Rust side of `bench/scripts/hosts.sh` (every host path side by
+//! side on one table per size). Subcommands:
 //!
 //! ```text
 //! hosts gen DIR N...        write DIR/tN.tgt (generate(N, 10, 42)) and DIR/tN.tools.tsv

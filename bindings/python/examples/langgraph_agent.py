@@ -2,7 +2,8 @@
 
 The graph keeps the run state (toolgate's stored form) in its own state, so a
 thread resumed from its checkpoint keeps the exclusions and the skill
-allow-list it started with (seed 002), even after the policy changed:
+allow-list it started with (docs/gate-semantics.md §13), even after the
+policy changed:
 
     START -> run_state -> agent -> (tool calls?) -> tools -> agent ... -> END
 
