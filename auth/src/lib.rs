@@ -18,6 +18,8 @@
 //! sha256 = "…64 hex digits…"        # printf %s "$KEY" | sha256sum
 //! roles = ["user", "none"]          # the roles this caller may claim (default)
 //! set-enforcement = false           # whether it may set context.enforcement
+//! consumer = "review-bot"           # optional: the MCP consumer this key is
+//! role = "user"                     # optional: the role it acts as (one of `roles`)
 //!
 //! [jwt]
 //! jwks = "jwks.json"                # relative to this file
@@ -103,6 +105,8 @@ struct KeyEntry {
     roles: Vec<String>,
     #[serde(default)]
     set_enforcement: bool,
+    consumer: Option<String>,
+    role: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -134,6 +138,7 @@ fn roles_of(names: &[String], what: &str) -> Result<Vec<Role>, String> {
 }
 
 struct Jwt {
+    issuer: String,
     keys: JwkSet,
     validation: Validation,
     roles: Vec<Role>,
@@ -185,12 +190,29 @@ impl Authenticator {
                     "{what}: sha256 is not 64 hex digits (the SHA-256 of the key, never the key)"
                 )
             })?;
+            let roles = roles_of(&k.roles, &what)?;
+            let role = match &k.role {
+                None => None,
+                Some(r) => {
+                    let role = roles_of(std::slice::from_ref(r), &what)?[0];
+                    if !roles.contains(&role) {
+                        return Err(format!(
+                            "{what}: role `{r}` is not among its `roles` ({})",
+                            k.roles.join(", ")
+                        ));
+                    }
+                    Some(role)
+                }
+            };
+            if k.consumer.as_deref() == Some("") {
+                return Err(format!("{what}: `consumer` is empty"));
+            }
             let caller = Caller {
                 name: k.name.clone(),
-                roles: roles_of(&k.roles, &what)?,
+                roles,
                 set_enforcement: k.set_enforcement,
-                consumer: None,
-                role: None,
+                consumer: k.consumer.clone(),
+                role,
             };
             if keys.insert(digest, caller).is_some() {
                 return Err(format!("{what}: the same key is listed twice"));
@@ -221,6 +243,7 @@ impl Authenticator {
                 validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
                 validation.leeway = 30;
                 Some(Jwt {
+                    issuer: j.issuer.clone(),
                     keys: set,
                     validation,
                     roles: roles_of(&j.roles, "jwt")?,
@@ -234,6 +257,13 @@ impl Authenticator {
             return Err("no `[[key]]` and no `[jwt]`: nobody could be authenticated".into());
         }
         Ok(Authenticator { keys, jwt })
+    }
+
+    /// The issuer tokens must come from, when JWTs are accepted: the
+    /// authorization server an MCP gateway names in its protected-resource
+    /// metadata (RFC 9728).
+    pub fn issuer(&self) -> Option<&str> {
+        self.jwt.as_ref().map(|j| j.issuer.as_str())
     }
 
     /// The caller of a request, from its `Authorization` header value.

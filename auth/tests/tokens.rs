@@ -180,3 +180,38 @@ fn tempfile_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).expect("a directory");
     d
 }
+
+#[test]
+fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
+    let dir = tempfile_dir("bound");
+    let text = format!(
+        "[[key]]\nname = \"review\"\nsha256 = \"{}\"\nconsumer = \"review-bot\"\nrole = \"user\"\n",
+        key_digest("review-key")
+    );
+    let a = Authenticator::from_toml(&text, &dir).expect("credentials");
+    let c = a.authenticate(Some("Bearer review-key")).expect("the key");
+    assert_eq!(
+        (c.consumer.as_deref(), c.role, c.roles),
+        (Some("review-bot"), Some(Role::User), vec![Role::User, Role::None])
+    );
+    let e = Authenticator::from_toml(
+        &format!(
+            "[[key]]\nname = \"a\"\nsha256 = \"{}\"\nrole = \"admin\"\n",
+            key_digest("k")
+        ),
+        &dir,
+    )
+    .err()
+    .unwrap_or_default();
+    assert_eq!(e, "key `a`: role `admin` is not among its `roles` (user, none)");
+    let e = Authenticator::from_toml(
+        &format!(
+            "[[key]]\nname = \"a\"\nsha256 = \"{}\"\nconsumer = \"\"\n",
+            key_digest("k")
+        ),
+        &dir,
+    )
+    .err()
+    .unwrap_or_default();
+    assert_eq!(e, "key `a`: `consumer` is empty");
+}

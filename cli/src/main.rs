@@ -12,7 +12,7 @@ mod progress;
 
 use commands::{
     check, classify, distribute, drift, fmt, init, lsp, query, registry, review, run, schema,
-    serve, shell, show, sign, stats,
+    gateway, serve, shell, show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -109,6 +109,12 @@ enum Command {
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
     Serve(serve::ServeArgs),
+    /// A governing MCP gateway in front of MCP servers (stdio or streamable HTTP).
+    ///
+    /// Clients list and call the servers' tools through it; every list and call is
+    /// decided by the table for the identity the request proves. Runs until SIGINT
+    /// or SIGTERM; docs/gateway.md describes the configuration file.
+    Gateway(gateway::GatewayArgs),
     /// The language server for editors (LSP over standard input and output).
     ///
     /// Diagnostics, quick fixes, completion, hover, go to definition, references,
@@ -173,6 +179,7 @@ fn main() -> ExitCode {
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Gateway(a) => gateway::gateway(a),
         Command::Lsp(a) => lsp::lsp(a),
         Command::Completions(a) => shell::completions(a),
         Command::Man(a) => shell::man(a),

@@ -630,6 +630,31 @@ struct McpTool {
 
 pub use toolgate_runtime::names::remote_tool_name;
 
+/// The pinned digest of a remote tool's definition as the registry holds it
+/// ([`toolgate_runtime::mcp::definition_digest`] of its title, description,
+/// schemas and annotations): what a gateway compares a server's listing with.
+pub fn definition_digest(tool: &Tool) -> String {
+    let json = |t: &Option<JsonText>| {
+        t.as_ref()
+            .and_then(|j| serde_json::from_str::<serde_json::Value>(j.get()).ok())
+    };
+    let mut def = serde_json::Map::new();
+    let mut put = |k: &str, v: Option<serde_json::Value>| {
+        if let Some(v) = v {
+            def.insert(k.to_string(), v);
+        }
+    };
+    put("title", tool.title.clone().map(serde_json::Value::String));
+    put(
+        "description",
+        tool.description.clone().map(serde_json::Value::String),
+    );
+    put("inputSchema", json(&tool.input_schema));
+    put("outputSchema", json(&tool.output_schema));
+    put("annotations", json(&tool.annotations));
+    toolgate_runtime::mcp::definition_digest(&serde_json::Value::Object(def))
+}
+
 /// The tool names of an MCP `tools/list` answer (bare, or inside a JSON-RPC
 /// response), as listed; the error keeps only schema words.
 pub fn tools_list_names(text: &str) -> Result<Vec<String>, String> {

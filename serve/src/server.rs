@@ -95,6 +95,21 @@ pub fn router(shared: Arc<Shared>) -> Router<()> {
         .with_state(shared)
 }
 
+/// `/health`, for a room that serves other endpoints over the same shared
+/// state (the MCP gateway, which has a `/ready` of its own): it answers as
+/// the service's own.
+pub fn health_route(shared: Arc<Shared>) -> Router<()> {
+    Router::new()
+        .route("/health", get(health))
+        .with_state(shared)
+}
+
+/// The peer address of the connection a request came on, in the request's
+/// extensions ([`accept_loop`] puts it there): what a gateway trusts a
+/// front proxy's header from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddr(pub std::net::SocketAddr);
+
 /// What the request's caller may assert: its own, when it authenticated,
 /// else the service's.
 fn trust_of(
@@ -188,8 +203,8 @@ pub async fn accept_loop(
             a = listener.accept() => a,
             _ = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             // Out of descriptors or a connection reset before accept: wait
             // a little rather than spin.
             Err(_) => {
@@ -202,7 +217,9 @@ pub async fn accept_loop(
             drop(stream);
             continue;
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let service = hyper_util::service::TowerToHyperService::new(
+            app.clone().layer(axum::Extension(PeerAddr(peer))),
+        );
         let http = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)

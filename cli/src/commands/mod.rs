@@ -25,6 +25,7 @@ pub mod replay;
 pub mod review;
 pub mod run;
 pub mod schema;
+pub mod gateway;
 pub mod serve;
 pub mod shell;
 pub mod show;

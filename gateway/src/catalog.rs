@@ -1,0 +1,186 @@
+//! What the upstreams list, under the registry's names: the gateway's view
+//! of every remote tool, rebuilt when an upstream's list changes. Nothing
+//! here decides; [`Catalog::offered`] and [`Catalog::call`] ask the
+//! runtime for each tool, and the pins for each definition.
+
+use std::collections::HashMap;
+
+use rmcp::model::Tool;
+use toolgate_runtime::mcp::{self, NameMap, Unmapped};
+use toolgate_runtime::{Context, Decision, Table};
+
+use crate::pins::{Pin, Pins};
+
+/// One listed tool.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// `mcp_SERVER_NAME`.
+    pub registry_name: String,
+    /// The upstream's name for it.
+    pub server: String,
+    pub server_name: String,
+    /// [`mcp::definition_digest`] of the definition as listed.
+    pub digest: String,
+    /// The definition as listed, under the registry name: what clients get.
+    pub tool: Tool,
+}
+
+/// The listed tools of every upstream.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    /// What could not be mapped (bad names, ambiguous names), for the log.
+    pub unmapped: Vec<Unmapped>,
+    /// Which listing this is (a page cursor names it).
+    pub generation: u64,
+}
+
+/// Where a call goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route<'a> {
+    pub server: &'a str,
+    pub name: &'a str,
+}
+
+impl Catalog {
+    /// The catalog of `listed`: each upstream's name and the tools it lists.
+    pub fn new(listed: Vec<(String, Vec<Tool>)>) -> Catalog {
+        let (map, unmapped) = NameMap::new(
+            listed
+                .iter()
+                .map(|(s, tools)| (s.as_str(), tools.iter().map(|t| t.name.to_string()).collect())),
+        );
+        let mut entries = Vec::with_capacity(map.len());
+        let mut by_name = HashMap::with_capacity(map.len());
+        for (server, tools) in listed {
+            for mut tool in tools {
+                let registry_name = toolgate_runtime::names::remote_tool_name(&server, &tool.name);
+                match map.route(&registry_name) {
+                    Some((s, n)) if s == server && n == tool.name => {}
+                    _ => continue,
+                }
+                let digest = serde_json::to_value(&tool)
+                    .map(|v| mcp::definition_digest(&v))
+                    .unwrap_or_default();
+                let server_name = tool.name.to_string();
+                tool.name = registry_name.clone().into();
+                by_name.insert(registry_name.clone(), entries.len());
+                entries.push(Entry {
+                    registry_name,
+                    server: server.clone(),
+                    server_name,
+                    digest,
+                    tool,
+                });
+            }
+        }
+        Catalog {
+            entries,
+            by_name,
+            unmapped,
+            generation: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The tools the registry does not hold: never offered, reported.
+    pub fn unregistered<'a>(&'a self, table: &'a Table) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries
+            .iter()
+            .filter(|e| table.tool_id(&e.registry_name).is_none())
+    }
+
+    /// The tools whose definitions are not the pinned ones (under `table`).
+    pub fn changed<'a>(
+        &'a self,
+        table: &'a Table,
+        pins: &'a Pins,
+    ) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries.iter().filter(move |e| {
+            table.tool_id(&e.registry_name).is_some()
+                && pins.check(table, &e.registry_name, &e.digest) == Pin::Broken
+        })
+    }
+
+    /// The tools offered to `ctx`, in the upstreams' order, with the
+    /// decision of each one decided (offered or not): the table offers it
+    /// and its definition is the pinned one.
+    pub fn offered<'c>(
+        &'c self,
+        ctx: &'c Context<'c>,
+        table: &'c Table,
+        pins: &'c Pins,
+    ) -> impl Iterator<Item = (&'c Entry, Decision<'c>, bool)> + 'c {
+        self.entries.iter().map(move |e| {
+            let d = ctx.decide(&e.registry_name);
+            let offered =
+                d.allowed && pins.check(table, &e.registry_name, &e.digest) == Pin::Holds;
+            (e, d, offered)
+        })
+    }
+
+    /// Where a call of `name` goes, or the refusal to answer: the table
+    /// decides first (a refused tool is never routed), then the pin, then
+    /// whether an upstream lists it. `at` is the decision's provenance.
+    pub fn call<'a>(
+        &'a self,
+        ctx: &Context<'_>,
+        table: &Table,
+        pins: &Pins,
+        name: &str,
+        at: mcp::Provenance<'_>,
+        stealth: bool,
+    ) -> Result<Route<'a>, (Option<String>, mcp::RpcError)> {
+        // A name no registry could hold is no tool: never decided on, never forwarded.
+        if toolgate_runtime::names::tool_name_problem(name, true).is_some() {
+            return Err((None, mcp::unknown_tool_error(name)));
+        }
+        let d = ctx.decide(name);
+        if !d.allowed {
+            let reason = d.reason.map(|r| r.code().to_string());
+            let err = match ctx.refusal(&d) {
+                Some(r) => mcp::refusal_error(&r, at, stealth),
+                None => mcp::unknown_tool_error(name),
+            };
+            return Err((reason, err));
+        }
+        let Some(&i) = self.by_name.get(name) else {
+            // Registered and allowed, but no upstream lists it now.
+            return Err((Some("notListed".into()), mcp::unknown_tool_error(name)));
+        };
+        let e = &self.entries[i];
+        if pins.check(table, name, &e.digest) == Pin::Broken {
+            let facts = toolgate_runtime::refusal::Facts {
+                tool: Some(name.to_string()),
+                configuration: Some(ctx.configuration_name().to_string()),
+                consumer: ctx.consumer_name().map(str::to_string),
+                origin: Some(format!("upstream `{}`", e.server)),
+                ..Default::default()
+            };
+            let r = toolgate_runtime::Refusal::new(
+                toolgate_runtime::RefusalKind::DefinitionChanged,
+                facts,
+            );
+            return Err((
+                Some("definitionChanged".into()),
+                mcp::refusal_error(&r, at, stealth),
+            ));
+        }
+        Ok(Route {
+            server: &e.server,
+            name: &e.server_name,
+        })
+    }
+}

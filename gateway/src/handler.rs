@@ -1,0 +1,314 @@
+//! The MCP server side: one handler per client session (legacy) or per
+//! request (2026-07-28), all over the one [`Gateway`]. `tools/list` and
+//! `tools/call` are decided here; everything else the SDK answers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::ServerHandler;
+use toolgate_runtime::log::{
+    LogAction, LogContext, LogResource, LogSubject, LogSubjectProperties, ServiceInput,
+    ServiceRecord, ServiceResult, ServiceResultContext,
+};
+use toolgate_runtime::{mcp, Context, Decision, Table};
+use toolgate_serve::metrics::DecisionLabels;
+
+use crate::identity::{known_consumer, Identity};
+use crate::Gateway;
+
+#[derive(Clone)]
+pub struct Handler {
+    gw: Arc<Gateway>,
+}
+
+impl Handler {
+    pub fn new(gw: Arc<Gateway>) -> Handler {
+        Handler { gw }
+    }
+}
+
+/// The identity the middleware proved for this request. Its absence is an
+/// internal error, never an anonymous caller.
+fn identity(cx: &RequestContext<RoleServer>) -> Result<(Identity, Option<String>), ErrorData> {
+    let parts = cx.extensions.get::<axum::http::request::Parts>();
+    let id = parts.and_then(|p| p.extensions.get::<Identity>()).cloned();
+    let request_id = parts
+        .and_then(|p| p.headers.get("x-request-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.chars().take(256).collect());
+    match id {
+        Some(id) => Ok((id, request_id)),
+        None => Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            "no identity for this request",
+            None,
+        )),
+    }
+}
+
+fn context<'t>(gw: &Gateway, table: &'t Table, id: &Identity) -> Result<Context<'t>, ErrorData> {
+    if let Some(c) = &id.consumer {
+        known_consumer(table, c)
+            .map_err(|m| ErrorData::new(ErrorCode::INVALID_REQUEST, m, None))?;
+    }
+    let ctx = table.context(&gw.config.configuration).map_err(|e| {
+        ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("configuration `{}`: {e}", gw.config.configuration),
+            None,
+        )
+    })?;
+    Ok(ctx.role(id.role).consumer(id.consumer.as_deref()))
+}
+
+/// A page cursor: the catalog generation and table it was made for, and
+/// the offset. A cursor of another list is refused, never guessed at.
+fn cursor(generation: u64, digest: &str, offset: usize) -> String {
+    format!("{generation}.{}.{offset}", &digest[..16])
+}
+
+fn offset_of(c: &str, generation: u64, digest: &str) -> Result<usize, ErrorData> {
+    let mut parts = c.splitn(3, '.');
+    let ok = parts.next() == Some(generation.to_string().as_str())
+        && parts.next() == Some(&digest[..16]);
+    match parts.next().and_then(|o| o.parse().ok()) {
+        Some(o) if ok => Ok(o),
+        _ => Err(ErrorData::new(
+            ErrorCode::INVALID_PARAMS,
+            "this cursor is not one of the current list (the tools or the table changed): list again from the start",
+            None,
+        )),
+    }
+}
+
+impl Handler {
+    fn log(
+        &self,
+        id: &Identity,
+        request_id: Option<&str>,
+        digest: &str,
+        stage: &str,
+        d: &Decision<'_>,
+    ) -> Option<String> {
+        let log = self.gw.shared.log.as_ref()?;
+        let decision_id = self.gw.shared.ids.next_id();
+        log.record(ServiceRecord {
+            decision_id: decision_id.clone(),
+            timestamp: toolgate_serve::util::rfc3339(SystemTime::now()),
+            path: format!("mcp/tools/{}", if stage == "offer" { "list" } else { "call" }),
+            request_id: request_id.map(str::to_string),
+            table_digest: digest.to_string(),
+            stage: stage.to_string(),
+            input: ServiceInput {
+                subject: LogSubject {
+                    kind: "mcp_client".into(),
+                    id: id.caller.clone(),
+                    properties: LogSubjectProperties {
+                        role: id.role.as_str().into(),
+                        consumer: id.consumer.clone(),
+                    },
+                },
+                action: LogAction {
+                    name: if stage == "offer" { "list" } else { "call" }.into(),
+                },
+                resource: LogResource {
+                    kind: "tool".into(),
+                    id: d.tool.to_string(),
+                    properties: None,
+                },
+                context: LogContext {
+                    configuration: self.gw.config.configuration.clone(),
+                    enforcement: None,
+                    run: None,
+                },
+            },
+            result: ServiceResult {
+                decision: d.allowed,
+                context: ServiceResultContext {
+                    reason: d.reason.map(|r| r.code().to_string()),
+                    observed_only: d.observed_only,
+                    name_visible: !d.hidden,
+                    run_error: None,
+                },
+            },
+        });
+        Some(decision_id)
+    }
+
+    fn count(&self, stage: &str, reason: &str, n: u64) {
+        self.gw
+            .shared
+            .metrics
+            .decisions
+            .get_or_create(&DecisionLabels {
+                configuration: self.gw.config.configuration.clone(),
+                reason: reason.to_string(),
+                stage: stage.to_string(),
+            })
+            .inc_by(n);
+    }
+}
+
+fn reason_label(d: &Decision<'_>, offered: bool) -> &'static str {
+    match (d.allowed, offered, d.reason) {
+        (true, true, _) if d.observed_only => "observedOnly",
+        (true, true, _) => "allowed",
+        (true, false, _) => "definitionChanged",
+        (false, _, Some(r)) => r.code(),
+        (false, _, None) => "unknown",
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "toolgate-gateway",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let (id, request_id) = identity(&cx)?;
+        let gw = &self.gw;
+        let table = gw.table();
+        let ctx = context(gw, &table, &id)?;
+        let catalog = gw.catalog.load();
+        let digest = table.digest_hex();
+        let start = match request.as_ref().and_then(|r| r.cursor.as_deref()) {
+            None => 0,
+            Some(c) => offset_of(c, catalog.generation, &digest)?,
+        };
+        let page = gw.config.limits.list_page_size;
+        let mut tools = Vec::new();
+        let mut tally: HashMap<&'static str, u64> = HashMap::new();
+        let mut next = None;
+        let mut seen = 0usize;
+        for (e, d, offered) in catalog.offered(&ctx, &table, &gw.pins) {
+            *tally.entry(reason_label(&d, offered)).or_default() += 1;
+            self.log(&id, request_id.as_deref(), &digest, "offer", &d);
+            if !offered {
+                continue;
+            }
+            if seen >= start {
+                if tools.len() == page {
+                    next = Some(cursor(catalog.generation, &digest, seen));
+                    break;
+                }
+                tools.push(e.tool.clone());
+            }
+            seen += 1;
+        }
+        for (reason, n) in tally {
+            self.count("offer", reason, n);
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next;
+        // Filtered for this caller: no cache may share it with another, and
+        // it is not fresh beyond this answer (the table or a list may change).
+        result.cache_scope = Some(CacheScope::Private);
+        result.ttl_ms = Some(0);
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (id, request_id) = identity(&cx)?;
+        let gw = &self.gw;
+        let table = gw.table();
+        let ctx = context(gw, &table, &id)?;
+        let catalog = gw.catalog.load();
+        let digest = table.digest_hex();
+        let name = request.name.as_ref();
+        let d = ctx.decide(name);
+        let decision_id = self.log(&id, request_id.as_deref(), &digest, "call", &d);
+        let at = mcp::Provenance {
+            decision_id: decision_id.as_deref(),
+            table_digest: Some(&digest),
+        };
+        match catalog.call(&ctx, &table, &gw.pins, name, at, gw.config.stealth) {
+            Err((reason, e)) => {
+                self.count("call", reason.as_deref().unwrap_or("notRegistered"), 1);
+                Err(ErrorData::new(
+                    ErrorCode(e.code as i32),
+                    e.message,
+                    e.data,
+                ))
+            }
+            Ok(route) => {
+                self.count("call", if d.observed_only { "observedOnly" } else { "allowed" }, 1);
+                let Some(c) = gw.upstreams.get(route.server) else {
+                    return Err(ErrorData::new(
+                        ErrorCode(mcp::CODE_UNKNOWN_TOOL as i32),
+                        mcp::unknown_tool_error(name).message,
+                        None,
+                    ));
+                };
+                crate::upstream::call(c, route.name, request.arguments, &gw.config.limits).await
+            }
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        (requested.tools_list_changed == Some(true))
+            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.gw.changes.subscribe();
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                r = changes.recv() => match r {
+                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A session of the revision before 2026-07-28: list changes are
+        // announced on its stream while it lives.
+        let peer = context.peer.clone();
+        let mut changes = self.gw.changes.subscribe();
+        tokio::spawn(async move {
+            loop {
+                match changes.recv().await {
+                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,125 @@
+//! The gateway's HTTP face: `/mcp` (the MCP endpoint, behind the identity
+//! middleware), `/.well-known/oauth-protected-resource` (RFC 9728, when
+//! tokens are accepted), `/health`, `/ready` and `/metrics`.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::handler::Handler;
+use crate::Gateway;
+
+pub fn router(gw: Arc<Gateway>) -> Router<()> {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(gw.config.allowed_hosts.clone())
+        .with_allowed_origins(gw.config.allowed_origins.clone())
+        // An Origin not in the list is refused, an empty list refusing
+        // every Origin (the MCP transport specification: servers MUST
+        // validate Origin); a client without one (not a browser) passes.
+        .enforce_origin_validation();
+    config.json_response = true;
+    config.legacy_session_mode = true;
+    config.sse_keep_alive = None;
+    let handler_gw = gw.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(Handler::new(handler_gw.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let mcp = Router::new()
+        .fallback_service(mcp)
+        .layer(axum::middleware::from_fn_with_state(
+            gw.clone(),
+            crate::identity::middleware,
+        ));
+    let ops = Router::new()
+        .route("/metrics", get(metrics))
+        .route("/ready", get(ready))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(resource_metadata),
+        )
+        .with_state(gw.clone());
+    Router::new()
+        .nest("/mcp", mcp)
+        .merge(ops)
+        .merge(toolgate_serve::server::health_route(gw.shared.clone()))
+        .layer(DefaultBodyLimit::max(gw.config.limits.max_body_bytes))
+}
+
+fn json(status: StatusCode, value: serde_json::Value) -> Response {
+    let mut r = Response::new(Body::from(value.to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+async fn resource_metadata(State(gw): State<Arc<Gateway>>) -> Response {
+    if !gw.identify.uses_tokens() {
+        return json(
+            StatusCode::NOT_FOUND,
+            serde_json::json!({"error": "this gateway does not take bearer tokens"}),
+        );
+    }
+    json(
+        StatusCode::OK,
+        serde_json::json!({
+            "resource": format!("{}/mcp", gw.public_url),
+            "authorization_servers": gw.identify.issuer().into_iter().collect::<Vec<_>>(),
+            "bearer_methods_supported": ["header"],
+        }),
+    )
+}
+
+/// Ready when the table's last reload succeeded, every upstream listed its
+/// tools, and the registry pairs with the table.
+async fn ready(State(gw): State<Arc<Gateway>>) -> Response {
+    let table = gw.table();
+    let status = gw.shared.reload_status();
+    let upstreams = gw
+        .upstream_errors
+        .lock()
+        .map(|m| m.clone())
+        .unwrap_or_default();
+    let pins = gw.pins.status(&table).err();
+    let ready = status.error.is_none() && upstreams.is_empty() && pins.is_none();
+    json(
+        if ready {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        },
+        serde_json::json!({
+            "ready": ready,
+            "tableDigest": table.digest_hex(),
+            "lastReloadError": status.error,
+            "upstreamErrors": upstreams,
+            "pinsError": pins,
+            "listedTools": gw.catalog.load().len(),
+        }),
+    )
+}
+
+async fn metrics(State(gw): State<Arc<Gateway>>) -> Response {
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let text = gw.metrics.encode_after(&gw.shared.metrics.encode(now));
+    let mut r = Response::new(Body::from(text));
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    r
+}

@@ -1,0 +1,240 @@
+//! Who is asking, from what a request proves (docs/gateway.md,
+//! "Identity"): a bearer token the credentials file accepts, a header from
+//! a front proxy the configuration trusts (by its address or a shared
+//! secret), or the one identity the operator configured (loopback only).
+//! Never a client's own word: no consumer header of its choosing, no
+//! `clientInfo.name`. An identity is decided per HTTP request (the
+//! 2026-07-28 revision lets the tools vary by the authorization of a
+//! request, never by the connection).
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Request, StatusCode};
+use axum::response::Response;
+use sha2::{Digest, Sha256};
+use toolgate_runtime::{Role, Table};
+use toolgate_serve::server::PeerAddr;
+
+use crate::config::{IdentityMode, TrustedHeader};
+use crate::Gateway;
+
+/// The identity of one request: what the gateway decides with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The key's name, the token's `sub`, the proxy's word, or `operator`.
+    pub caller: String,
+    pub consumer: Option<String>,
+    pub role: Role,
+}
+
+/// How the gateway knows who asks.
+pub enum Identify {
+    Auth(toolgate_auth::Authenticator),
+    Header(TrustedHeader),
+    Fixed(Identity),
+}
+
+/// Why a request has no identity: its HTTP answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denied {
+    pub status: StatusCode,
+    /// RFC 6750 error code, for `WWW-Authenticate` on a 401.
+    pub error: &'static str,
+    pub message: String,
+}
+
+impl Identify {
+    /// The configured mode, its files read and its fixed consumer checked
+    /// against `table` (an unknown consumer is an error at start).
+    pub fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, String> {
+        match mode {
+            IdentityMode::Auth(path) => Ok(Identify::Auth(
+                toolgate_auth::Authenticator::from_file(path)?,
+            )),
+            IdentityMode::Header(h) => Ok(Identify::Header(h.clone())),
+            IdentityMode::Fixed { consumer, role } => {
+                if let Some(c) = consumer {
+                    known_consumer(table, c).map_err(|e| format!("[identity] {e}"))?;
+                }
+                Ok(Identify::Fixed(Identity {
+                    caller: "operator".into(),
+                    consumer: consumer.clone(),
+                    role: *role,
+                }))
+            }
+        }
+    }
+
+    /// The issuer of accepted tokens, for the protected-resource metadata.
+    pub fn issuer(&self) -> Option<&str> {
+        match self {
+            Identify::Auth(a) => a.issuer(),
+            _ => None,
+        }
+    }
+
+    pub fn uses_tokens(&self) -> bool {
+        matches!(self, Identify::Auth(_))
+    }
+
+    /// The identity of a request with `headers`, from `peer`.
+    pub fn identify(
+        &self,
+        headers: &HeaderMap,
+        peer: Option<std::net::IpAddr>,
+        table: &Table,
+    ) -> Result<Identity, Denied> {
+        let id = match self {
+            Identify::Fixed(id) => return Ok(id.clone()),
+            Identify::Auth(auth) => {
+                let value = match headers.get(axum::http::header::AUTHORIZATION) {
+                    None => None,
+                    Some(v) => Some(v.to_str().map_err(|_| Denied {
+                        status: StatusCode::UNAUTHORIZED,
+                        error: "invalid_request",
+                        message: "the Authorization header is not text".into(),
+                    })?),
+                };
+                let caller = auth.authenticate(value).map_err(|e| Denied {
+                    status: StatusCode::UNAUTHORIZED,
+                    error: e.code(),
+                    message: e.to_string(),
+                })?;
+                let role = caller.role.unwrap_or(if caller.roles.contains(&Role::User) {
+                    Role::User
+                } else {
+                    Role::None
+                });
+                Identity {
+                    caller: caller.name,
+                    consumer: caller.consumer,
+                    role,
+                }
+            }
+            Identify::Header(h) => header_identity(h, headers, peer)?,
+        };
+        if let Some(c) = &id.consumer {
+            known_consumer(table, c).map_err(|message| Denied {
+                status: StatusCode::FORBIDDEN,
+                error: "insufficient_scope",
+                message,
+            })?;
+        }
+        Ok(id)
+    }
+}
+
+/// `Ok` when the policy knows consumer `c`; else why, with a near miss.
+pub fn known_consumer(table: &Table, c: &str) -> Result<(), String> {
+    table.check_consumer(c).map_err(|near| {
+        let shown = toolgate_runtime::names::escape(c);
+        match near {
+            Some(n) => format!("the policy knows no consumer `{shown}` (did you mean `{n}`?)"),
+            None => format!("the policy knows no consumer `{shown}`"),
+        }
+    })
+}
+
+fn header_identity(
+    h: &TrustedHeader,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+) -> Result<Identity, Denied> {
+    let forbidden = |message: String| Denied {
+        status: StatusCode::FORBIDDEN,
+        error: "invalid_request",
+        message,
+    };
+    if !h.from.is_empty() && !peer.is_some_and(|p| h.from.contains(&p)) {
+        return Err(forbidden(format!(
+            "requests are accepted only through the authenticating proxy ({}), not from {}",
+            h.from
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            peer.map_or("an unknown address".into(), |p| p.to_string())
+        )));
+    }
+    if let Some(want) = &h.secret_sha256 {
+        let got = headers
+            .get(h.secret_header.as_str())
+            .map(|v| <[u8; 32]>::from(Sha256::digest(v.as_bytes())));
+        if got.as_ref() != Some(want) {
+            return Err(forbidden(format!(
+                "the proxy's secret (`{}`) is missing or wrong",
+                h.secret_header
+            )));
+        }
+    }
+    let text = |name: &str| -> Result<Option<String>, Denied> {
+        match headers.get(name) {
+            None => Ok(None),
+            Some(v) => match v.to_str() {
+                Ok(s) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+                _ => Err(forbidden(format!("header `{name}` is empty or not text"))),
+            },
+        }
+    };
+    let consumer = text(&h.consumer)?.ok_or_else(|| {
+        forbidden(format!(
+            "header `{}` is missing: the proxy names the consumer",
+            h.consumer
+        ))
+    })?;
+    let role = match &h.role {
+        None => Role::User,
+        Some(name) => match text(name)? {
+            None => Role::User,
+            Some(r) => Role::from_name(&r)
+                .ok_or_else(|| forbidden(format!("role `{r}` is not admin, user or none")))?,
+        },
+    };
+    Ok(Identity {
+        caller: "proxy".into(),
+        consumer: Some(consumer),
+        role,
+    })
+}
+
+/// The middleware in front of `/mcp`: an identity in the request's
+/// extensions, or the refusal (401 with the protected-resource metadata's
+/// address, as the MCP authorization specification asks; 403).
+pub async fn middleware(
+    State(gw): State<Arc<Gateway>>,
+    mut req: Request<Body>,
+    next: axum::middleware::Next,
+) -> Response {
+    let peer = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
+    let table = gw.shared.handle.current();
+    match gw.identify.identify(req.headers(), peer, &table) {
+        Ok(id) => {
+            req.extensions_mut().insert(id);
+            next.run(req).await
+        }
+        Err(d) => denied(&gw, &d),
+    }
+}
+
+fn denied(gw: &Gateway, d: &Denied) -> Response {
+    let body = serde_json::json!({"error": d.error, "error_description": d.message});
+    let mut r = Response::new(Body::from(body.to_string()));
+    *r.status_mut() = d.status;
+    let headers = r.headers_mut();
+    headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if d.status == StatusCode::UNAUTHORIZED {
+        let value = format!(
+            "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource\", error=\"{}\"",
+            gw.public_url, d.error
+        );
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            headers.insert(axum::http::header::WWW_AUTHENTICATE, v);
+        }
+    }
+    r
+}

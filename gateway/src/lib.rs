@@ -1,0 +1,324 @@
+//! `toolgate gateway`: a governing MCP gateway in front of real MCP servers
+//! (docs/gateway.md). Clients speak MCP (streamable HTTP, revision
+//! 2026-07-28 and the one before it) to the gateway; the gateway speaks to
+//! each upstream server, over stdio or streamable HTTP, with the official
+//! Rust SDK. Every list and every call is decided by the runtime, from the
+//! table of that moment, for the identity the request proves:
+//!
+//! - `tools/list` aggregates the upstreams' tools under the registry's
+//!   names (`mcp_SERVER_NAME`, [`toolgate_runtime::mcp::NameMap`]) and
+//!   keeps the ones the table offers this caller whose definitions are the
+//!   pinned ones, marked private to this caller;
+//! - `tools/call` is decided first; a refused call never reaches a server
+//!   and is answered by [`toolgate_runtime::mcp::refusal_error`]; an allowed
+//!   one goes to its server under the server's own name.
+//!
+//! The table source, hot reload, the decision log, metrics, `/health` and
+//! `/ready` are `toolgate serve`'s own ([`toolgate_serve::Service`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use toolgate_runtime::{Table, TrustedKeys};
+use toolgate_serve::{Limits as ServeLimits, LogTarget, Service, Source};
+
+pub mod catalog;
+pub mod config;
+mod handler;
+mod http;
+pub mod identity;
+mod metrics;
+pub mod pins;
+pub mod upstream;
+
+pub use config::Config;
+
+use catalog::Catalog;
+use identity::Identify;
+use pins::Pins;
+use upstream::Connection;
+
+/// A running gateway's state, shared by every request.
+pub struct Gateway {
+    /// The table, its reloads, the decision log and the service metrics:
+    /// `toolgate serve`'s.
+    pub shared: Arc<toolgate_serve::Shared>,
+    pub service: Service,
+    pub config: Config,
+    pub identify: Identify,
+    pub pins: Pins,
+    pub catalog: ArcSwap<Catalog>,
+    pub upstreams: HashMap<String, Connection>,
+    /// The base URL of the gateway (the protected resource).
+    pub public_url: String,
+    /// Fired when what clients may be offered changed (a new table, an
+    /// upstream's new list): clients are told their list changed.
+    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub metrics: metrics::GatewayMetrics,
+    /// Why the last listing of each upstream failed, while it is the last.
+    pub upstream_errors: Mutex<HashMap<String, String>>,
+}
+
+fn source_of(c: &Config) -> Source {
+    match &c.source {
+        config::TableSource::Table(p) => Source::Table(p.clone()),
+        config::TableSource::Project(p) => Source::Project(p.clone()),
+        config::TableSource::Oci(r) => Source::Oci {
+            reference: r.clone(),
+            registry: toolgate_oci::RegistryOptions::default(),
+        },
+    }
+}
+
+fn trusted_keys(c: &Config) -> Result<Option<TrustedKeys>, String> {
+    if c.trusted_keys.is_empty() {
+        return Ok(None);
+    }
+    let mut pem = String::new();
+    for p in &c.trusted_keys {
+        let bytes = toolgate_runtime::host::read_file(p, 1 << 20)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+        pem.push_str(&String::from_utf8_lossy(&bytes));
+        pem.push('\n');
+    }
+    TrustedKeys::from_pem(&pem)
+        .map(Some)
+        .map_err(|e| format!("trusted-keys: {e}"))
+}
+
+impl Gateway {
+    /// Load the table, check the configuration against it, connect every
+    /// upstream and list its tools. An error names what to fix.
+    pub async fn start(config: Config, public_url: String) -> Result<Arc<Gateway>, String> {
+        let source = source_of(&config);
+        let keys = trusted_keys(&config)?;
+        let table = source.load_with(keys.as_ref())?;
+        table.context(&config.configuration).map_err(|e| {
+            format!("configuration `{}`: {e}", config.configuration)
+        })?;
+        let identify = Identify::new(&config.identity, &table)?;
+        let pins = Pins::new(config.registry.clone());
+        pins.status(&table)?;
+        let limits = ServeLimits {
+            max_body_bytes: config.limits.max_body_bytes,
+            max_connections: config.limits.max_connections,
+            header_timeout: config.limits.header_timeout,
+            // A call waits for its upstream (bounded on its own); the
+            // request deadline leaves room for it.
+            request_timeout: config.limits.upstream_timeout + Duration::from_secs(5),
+            ..ServeLimits::default()
+        };
+        let log = config.decision_log.as_ref().map(|p| {
+            if p == "-" {
+                LogTarget::Stdout
+            } else {
+                LogTarget::File(p.into())
+            }
+        });
+        let service = Service::with_trusted_keys(
+            table,
+            Some(source),
+            limits,
+            public_url.clone(),
+            log.as_ref().map(|t| (t, 65_536)),
+            keys,
+        )?;
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let mut upstreams = HashMap::new();
+        for u in &config.upstreams {
+            let c = upstream::connect(u, &config.limits, changed.clone()).await?;
+            upstreams.insert(u.name.clone(), c);
+        }
+        let (changes, _) = tokio::sync::broadcast::channel(16);
+        let gw = Arc::new(Gateway {
+            shared: service.shared.clone(),
+            service,
+            config,
+            identify,
+            pins,
+            catalog: ArcSwap::from_pointee(Catalog::default()),
+            upstreams,
+            public_url,
+            changes,
+            metrics: metrics::GatewayMetrics::default(),
+            upstream_errors: Mutex::new(HashMap::new()),
+        });
+        gw.refresh().await;
+        if let Some(e) = gw.upstream_errors.lock().ok().and_then(|m| m.values().next().cloned()) {
+            return Err(e);
+        }
+        Gateway::follow(gw.clone(), changed);
+        Ok(gw)
+    }
+
+    /// List every upstream again and put the new catalog in place; an
+    /// upstream whose listing fails keeps no tools (never the old list).
+    pub async fn refresh(&self) {
+        let mut listed = Vec::new();
+        let mut errors = HashMap::new();
+        for u in &self.config.upstreams {
+            let Some(c) = self.upstreams.get(&u.name) else {
+                continue;
+            };
+            match upstream::list(c, &self.config.limits).await {
+                Ok(tools) => listed.push((u.name.clone(), tools)),
+                Err(e) => {
+                    note(&format!("warning: {e}"));
+                    self.metrics.upstream_error(&u.name);
+                    errors.insert(u.name.clone(), e);
+                }
+            }
+        }
+        let mut catalog = Catalog::new(listed);
+        catalog.generation = self.catalog.load().generation + 1;
+        for u in &catalog.unmapped {
+            note(&format!("warning: {u}"));
+        }
+        self.catalog.store(Arc::new(catalog));
+        if let Ok(mut m) = self.upstream_errors.lock() {
+            *m = errors;
+        }
+        self.report();
+        let _ = self.changes.send(());
+    }
+
+    /// Count and log what upstreams list that is never offered: tools the
+    /// registry does not hold, and tools whose definitions changed.
+    fn report(&self) {
+        let table = self.shared.handle.current();
+        let catalog = self.catalog.load();
+        let unregistered: Vec<&str> = catalog
+            .unregistered(&table)
+            .map(|e| e.registry_name.as_str())
+            .collect();
+        let changed: Vec<&str> = catalog
+            .changed(&table, &self.pins)
+            .map(|e| e.registry_name.as_str())
+            .collect();
+        self.metrics
+            .set_listed(catalog.len(), unregistered.len(), changed.len());
+        if !unregistered.is_empty() {
+            note(&format!(
+                "warning: {} listed tool(s) the registry does not hold, never offered: {} (add them with `toolgate registry sync --write`)",
+                unregistered.len(),
+                shown_names(&unregistered)
+            ));
+        }
+        if !changed.is_empty() {
+            note(&format!(
+                "warning: {} tool(s) whose definition is not the pinned one, withheld: {} (review, then `toolgate registry sync --write`)",
+                changed.len(),
+                shown_names(&changed)
+            ));
+        }
+    }
+
+    /// Follow changes: an upstream's `list_changed` (or the relist
+    /// interval) lists every upstream again; a new
+    /// table (a reload) tells clients their lists changed.
+    fn follow(gw: Arc<Gateway>, changed: Arc<tokio::sync::Notify>) {
+        let weak = Arc::downgrade(&gw);
+        let every = gw.config.limits.relist_interval;
+        tokio::spawn(async move {
+            loop {
+                let _ = tokio::time::timeout(every, changed.notified()).await;
+                // A server may announce several changes at once.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let Some(gw) = weak.upgrade() else { return };
+                gw.refresh().await;
+            }
+        });
+        let weak = Arc::downgrade(&gw);
+        tokio::spawn(async move {
+            let mut last = None;
+            loop {
+                let Some(gw) = weak.upgrade() else { return };
+                let table = gw.shared.handle.current();
+                let digest = table.digest();
+                if last.is_some_and(|l| l != digest) {
+                    gw.report();
+                    let _ = gw.changes.send(());
+                }
+                last = Some(digest);
+                drop(gw);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        });
+    }
+
+    /// The table of this moment.
+    pub fn table(&self) -> Arc<Table> {
+        self.shared.handle.current()
+    }
+}
+
+/// A line for the operator, on standard error (escaped for a terminal).
+pub fn note(text: &str) {
+    use std::io::Write;
+    let text = toolgate_runtime::names::escape_terminal(text);
+    let _ = writeln!(std::io::stderr().lock(), "toolgate gateway: {text}");
+}
+
+fn shown_names(names: &[&str]) -> String {
+    let mut s: Vec<String> = names
+        .iter()
+        .take(10)
+        .map(|n| toolgate_runtime::names::escape(n).into_owned())
+        .collect();
+    if names.len() > 10 {
+        s.push(format!("and {} more", names.len() - 10));
+    }
+    s.join(", ")
+}
+
+/// Serve `gw` on `listener` until `shutdown`.
+pub async fn serve(
+    gw: Arc<Gateway>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = http::router(gw.clone());
+    let r = toolgate_serve::server::accept_loop(listener, app, gw.shared.clone(), shutdown).await;
+    if let Some(log) = &gw.shared.log {
+        log.close();
+    }
+    r
+}
+
+/// `toolgate gateway --config FILE`: start, watch the table, serve until
+/// SIGINT or SIGTERM.
+pub fn run(config: Config, watch: bool) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| format!("{}: {e}", config.listen))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let public_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        let gw = Gateway::start(config, public_url).await?;
+        let _watch = if watch {
+            Some(gw.service.watch(Duration::from_secs(30))?)
+        } else {
+            None
+        };
+        note(&format!(
+            "listening on http://{addr}/mcp, {} tool(s) from {} upstream(s), table {}",
+            gw.catalog.load().len(),
+            gw.upstreams.len(),
+            gw.table().digest_hex()
+        ));
+        serve(gw, listener, toolgate_serve::shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())?;
+        note("stopped");
+        Ok(())
+    })
+}

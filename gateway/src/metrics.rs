@@ -1,0 +1,83 @@
+//! The gateway's own Prometheus metrics, beside the service's
+//! (`toolgate_decisions_total` with `stage` offer/call, reloads, the log):
+//! what the upstreams list and what of it is never offered.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct UpstreamLabels {
+    pub upstream: String,
+}
+
+pub struct GatewayMetrics {
+    registry: Registry,
+    listed: Gauge,
+    unregistered: Gauge,
+    changed: Gauge,
+    upstream_errors: Family<UpstreamLabels, Counter>,
+}
+
+impl Default for GatewayMetrics {
+    fn default() -> GatewayMetrics {
+        let mut registry = Registry::default();
+        let listed = Gauge::default();
+        let unregistered = Gauge::default();
+        let changed = Gauge::default();
+        let upstream_errors = Family::<UpstreamLabels, Counter>::default();
+        registry.register(
+            "toolgate_gateway_listed_tools",
+            "Tools the upstreams list (mapped to registry names)",
+            listed.clone(),
+        );
+        registry.register(
+            "toolgate_gateway_unregistered_tools",
+            "Listed tools the registry does not hold: never offered",
+            unregistered.clone(),
+        );
+        registry.register(
+            "toolgate_gateway_changed_definitions",
+            "Listed tools whose definition is not the pinned one: withheld",
+            changed.clone(),
+        );
+        registry.register(
+            "toolgate_gateway_upstream_errors",
+            "Failed upstream listings, by upstream",
+            upstream_errors.clone(),
+        );
+        GatewayMetrics {
+            registry,
+            listed,
+            unregistered,
+            changed,
+            upstream_errors,
+        }
+    }
+}
+
+impl GatewayMetrics {
+    pub fn set_listed(&self, listed: usize, unregistered: usize, changed: usize) {
+        self.listed.set(listed as i64);
+        self.unregistered.set(unregistered as i64);
+        self.changed.set(changed as i64);
+    }
+
+    pub fn upstream_error(&self, upstream: &str) {
+        self.upstream_errors
+            .get_or_create(&UpstreamLabels {
+                upstream: upstream.to_string(),
+            })
+            .inc();
+    }
+
+    /// The service's exposition with these metrics added before its `# EOF`.
+    pub fn encode_after(&self, service: &str) -> String {
+        let mut own = String::new();
+        let _ = prometheus_client::encoding::text::encode_registry(&mut own, &self.registry);
+        let head = service.strip_suffix("# EOF\n").unwrap_or(service);
+        format!("{head}{own}# EOF\n")
+    }
+}
