@@ -243,6 +243,18 @@ class Refusal:
     def to_json(self) -> str: ...
     @staticmethod
     def from_json(text: Union[str, Bytes]) -> Refusal: ...
+    @staticmethod
+    def of_kind(
+        kind: RefusalKind,
+        *,
+        tool: Optional[str] = None,
+        profile: Optional[str] = None,
+        consumer: Optional[str] = None,
+        configuration: Optional[str] = None,
+        origin: Optional[str] = None,
+        detail: Optional[str] = None,
+    ) -> Refusal:
+        """The runtime's refusal of ``kind`` (class, action, texts its own)."""
     def __eq__(self, other: object) -> bool: ...
 
 @final
