@@ -576,7 +576,8 @@ async def _stdio_main(args: argparse.Namespace) -> None:
     # The upstream inherits this process's environment.
     params = StdioServerParameters(command=args.upstream[0], args=args.upstream[1:], env=dict(os.environ))
     async with stdio_client(params) as (r, w), ClientSession(r, w) as upstream:
-        await upstream.initialize()
+        with anyio.fail_after(args.timeout):
+            await upstream.initialize()
         proxy = GoverningProxy(
             upstream,
             tables,
@@ -587,6 +588,7 @@ async def _stdio_main(args: argparse.Namespace) -> None:
             enforcement=args.enforcement,
             pins=args.pins,
             stealth=args.stealth,
+            timeout=args.timeout,
         )
         async with stdio_server() as (read, write):
             await proxy.server.run(read, write, proxy.server.create_initialization_options())
@@ -602,6 +604,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     p.add_argument("--enforcement", default=None)
     p.add_argument("--pins", default=None, help="a JSON file of registry name -> definition digest")
     p.add_argument("--stealth", action="store_true", help="answer every refusal as an unknown tool")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds for each upstream step")
     p.add_argument("upstream", nargs="+", help="the upstream server's command (after --)")
     args = p.parse_args(argv)
     asyncio.run(_stdio_main(args))
