@@ -441,6 +441,16 @@ int32_t toolgate_handle_reload_file(const toolgate_handle *handle,
 int32_t toolgate_offered_json(const toolgate_context *ctx, toolgate_buf *out);
 
 /*
+ What this context is offered and what is held back, the runtime's
+ `Context::tool_set` as JSON: `{"audience": "host", "configuration",
+ "consumer", "profile", "offered": [names], "excluded": [{"tool",
+ "reason", "nameVisible"}], "descriptorBytes", "estimatedTokens"}`. For
+ the host: render for people or models only the excluded entries with
+ `nameVisible` (docs/refusals.md).
+ */
+int32_t toolgate_tool_set_json(const toolgate_context *ctx, toolgate_buf *out);
+
+/*
  The unavailable list, JSON `[{"tool": name, "reason": code}, ...]` in
  registry order (remote tools only where the visibility rule shows them).
  */

@@ -27,6 +27,22 @@ pub unsafe extern "C" fn toolgate_offered_json(
     })
 }
 
+/// What this context is offered and what is held back, the runtime's
+/// `Context::tool_set` as JSON: `{"audience": "host", "configuration",
+/// "consumer", "profile", "offered": [names], "excluded": [{"tool",
+/// "reason", "nameVisible"}], "descriptorBytes", "estimatedTokens"}`. For
+/// the host: render for people or models only the excluded entries with
+/// `nameVisible` (docs/refusals.md).
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_tool_set_json(
+    ctx: *const toolgate_context,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        json(&unsafe { handle_ref(ctx, "context")? }.ctx.get().tool_set())
+    })
+}
+
 /// The unavailable list, JSON `[{"tool": name, "reason": code}, ...]` in
 /// registry order (remote tools only where the visibility rule shows them).
 #[no_mangle]

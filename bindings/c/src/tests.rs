@@ -538,3 +538,54 @@ fn the_codes_json_holds_every_constant_of_the_header() {
     assert_eq!(v["packed"]["reasonShift"], TOOLGATE_PACKED_REASON_SHIFT);
     assert_eq!(v["maxFileBytes"], TOOLGATE_MAX_FILE_BYTES);
 }
+
+#[test]
+fn the_tool_set_is_the_runtimes_with_hidden_names_marked() {
+    let t = corpus_table("mcp-profiles");
+    let (config, consumer) = ("support-chat", "support-bot");
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(
+        unsafe {
+            toolgate_context_new(
+                t,
+                config.as_ptr().cast(),
+                config.len(),
+                TOOLGATE_ROLE_USER,
+                consumer.as_ptr().cast(),
+                consumer.len(),
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                &mut ctx,
+            )
+        },
+        TOOLGATE_OK
+    );
+    let mut b = EMPTY_BUF;
+    assert_eq!(unsafe { toolgate_tool_set_json(ctx, &mut b) }, TOOLGATE_OK);
+    let text = unsafe { std::slice::from_raw_parts(b.ptr, b.len) }.to_vec();
+    unsafe { toolgate_buf_free(b) };
+    let v: serde_json::Value = serde_json::from_slice(&text).expect("JSON");
+    let expected = serde_json::to_value(unsafe { &*ctx }.ctx.get().tool_set()).expect("JSON");
+    assert_eq!(v, expected);
+    assert_eq!(v["audience"], "host");
+    assert_eq!(v["profile"], "support-readonly");
+    assert_eq!(
+        v["excluded"][0],
+        serde_json::json!({"tool": "refund.issue", "reason": "notInProfile", "nameVisible": true})
+    );
+    assert!(v["excluded"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .any(|e| e["nameVisible"] == false));
+    let mut b = EMPTY_BUF;
+    assert_eq!(
+        unsafe { toolgate_tool_set_json(std::ptr::null(), &mut b) },
+        TOOLGATE_ERR_NULL
+    );
+    unsafe {
+        toolgate_context_free(ctx);
+        toolgate_table_free(t);
+    }
+}

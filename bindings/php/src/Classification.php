@@ -39,6 +39,20 @@ final class Classification
         );
     }
 
+    /**
+     * This classification, unless it is a refusal: then the exception of
+     * its kind (every one a PolicyViolationException). Success and a tool
+     * failure (isError: true) are returned, never thrown.
+     * @throws Exception\PolicyViolationException
+     */
+    public function orThrow(): self
+    {
+        if ($this->refusal !== null) {
+            throw Exception\PolicyViolationException::of($this->refusal);
+        }
+        return $this;
+    }
+
     public function isSuccess(): bool
     {
         return $this->outcome === 'success';

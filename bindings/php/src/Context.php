@@ -7,6 +7,7 @@ namespace Toolgate;
 use FFI;
 use FFI\CData;
 use Toolgate\Exception\InvalidArgumentException;
+use Toolgate\Exception\PolicyViolationException;
 use Toolgate\Exception\ToolgateException;
 
 /**
@@ -215,6 +216,42 @@ final class Context
         }
         $json = Native::encode(array_values($live));
         return Native::string('toolgate_unavailable_prompt_with_live', $this->ptr, $json, strlen($json));
+    }
+
+    /**
+     * The check a host runs when a call executes: the decision when allowed,
+     * else the exception of the refusal's kind (ToolNotInProfileException,
+     * ..., every one a PolicyViolationException) carrying the typed refusal
+     * (for the model: a hidden remote name is refused as an unregistered
+     * one) and the decision (the true reason, for the host).
+     * @throws PolicyViolationException
+     */
+    public function checkCall(string $tool): Decision
+    {
+        $d = $this->decide($tool);
+        if ($d->allowed) {
+            return $d;
+        }
+        $r = $this->refusal($tool);
+        if ($r === null) {
+            throw new ToolgateException("refused decision without a refusal: {$tool}");
+        }
+        throw PolicyViolationException::of($r, $d);
+    }
+
+    /**
+     * What this context is offered and what is held back, the runtime's
+     * Context::tool_set (toolgate_tool_set_json). $audience 'host' (the
+     * default) lists every held-back tool, each with nameVisible; 'model'
+     * leaves out those whose name this user may not see (hidden remote
+     * tools), as every model-facing output does.
+     */
+    public function toolSet(string $audience = 'host'): ToolSet
+    {
+        if ($audience !== 'host' && $audience !== 'model') {
+            throw new InvalidArgumentException("toolSet: audience is 'host' or 'model', got '{$audience}'", Native::ERR_ARGUMENT);
+        }
+        return ToolSet::fromArray(Native::json('toolgate_tool_set_json', $this->ptr), $audience);
     }
 
     /** The typed refusal of the decision for a tool; null when allowed. */

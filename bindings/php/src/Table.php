@@ -150,4 +150,15 @@ final class Table
     {
         return Classification::of($body, $httpStatus, $origin, $tool, $this);
     }
+
+    /**
+     * classify(), throwing for a refusal: the exception of its kind
+     * (ToolNotInProfileException, ..., every one a PolicyViolationException).
+     * Success and a tool failure are returned, never thrown.
+     * @throws Exception\PolicyViolationException
+     */
+    public function classifyOrThrow(string $body, ?int $httpStatus = null, ?string $origin = null, ?string $tool = null): Classification
+    {
+        return $this->classify($body, $httpStatus, $origin, $tool)->orThrow();
+    }
 }

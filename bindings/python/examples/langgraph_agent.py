@@ -53,6 +53,7 @@ def build_graph(
     consumer: Optional[str] = None,
     skills: Sequence[str] = (),
     checkpointer: Any = None,
+    raise_on: Any = None,
 ) -> Any:
     def table() -> toolgate.Table:
         return tables.current() if isinstance(tables, toolgate.TableHandle) else tables
@@ -60,7 +61,8 @@ def build_graph(
     def gate(state: AgentState) -> ToolGate:
         t = table()
         return ToolGate(
-            lambda: t.context(configuration, role=role, consumer=consumer, run=state["run"])
+            lambda: t.context(configuration, role=role, consumer=consumer, run=state["run"]),
+            raise_on=raise_on,
         )
 
     def run_state(state: AgentState) -> dict[str, Any]:

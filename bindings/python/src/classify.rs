@@ -37,7 +37,7 @@ impl PyClassification {
         }
     }
     #[getter]
-    fn refusal(&self, py: Python<'_>) -> Option<Py<PyRefusal>> {
+    pub(crate) fn refusal(&self, py: Python<'_>) -> Option<Py<PyRefusal>> {
         self.refusal.as_ref().map(|r| r.clone_ref(py))
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

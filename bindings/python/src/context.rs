@@ -177,14 +177,48 @@ impl PyContext {
     }
 
     /// The check a host runs when a call executes: the decision when
-    /// allowed, else `ToolRefused` carrying the decision and the typed refusal.
+    /// allowed, else the exception of the refusal's kind (`ToolNotInProfile`,
+    /// ..., every one a `PolicyViolation`) carrying the decision and the
+    /// typed refusal.
     fn check_call(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
         let d = self.decide_impl(py, name)?;
         if d.get().allowed {
             return Ok(d);
         }
         let refusal = self.refusal_of_decision(d.get(), py)?;
-        Err(error(py, "ToolRefused", (d, refusal)))
+        Err(error(py, "_refused", (refusal, d)))
+    }
+
+    /// What this consumer is offered and what is held back, the runtime's
+    /// `Context::tool_set` as a `toolgate.ToolSet`. `audience="host"` (the
+    /// default) lists every held-back tool, each marked with `name_visible`;
+    /// `audience="model"` leaves out those whose name this user may not see
+    /// (hidden remote tools), as every model-facing output does.
+    #[pyo3(signature = (*, audience="host"))]
+    fn tool_set<'py>(&self, py: Python<'py>, audience: &str) -> PyResult<Bound<'py, PyAny>> {
+        let model = match audience {
+            "host" => false,
+            "model" => true,
+            other => {
+                return Err(argument_error(
+                    py,
+                    format!("tool_set: audience is \"host\" or \"model\", got {other:?}"),
+                ))
+            }
+        };
+        let mut v = self
+            .work(py, |c| serde_json::to_value(c.tool_set()))
+            .map_err(|e| argument_error(py, e.to_string()))?;
+        if model {
+            v["audience"] = serde_json::json!("model");
+            if let Some(serde_json::Value::Array(ex)) = v.get_mut("excluded") {
+                ex.retain(|e| e["nameVisible"] == serde_json::json!(true));
+            }
+        }
+        let data = crate::convert::to_py(py, &v)?;
+        py.import("toolgate._toolset")?
+            .getattr("ToolSet")?
+            .call_method1("_from_native", (data,))
     }
 
     /// The decision for a tool the host registered after the table was compiled.

@@ -20,6 +20,7 @@
 //! | `run` | `RunState` |
 //! | `live` | `LiveTool` |
 //! | `handle` | `TableHandle` |
+//! | `mcp` | the MCP contract: `NameMap`, `definition_digest`, `refusal_error`, `unknown_tool_error`, the codes |
 
 mod args;
 mod classify;
@@ -29,6 +30,7 @@ mod decision;
 mod errors;
 mod handle;
 mod live;
+mod mcp;
 mod refusal;
 mod run;
 mod table;
@@ -61,5 +63,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classify::classify_file, m)?)?;
     m.add_function(wrap_pyfunction!(codes, m)?)?;
     m.add("MAX_FILE_BYTES", host::MAX_FILE_BYTES)?;
+    mcp::add(m)?;
     Ok(())
 }

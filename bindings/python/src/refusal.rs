@@ -96,6 +96,39 @@ impl PyRefusal {
         &self.refusal.remediation
     }
 
+    /// The refusal of a kind with what is known about it, its class,
+    /// action and texts the runtime's (`Refusal::new`): what a gateway
+    /// answers when it refuses by itself (`definitionChanged`). An unknown
+    /// kind raises `ArgumentError`.
+    #[staticmethod]
+    #[pyo3(signature = (kind, *, tool=None, profile=None, consumer=None, configuration=None, origin=None, detail=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn of_kind(
+        py: Python<'_>,
+        kind: &str,
+        tool: Option<String>,
+        profile: Option<String>,
+        consumer: Option<String>,
+        configuration: Option<String>,
+        origin: Option<String>,
+        detail: Option<String>,
+    ) -> PyResult<PyRefusal> {
+        let kind = rt::RefusalKind::from_code(kind)
+            .ok_or_else(|| argument_error(py, format!("unknown refusal kind {kind:?}")))?;
+        let facts = rt::refusal::Facts {
+            tool,
+            profile,
+            consumer,
+            configuration,
+            origin,
+            detail,
+            ..Default::default()
+        };
+        Ok(PyRefusal {
+            refusal: rt::Refusal::new(kind, facts),
+        })
+    }
+
     /// As the runtime's JSON (camelCase keys, every key present).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let v =

@@ -261,6 +261,26 @@ impl PyTable {
         )
     }
 
+    /// [`Self::classify`], raising for a refusal: the exception of its kind
+    /// (`ToolNotInProfile`, ..., every one a `PolicyViolation`). Success
+    /// and a tool failure (`isError: true`) are returned, never raised.
+    #[pyo3(signature = (answer, *, origin=None, http_status=None, tool=None, headers=None))]
+    fn classify_or_raise(
+        &self,
+        answer: &Bound<'_, PyAny>,
+        origin: Option<&Bound<'_, PyAny>>,
+        http_status: Option<u16>,
+        tool: Option<&Bound<'_, PyAny>>,
+        headers: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassification> {
+        let py = answer.py();
+        let c = self.classify(answer, origin, http_status, tool, headers)?;
+        match c.refusal(py) {
+            Some(r) => Err(crate::errors::error(py, "_refused", (r, py.None()))),
+            None => Ok(c),
+        }
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<toolgate.Table {} tools, {} configurations, digest {}>",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import toolgate
-from conftest import CORPUS, Compile, POLICIES
+from conftest import CORPUS, REPO, Compile, POLICIES
 from workload import write_project
 
 DEMO = CORPUS / "tables/demo.tgt"
@@ -149,6 +149,77 @@ def test_check_call() -> None:
     assert e.value.refusal.kind == "configurationExcluded"
     assert str(e.value) == e.value.refusal.model_text
     assert toolgate.Refusal.from_json(e.value.refusal.to_json()) == e.value.refusal
+
+
+def test_check_call_raises_the_kinds_exception() -> None:
+    ctx = toolgate.Table.load(PROFILES).context("support-chat", role="user", consumer="support-bot")
+    with pytest.raises(toolgate.ToolNotInProfile) as e:
+        ctx.check_call("refund.issue")
+    exc = e.value
+    assert isinstance(exc, toolgate.ConfigurationRefusal) and isinstance(exc, toolgate.PolicyViolation)
+    assert isinstance(exc, toolgate.ToolRefused)
+    assert (exc.kind, exc.tool_name, exc.profile, exc.consumer, exc.configuration) == (
+        "notInProfile", "refund.issue", "support-readonly", "support-bot", None,
+    )
+    assert (exc.retryable, exc.action, exc.class_) == (False, "stop", "configuration")
+    assert exc.model_text == exc.refusal.model_text == str(exc)
+    assert exc.remediation == exc.refusal.remediation and "support-readonly" in exc.remediation
+    assert exc.decision is not None and exc.decision.reason == "notInProfile"
+    # A hidden remote tool is refused as a name that does not exist.
+    with pytest.raises(toolgate.NotRegistered) as hidden:
+        ctx.check_call("mcp_billing_invoice_list")
+    assert hidden.value.decision is not None and hidden.value.decision.reason == "notInProfile"
+
+
+GATEWAY = REPO / "tests/fixtures/gateway"
+
+
+def test_a_raising_classify_raises_refusals_only() -> None:
+    t = toolgate.Table.load(PROFILES)
+    success = (GATEWAY / "success.json").read_bytes()
+    failure = (GATEWAY / "tool-failure-isError.json").read_bytes()
+    assert toolgate.raise_for_answer(toolgate.classify_envelope(success)).outcome == "success"
+    failed = toolgate.raise_for_answer(toolgate.classify_envelope(failure))
+    assert failed.outcome == "toolFailure"
+    assert t.classify_or_raise(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})).outcome == "success"
+    assert t.classify_or_raise(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"isError": True, "content": [{"type": "text", "text": "boom"}]}})
+    ).outcome == "toolFailure"
+    rbac = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32003, "message": "Access denied"}}
+    with pytest.raises(toolgate.ToolNotInProfile) as e:
+        t.classify_or_raise(json.dumps(rbac), tool="refund.issue")
+    assert e.value.decision is None and e.value.tool_name == "refund.issue"
+    with pytest.raises(toolgate.ToolNotInProfile):
+        toolgate.raise_for_answer(json.dumps(rbac))
+    plugin = toolgate.classify_envelope((GATEWAY / "C-contextforge-plugin-violation.json").read_bytes())
+    with pytest.raises(toolgate.RuntimeRefusal) as r:
+        toolgate.raise_for_answer(plugin)
+    assert type(r.value) is toolgate.ContentPolicyViolation and r.value.retryable and r.value.action == "rephrase"
+    with pytest.raises(toolgate.PolicyRefused):
+        toolgate.raise_for_answer(b"<html>403</html>", http_status=403)
+
+
+def test_tool_set_is_the_runtimes() -> None:
+    t = toolgate.Table.load(PROFILES)
+    ctx = t.context("support-chat", role="user", consumer="support-bot")
+    ts = ctx.tool_set()
+    assert ts.audience == "host" and ts.profile == "support-readonly" and ts.consumer == "support-bot"
+    assert list(ts.offered) == ctx.offered()
+    # The host-facing form lists every refused tool, hidden ones marked.
+    assert [(e.name, e.reason) for e in ts.excluded] == [(d.tool, d.reason) for d in ctx.decisions() if not d.allowed]
+    assert ts.excluded[0] == toolgate.ToolExclusion(name="refund.issue", reason="notInProfile")
+    assert repr(ts.excluded[0]) == "ToolExclusion(name='refund.issue', reason='notInProfile')"
+    hidden = [e.name for e in ts.excluded if not e.name_visible]
+    assert hidden and all(n.startswith("mcp_") for n in hidden)
+    # The model-facing form leaves the hidden names out, as the prompt does.
+    model = ctx.tool_set(audience="model")
+    assert model.audience == "model" and model.offered == ts.offered
+    assert [e.name for e in model.excluded] == [u for u, _ in ctx.unavailable()] == ["refund.issue"]
+    assert ts.descriptor_bytes > 0 and ts.estimated_tokens > 0
+    admin = t.context("support-chat", role="admin", consumer="support-bot").tool_set()
+    assert all(e.name_visible for e in admin.excluded)
+    with pytest.raises(toolgate.ArgumentError):
+        ctx.tool_set(audience="person")  # type: ignore[arg-type]
 
 
 def test_lists() -> None:

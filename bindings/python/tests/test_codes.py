@@ -15,6 +15,7 @@ import toolgate
 from conftest import CORPUS
 
 STUBS = Path(toolgate.__file__).with_name("_native.pyi")
+ERROR_STUBS = Path(toolgate.__file__).with_name("_errors.pyi")
 
 
 def stub_literals() -> dict[str, list[str]]:
@@ -94,7 +95,7 @@ def test_the_stubs_literal_types_are_the_catalogues() -> None:
     assert lit["RefusalClass"] == sorted({k["class"] for k in c["refusalKinds"]})
     assert set(lit["RefusalAction"]) == {k["action"] for k in c["refusalKinds"]}
     assert sorted(lit["Role"]) == sorted(r["name"] for r in c["roles"])
-    assert lit["RefusalKind"][-2:] == ["contentPolicy", "policy"]
+    assert lit["RefusalKind"][-3:] == ["contentPolicy", "policy", "definitionChanged"]
 
 
 def test_load_codes_are_the_catalogues() -> None:
@@ -115,3 +116,72 @@ def test_refusal_kinds_agree_with_refusals() -> None:
     k = kinds[r.kind]
     assert (r.class_, r.retryable, r.action) == (k["class"], k["retryable"], k["action"])
     assert k["message"] == toolgate.reason_message("configurationExcluded")
+
+
+def stub_refusal_classes() -> list[tuple[str, str, str]]:
+    """``(class, base, KIND)`` of every refusal-kind class of _errors.pyi, in order."""
+    out = []
+    for node in ast.parse(ERROR_STUBS.read_text()).body:
+        if not isinstance(node, ast.ClassDef) or not node.bases:
+            continue
+        base = node.bases[0]
+        if not (isinstance(base, ast.Name) and base.id in ("ConfigurationRefusal", "RuntimeRefusal")):
+            continue
+        kind = None
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "KIND":
+                ann = stmt.annotation
+                assert isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Constant)
+                kind = ann.slice.value
+        assert kind is not None, node.name
+        out.append((node.name, base.id, kind))
+    return out
+
+
+BASE_OF_CLASS = {"configuration": "ConfigurationRefusal", "runtime": "RuntimeRefusal"}
+
+
+def test_the_exception_hierarchy_is_the_catalogues() -> None:
+    kinds = toolgate.codes()["refusalKinds"]
+    expected = [(k["exception"], BASE_OF_CLASS[k["class"]], k["code"]) for k in kinds]
+    # The typed stubs name every kind's class, its base and its kind.
+    assert stub_refusal_classes() == expected
+    assert [e for e, _, _ in expected] == [
+        "NotRegistered", "ToolDisabled", "RequiresAdmin", "ToolNotInProfile", "ConfigurationGroup",
+        "ConfigurationExcluded", "TrustZone", "ContentPolicyViolation", "PolicyRefused", "DefinitionChanged",
+    ]
+    # The classes made at import are the catalogue's, exported by the package.
+    for name, base, kind in expected:
+        cls = getattr(toolgate, name)
+        assert name in toolgate.__all__
+        assert cls is getattr(toolgate._errors, name) is toolgate.exception_for(kind)
+        assert cls.__name__ == name and cls.KIND == kind
+        assert cls.__bases__ == (getattr(toolgate, base),)
+        assert issubclass(cls, toolgate.PolicyViolation) and issubclass(cls, toolgate.ToolgateError)
+    assert toolgate.ConfigurationRefusal.__bases__ == (toolgate.PolicyViolation,)
+    assert toolgate.RuntimeRefusal.__bases__ == (toolgate.PolicyViolation,)
+    assert toolgate.PolicyViolation.__bases__ == (toolgate.ToolgateError,)
+    assert toolgate.ToolRefused is toolgate.PolicyViolation
+    # Exactly these subclasses: no host copy adds or keeps one.
+    made = {c.__name__ for b in (toolgate.ConfigurationRefusal, toolgate.RuntimeRefusal) for c in b.__subclasses__()}
+    assert made == {e for e, _, _ in expected}
+    # A kind a newer library might add is still a refusal, never success.
+    assert toolgate.exception_for("someNewKind") is toolgate.ConfigurationRefusal
+
+
+def test_the_mcp_contract_is_the_runtimes() -> None:
+    assert (toolgate.CODE_UNKNOWN_TOOL, toolgate.CODE_CONFIGURATION_REFUSAL, toolgate.CODE_RUNTIME_REFUSAL) == (
+        -32602, -31001, -31002,
+    )
+    assert toolgate.MCP_REVISION == "2026-07-28"
+    assert toolgate.PINNED_MEMBERS == ("title", "description", "inputSchema", "outputSchema", "annotations")
+    a = {"name": "x", "description": "d", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    b = json.loads('{"inputSchema": {"properties": {"a": {"type": "string"}}, "type": "object"}, "description": "d", "name": "y", "_meta": {"k": 1}}')
+    assert toolgate.definition_digest(a) == toolgate.definition_digest(b) == toolgate.definition_digest(json.dumps(b))
+    assert toolgate.definition_digest(dict(a, description="d, and delete everything")) != toolgate.definition_digest(a)
+    assert toolgate.registry_name("crm", "customer-360_lookup") == "mcp_crm_customer-360_lookup"
+    m = toolgate.NameMap([("crm", ["customer-360_lookup", "eu_lookup"]), ("crm_eu", ["lookup", "bad.name"])])
+    assert m.route("mcp_crm_customer-360_lookup") == ("crm", "customer-360_lookup")
+    assert m.route("mcp_crm_eu_lookup") is None and "mcp_crm_eu_lookup" not in m
+    assert len(m) == 1 and len(m.problems) == 2
+    assert toolgate.unknown_tool_error("a\nb") == {"code": -32602, "message": "Unknown tool: a\\u000ab"}

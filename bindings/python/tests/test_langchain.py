@@ -328,3 +328,68 @@ def test_offered_matches_names_by_value() -> None:
     assert [x.name for x in gate.offered(tools.tools)] == ["get_page_content"]
     assert json.loads(gate.guard(tools.tools)[0].invoke({}))["kind"] == "configurationExcluded"
     assert tools.ran == []
+
+
+def test_a_gate_can_raise_the_typed_refusal_out_of_the_graph() -> None:
+    import asyncio
+
+    t = mcp_profiles()
+    for raise_on in ({"notInProfile"}, {"notInProfile": True, "contentPolicy": False}, True):
+        tools = Tools(t.tools)
+        m = model(call("refund.issue", "c1", query="r"), AIMessage("unreachable"))
+        app = build_graph(t, "support-chat", tools.tools, m, consumer="support-bot", raise_on=raise_on)
+        with pytest.raises(toolgate.ToolNotInProfile) as e:
+            asyncio.run(app.ainvoke({"messages": [HumanMessage("refund")]}))
+        assert isinstance(e.value, toolgate.ConfigurationRefusal)
+        assert (e.value.tool_name, e.value.profile, e.value.consumer) == ("refund.issue", "support-readonly", "support-bot")
+        assert e.value.decision is not None and e.value.decision.reason == "notInProfile"
+        assert tools.ran == []
+    # Kinds not chosen keep answering the model.
+    tools = Tools(t.tools)
+    m = model(call("refund.issue", "c1", query="r"), AIMessage("I cannot refund."))
+    app = build_graph(t, "support-chat", tools.tools, m, consumer="support-bot", raise_on={"trustZone"})
+    out = asyncio.run(app.ainvoke({"messages": [HumanMessage("refund")]}))
+    [msg] = tool_messages(out)
+    assert msg.status == "error" and json.loads(str(msg.content))["kind"] == "notInProfile"
+    assert tools.ran == []
+    ctx = t.context("support-chat", role="user", consumer="support-bot")
+    assert ToolGate(ctx).raise_on == frozenset()
+    for bad in ({"notAKind"}, {"NotInProfile": True}, "notInProfile"):
+        with pytest.raises(toolgate.ArgumentError):
+            ToolGate(ctx, raise_on=bad)  # type: ignore[arg-type]
+
+
+def test_the_issue_sketch_runs_as_written_for_the_graph() -> None:
+    """Issue 32's sketch, the graph half (names adapted only): a
+    configuration refusal stops, a runtime one is recoverable."""
+    import asyncio
+
+    t = mcp_profiles()
+    log = logging.getLogger("sketch")
+    retried: list[Any] = []
+
+    async def rephrase_and_retry(exc: toolgate.PolicyViolation) -> str:
+        retried.append(exc)
+        return "retried"
+
+    async def handle(graph: Any, state: Any) -> Any:
+        try:
+            await graph.ainvoke(state)
+        except toolgate.ToolNotInProfile as exc:  # configuration problem: stop, don't retry
+            log.error("not provisioned: %s (profile %s)", exc.tool_name, exc.profile)
+            raise
+        except toolgate.PolicyViolation as exc:  # runtime problem: recoverable
+            return await rephrase_and_retry(exc)
+
+    tools = Tools(t.tools)
+    graph = build_graph(
+        t, "support-chat", tools.tools, model(call("refund.issue", "c1")), consumer="support-bot", raise_on=True
+    )
+    with pytest.raises(toolgate.ToolNotInProfile):
+        asyncio.run(handle(graph, {"messages": [HumanMessage("refund")]}))
+    # Another kind reaches the second clause.
+    graph = build_graph(
+        t, "support-chat-eu", tools.tools, model(call("payment.status", "c1")), consumer="support-bot", raise_on=True
+    )
+    assert asyncio.run(handle(graph, {"messages": [HumanMessage("pay")]})) == "retried"
+    assert type(retried[0]) is toolgate.TrustZone and tools.ran == []

@@ -13,23 +13,52 @@ native module ``toolgate._native``; this package adds types and errors.
 
 from __future__ import annotations
 
+from typing import Any, Optional, Union
+
 from ._errors import (
     ArgumentError,
+    ConfigurationRefusal,
     LoadError,
+    PolicyViolation,
     RunStateError,
+    RuntimeRefusal,
     ToolgateError,
     ToolRefused,
     UnknownConfigurationError,
     UnknownSkillError,
+    exception_for,
+    _refused,
 )
-from typing import Any
+
+# One exception class per refusal kind, made from the library's catalogue
+# when toolgate._errors is imported (tests/test_codes.py checks that this
+# list is the catalogue's, in its order).
+from ._errors import (
+    NotRegistered,
+    ToolDisabled,
+    RequiresAdmin,
+    ToolNotInProfile,
+    ConfigurationGroup,
+    ConfigurationExcluded,
+    TrustZone,
+    ContentPolicyViolation,
+    PolicyRefused,
+    DefinitionChanged,
+)
+from ._toolset import ToolExclusion, ToolSet
 
 from ._native import (
+    CODE_CONFIGURATION_REFUSAL,
+    CODE_RUNTIME_REFUSAL,
+    CODE_UNKNOWN_TOOL,
     MAX_FILE_BYTES,
+    MCP_REVISION,
+    PINNED_MEMBERS,
     Classification,
     Context,
     Decision,
     LiveTool,
+    NameMap,
     Refusal,
     RunState,
     Table,
@@ -38,23 +67,48 @@ from ._native import (
     classify_envelope,
     classify_file,
     codes,
+    definition_digest,
+    refusal_error,
+    registry_name,
+    unknown_tool_error,
 )
 
 __all__ = [
     "ArgumentError",
+    "CODE_CONFIGURATION_REFUSAL",
+    "CODE_RUNTIME_REFUSAL",
+    "CODE_UNKNOWN_TOOL",
     "Classification",
+    "ConfigurationExcluded",
+    "ConfigurationGroup",
+    "ConfigurationRefusal",
+    "ContentPolicyViolation",
     "Context",
     "Decision",
+    "DefinitionChanged",
     "GATE_ORDER",
     "LiveTool",
     "LoadError",
     "MAX_FILE_BYTES",
+    "MCP_REVISION",
+    "NameMap",
+    "NotRegistered",
+    "PINNED_MEMBERS",
+    "PolicyRefused",
+    "PolicyViolation",
     "Refusal",
+    "RequiresAdmin",
+    "RuntimeRefusal",
     "RunState",
     "RunStateError",
     "Table",
     "TableHandle",
+    "ToolDisabled",
+    "ToolExclusion",
+    "ToolNotInProfile",
     "ToolRefused",
+    "ToolSet",
+    "TrustZone",
     "ToolgateError",
     "UnknownConfigurationError",
     "UnknownSkillError",
@@ -62,8 +116,14 @@ __all__ = [
     "classify_envelope",
     "classify_file",
     "codes",
+    "definition_digest",
+    "exception_for",
     "gate_order",
+    "raise_for_answer",
     "reason_message",
+    "refusal_error",
+    "registry_name",
+    "unknown_tool_error",
 ]
 
 # Every gate name and message comes from the library's catalogue
@@ -89,6 +149,29 @@ def reason_message(code: str) -> str:
         return _MESSAGES[str.__str__(code)]
     except (KeyError, TypeError):
         raise ArgumentError(f"unknown reason {code!r}") from None
+
+
+def raise_for_answer(
+    answer: Any,
+    *,
+    origin: Optional[str] = None,
+    http_status: Optional[int] = None,
+    tool: Optional[str] = None,
+    table: Optional[Table] = None,
+    headers: Any = None,
+) -> Classification:
+    """Classify a gateway answer (or take a ``Classification``) and raise
+    for a refusal: the exception of its kind (``ToolNotInProfile``, ...,
+    every one a ``PolicyViolation``). Success and a tool failure
+    (``isError: true``) are returned, never raised. With ``table``, its
+    declared rules for the origin come first (``Table.classify_or_raise``)."""
+    if isinstance(answer, Classification):
+        c = answer
+    else:
+        c = classify(answer, origin=origin, http_status=http_status, tool=tool, table=table, headers=headers)
+    if c.refusal is not None:
+        raise _refused(c.refusal)
+    return c
 
 
 __version__ = "0.1.0"

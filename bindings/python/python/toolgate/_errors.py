@@ -82,11 +82,119 @@ class RunStateError(ToolgateError, ValueError):
         self.state = state
 
 
-class ToolRefused(ToolgateError):
-    """Raised by ``Context.check_call`` for a refused call: the decision (the
-    true reason, for the host) and the typed refusal (for the model)."""
+class PolicyViolation(ToolgateError):
+    """A call the policy refuses: raised by ``Context.check_call``, by a
+    raising classify (``raise_for_answer``, ``Table.classify_or_raise``), by
+    the LangChain guard when asked to (``raise_on``) and by the governed MCP
+    client session. Its subclasses are the two classes of docs/refusals.md,
+    ``ConfigurationRefusal`` (stop: a person must change a policy) and
+    ``RuntimeRefusal`` (the agent may succeed with a changed request), and
+    under them one class per refusal kind, named by the library's catalogue
+    (``codes()["refusalKinds"][i]["exception"]``): ``ToolNotInProfile``,
+    ``ToolDisabled``, ... They are made from the catalogue when the package
+    is imported (``toolgate._errors``); no list of kinds is written here.
 
-    def __init__(self, decision: "Decision", refusal: "Refusal") -> None:
+    ``refusal`` is the typed refusal (for the model: ``model_text``),
+    ``decision`` the gate's decision when the gate refused (the true reason,
+    for the host), else ``None`` (a classified gateway answer)."""
+
+    #: The refusal kind this class stands for (``None`` on the bases).
+    KIND: "Optional[str]" = None
+
+    def __init__(self, refusal: "Refusal", decision: "Optional[Decision]" = None) -> None:
         super().__init__(refusal.model_text)
-        self.decision = decision
         self.refusal = refusal
+        self.decision = decision
+
+    @property
+    def kind(self) -> str:
+        return self.refusal.kind
+
+    @property
+    def class_(self) -> str:
+        return self.refusal.class_
+
+    @property
+    def tool_name(self) -> "Optional[str]":
+        return self.refusal.tool
+
+    @property
+    def profile(self) -> "Optional[str]":
+        return self.refusal.profile
+
+    @property
+    def consumer(self) -> "Optional[str]":
+        return self.refusal.consumer
+
+    @property
+    def configuration(self) -> "Optional[str]":
+        return self.refusal.configuration
+
+    @property
+    def remediation(self) -> str:
+        return self.refusal.remediation
+
+    @property
+    def retryable(self) -> bool:
+        return self.refusal.retryable
+
+    @property
+    def action(self) -> str:
+        return self.refusal.action
+
+    @property
+    def model_text(self) -> str:
+        return self.refusal.model_text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(kind={self.kind!r}, tool_name={self.tool_name!r})"
+
+
+#: The name this exception had before the hierarchy: every refusal is one.
+ToolRefused = PolicyViolation
+
+
+class ConfigurationRefusal(PolicyViolation):
+    """A refusal a person must fix (the configuration class): never retryable."""
+
+
+class RuntimeRefusal(PolicyViolation):
+    """A refusal the agent may fix by changing its request (the runtime class)."""
+
+
+_CLASS_BASES: "dict[str, type[PolicyViolation]]" = {
+    "configuration": ConfigurationRefusal,
+    "runtime": RuntimeRefusal,
+}
+
+#: Refusal kind code -> its exception class, made from the catalogue below.
+BY_KIND: "dict[str, type[PolicyViolation]]" = {}
+
+
+def _make_kinds() -> None:
+    from ._native import codes
+
+    for k in codes()["refusalKinds"]:
+        base = _CLASS_BASES[k["class"]]
+        doc = (
+            f"The refusal kind ``{k['code']}`` ({k['class']} class, action "
+            f"``{k['action']}``): {k['message']}."
+        )
+        cls = type(k["exception"], (base,), {"__doc__": doc, "KIND": k["code"], "__module__": __name__})
+        BY_KIND[k["code"]] = cls
+        globals()[k["exception"]] = cls
+
+
+_make_kinds()
+
+
+def exception_for(kind: str) -> "type[PolicyViolation]":
+    """The exception class of a refusal kind code (``notInProfile`` ->
+    ``ToolNotInProfile``); a kind this package does not know (a newer
+    library's) is a ``ConfigurationRefusal``, never a success."""
+    return BY_KIND.get(kind, ConfigurationRefusal)
+
+
+def _refused(refusal: "Refusal", decision: "Optional[Decision]" = None) -> PolicyViolation:
+    """The exception of a refusal, of its kind's class (used by the native module)."""
+    return exception_for(refusal.kind)(refusal, decision)

@@ -1,6 +1,8 @@
 """Type stubs of the native module (PyO3 over toolgate-runtime)."""
 
 import os
+
+from ._toolset import ToolSet
 from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, Union, final
 
 # The Literal types below are checked against the library's catalogue
@@ -36,6 +38,45 @@ StoredRun = Union["RunState", str, bytes]
 Headers = Union[Mapping[str, Union[str, Sequence[str]]], Iterable[tuple[str, str]]]
 
 MAX_FILE_BYTES: int
+
+# The MCP contract (the runtime's toolgate_runtime::mcp).
+MCP_REVISION: str
+CODE_UNKNOWN_TOOL: int
+CODE_CONFIGURATION_REFUSAL: int
+CODE_RUNTIME_REFUSAL: int
+PINNED_MEMBERS: tuple[str, ...]
+
+def definition_digest(tool: Union[str, Bytes, Mapping[str, Any]]) -> str:
+    """``sha256:`` and 64 hex digits over a tool definition's pinned members
+    (title, description, inputSchema, outputSchema, annotations)."""
+def unknown_tool_error(name: str) -> dict[str, Any]:
+    """``{"code": -32602, "message": "Unknown tool: NAME"}`` (the name escaped)."""
+def refusal_error(
+    refusal: Refusal,
+    *,
+    decision_id: Optional[str] = None,
+    table_digest: Optional[str] = None,
+    stealth: bool = False,
+) -> dict[str, Any]:
+    """The JSON-RPC error object of a refused call: ``code`` (-32602 for
+    notRegistered and in stealth mode, -31001 configuration, -31002
+    runtime), ``message``, ``data`` (``toolgate``: the refusal; absent in
+    stealth mode)."""
+def registry_name(server: str, name: str) -> str:
+    """``mcp_SERVER_NAME``: the registry name of server ``server``'s tool ``name``."""
+
+@final
+class NameMap:
+    def __init__(
+        self, listed: Union[Mapping[str, Sequence[str]], Iterable[tuple[str, Sequence[str]]]]
+    ) -> None:
+        """Raises ArgumentError for a server name that breaks MCP's naming rule."""
+    def route(self, registry_name: str) -> Optional[tuple[str, str]]:
+        """``(server, the server's own name)``, or None."""
+    @property
+    def problems(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, registry_name: object) -> bool: ...
 
 def codes() -> dict[str, Any]:
     """Every code of the library, as data (the runtime's catalogue): ``gates``
@@ -93,6 +134,17 @@ class Table:
         tool: Optional[str] = None,
         headers: Optional[Headers] = None,
     ) -> Classification: ...
+    def classify_or_raise(
+        self,
+        answer: Union[Bytes, str],
+        *,
+        origin: Optional[str] = None,
+        http_status: Optional[int] = None,
+        tool: Optional[str] = None,
+        headers: Optional[Headers] = None,
+    ) -> Classification:
+        """``classify``, raising the refusal kind's ``PolicyViolation`` for a
+        refusal; success and a tool failure are returned."""
 
 @final
 class Context:
@@ -102,7 +154,11 @@ class Context:
         Unicode raises ArgumentError."""
     def is_allowed(self, name: str) -> bool: ...
     def check_call(self, name: str) -> Decision:
-        """The decision when allowed; raises ToolRefused otherwise."""
+        """The decision when allowed; otherwise raises the refusal kind's
+        exception (``ToolNotInProfile``, ..., a ``PolicyViolation``)."""
+    def tool_set(self, *, audience: Literal["host", "model"] = "host") -> ToolSet:
+        """The runtime's ``Context::tool_set``: offered, excluded (with
+        ``name_visible``; the model form leaves hidden names out), cost."""
     def decide_live(self, tool: LiveTool) -> Decision: ...
     def refusal(self, target: Union[str, Decision, LiveTool]) -> Optional[Refusal]:
         """None when allowed. A hidden remote name (table or live tool) is
@@ -187,6 +243,18 @@ class Refusal:
     def to_json(self) -> str: ...
     @staticmethod
     def from_json(text: Union[str, Bytes]) -> Refusal: ...
+    @staticmethod
+    def of_kind(
+        kind: RefusalKind,
+        *,
+        tool: Optional[str] = None,
+        profile: Optional[str] = None,
+        consumer: Optional[str] = None,
+        configuration: Optional[str] = None,
+        origin: Optional[str] = None,
+        detail: Optional[str] = None,
+    ) -> Refusal:
+        """The runtime's refusal of ``kind`` (class, action, texts its own)."""
     def __eq__(self, other: object) -> bool: ...
 
 @final

@@ -19,6 +19,17 @@ Given LangChain tools (``langchain_core.tools.BaseTool``) and a toolgate
   tools per user to hold each to its own gate alone). Coroutine-only tools
   (no sync function) are guarded through ``ainvoke`` and ``arun``.
 
+By default a refused call answers the model (it can tell the user, or pick
+another tool). A gate can instead raise the refusal out of the graph, per
+kind: ``ToolGate(ctx, raise_on={"notInProfile", "trustZone"})`` raises
+``ToolNotInProfile`` / ``TrustZone`` (the typed exceptions of ``toolgate``,
+every one a ``PolicyViolation``) from the tool, so ``graph.ainvoke(...)``
+raises it; ``raise_on=True`` raises every kind; a mapping
+``{"notInProfile": True, "contentPolicy": False}`` names kinds one by one.
+LangGraph's ``ToolNode`` re-raises an exception that is not a tool
+invocation error (its default ``handle_tool_errors``); a ``ToolNode`` told to
+handle every error would turn it back into a message.
+
 The context may be a ``Context`` or a callable returning one (for example a
 context of ``TableHandle.context(...)`` built per call, or one that reads the
 run state from a LangGraph state): every call is decided by the context of
@@ -28,20 +39,42 @@ that moment.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ConfigDict
 
-from . import Context, Decision, LiveTool, Refusal
+from . import ArgumentError, Context, Decision, LiveTool, Refusal, codes
+from ._errors import _refused
 
 __all__ = ["GuardedTool", "ToolGate", "refusal_message"]
 
 logger = logging.getLogger("toolgate.langchain")
 
 ContextSource = Union[Context, Callable[[], Context]]
+#: Which refusal kinds a gate raises instead of answering the model.
+RaiseOn = Union[None, bool, Iterable[str], Mapping[str, bool]]
+
+
+def _raise_set(raise_on: RaiseOn) -> frozenset[str]:
+    kinds = [k["code"] for k in codes()["refusalKinds"]]
+    if raise_on is None or raise_on is False:
+        return frozenset()
+    if raise_on is True:
+        return frozenset(kinds)
+    if isinstance(raise_on, str):
+        raise ArgumentError("raise_on: expected kinds (a set of refusal kind codes), a mapping or a bool, got a str")
+    if isinstance(raise_on, Mapping):
+        chosen = [k for k, v in raise_on.items() if v]
+        named = list(raise_on)
+    else:
+        chosen = named = list(raise_on)
+    unknown = [k for k in named if k not in kinds]
+    if unknown:
+        raise ArgumentError(f"raise_on: unknown refusal kind(s) {unknown!r} (the kinds are {kinds!r})")
+    return frozenset(chosen)
 
 
 def refusal_message(refusal: Refusal, tool_call_id: str, name: str) -> ToolMessage:
@@ -60,9 +93,13 @@ def refusal_message(refusal: Refusal, tool_call_id: str, name: str) -> ToolMessa
 class ToolGate:
     """The table's view of a set of LangChain tools, for one context."""
 
-    def __init__(self, context: ContextSource, *, log: Optional[logging.Logger] = None) -> None:
+    def __init__(
+        self, context: ContextSource, *, log: Optional[logging.Logger] = None, raise_on: RaiseOn = None
+    ) -> None:
         self._context = context
         self._log = log or logger
+        #: The refusal kinds this gate raises (the others answer the model).
+        self.raise_on: frozenset[str] = _raise_set(raise_on)
 
     def context(self) -> Context:
         c = self._context
@@ -148,7 +185,9 @@ class GuardedTool(BaseTool):
         found = self.gate.check(self.name)
         if found is None:
             return None
-        _, refusal = found
+        decision, refusal = found
+        if refusal.kind in self.gate.raise_on:
+            raise _refused(refusal, decision)
         call_id = _tool_call_id(value)
         if call_id is not None:
             return refusal_message(refusal, call_id, self.name)
