@@ -192,7 +192,11 @@ fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
     let c = a.authenticate(Some("Bearer review-key")).expect("the key");
     assert_eq!(
         (c.consumer.as_deref(), c.role, c.roles),
-        (Some("review-bot"), Some(Role::User), vec![Role::User, Role::None])
+        (
+            Some("review-bot"),
+            Some(Role::User),
+            vec![Role::User, Role::None]
+        )
     );
     let e = Authenticator::from_toml(
         &format!(
@@ -203,7 +207,10 @@ fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
     )
     .err()
     .unwrap_or_default();
-    assert_eq!(e, "key `a`: role `admin` is not among its `roles` (user, none)");
+    assert_eq!(
+        e,
+        "key `a`: role `admin` is not among its `roles` (user, none)"
+    );
     let e = Authenticator::from_toml(
         &format!(
             "[[key]]\nname = \"a\"\nsha256 = \"{}\"\nconsumer = \"\"\n",

@@ -71,7 +71,8 @@ fuzz_target!(|data: &[u8]| {
                     name
                 );
             }
-            Err((_, e)) => {
+            Err(refused) => {
+                let e = refused.error;
                 assert!(
                     [mcp::CODE_UNKNOWN_TOOL, mcp::CODE_CONFIGURATION_REFUSAL, mcp::CODE_RUNTIME_REFUSAL]
                         .contains(&e.code),

@@ -36,6 +36,18 @@ pub struct Catalog {
     pub generation: u64,
 }
 
+/// Why a call is not forwarded: the reason counted and logged, and the
+/// JSON-RPC error answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    pub reason: Option<String>,
+    pub error: mcp::RpcError,
+}
+
+fn refused(reason: Option<String>, error: mcp::RpcError) -> Box<Refused> {
+    Box::new(Refused { reason, error })
+}
+
 /// Where a call goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route<'a> {
@@ -46,11 +58,12 @@ pub struct Route<'a> {
 impl Catalog {
     /// The catalog of `listed`: each upstream's name and the tools it lists.
     pub fn new(listed: Vec<(String, Vec<Tool>)>) -> Catalog {
-        let (map, unmapped) = NameMap::new(
-            listed
-                .iter()
-                .map(|(s, tools)| (s.as_str(), tools.iter().map(|t| t.name.to_string()).collect())),
-        );
+        let (map, unmapped) = NameMap::new(listed.iter().map(|(s, tools)| {
+            (
+                s.as_str(),
+                tools.iter().map(|t| t.name.to_string()).collect(),
+            )
+        }));
         let mut entries = Vec::with_capacity(map.len());
         let mut by_name = HashMap::with_capacity(map.len());
         for (server, tools) in listed {
@@ -125,8 +138,7 @@ impl Catalog {
     ) -> impl Iterator<Item = (&'c Entry, Decision<'c>, bool)> + 'c {
         self.entries.iter().map(move |e| {
             let d = ctx.decide(&e.registry_name);
-            let offered =
-                d.allowed && pins.check(table, &e.registry_name, &e.digest) == Pin::Holds;
+            let offered = d.allowed && pins.check(table, &e.registry_name, &e.digest) == Pin::Holds;
             (e, d, offered)
         })
     }
@@ -142,10 +154,10 @@ impl Catalog {
         name: &str,
         at: mcp::Provenance<'_>,
         stealth: bool,
-    ) -> Result<Route<'a>, (Option<String>, mcp::RpcError)> {
+    ) -> Result<Route<'a>, Box<Refused>> {
         // A name no registry could hold is no tool: never decided on, never forwarded.
         if toolgate_runtime::names::tool_name_problem(name, true).is_some() {
-            return Err((None, mcp::unknown_tool_error(name)));
+            return Err(refused(None, mcp::unknown_tool_error(name)));
         }
         let d = ctx.decide(name);
         if !d.allowed {
@@ -154,11 +166,14 @@ impl Catalog {
                 Some(r) => mcp::refusal_error(&r, at, stealth),
                 None => mcp::unknown_tool_error(name),
             };
-            return Err((reason, err));
+            return Err(refused(reason, err));
         }
         let Some(&i) = self.by_name.get(name) else {
             // Registered and allowed, but no upstream lists it now.
-            return Err((Some("notListed".into()), mcp::unknown_tool_error(name)));
+            return Err(refused(
+                Some("notListed".into()),
+                mcp::unknown_tool_error(name),
+            ));
         };
         let e = &self.entries[i];
         if pins.check(table, name, &e.digest) == Pin::Broken {
@@ -173,7 +188,7 @@ impl Catalog {
                 toolgate_runtime::RefusalKind::DefinitionChanged,
                 facts,
             );
-            return Err((
+            return Err(refused(
                 Some("definitionChanged".into()),
                 mcp::refusal_error(&r, at, stealth),
             ));

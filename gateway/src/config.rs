@@ -308,7 +308,8 @@ impl Config {
     pub fn from_file(path: &Path) -> Result<Config, String> {
         let bytes = toolgate_runtime::host::read_file(path, MAX_FILE)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Config::from_toml(&text, dir).map_err(|e| e.render(path))
     }
@@ -333,12 +334,8 @@ impl Config {
 }
 
 fn role_named(name: &str) -> Result<Role, ConfigError> {
-    Role::from_name(name).ok_or_else(|| {
-        ConfigError::new(
-            format!("role `{name}` is not admin, user or none"),
-            None,
-        )
-    })
+    Role::from_name(name)
+        .ok_or_else(|| ConfigError::new(format!("role `{name}` is not admin, user or none"), None))
 }
 
 fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
@@ -556,7 +553,9 @@ fn identity(i: &IdentityFile, dir: &Path) -> Result<IdentityMode, ConfigError> {
         }
         _ => Err(ConfigError::new(
             "`[identity]` takes one of `auth`, `trusted-header`, or `consumer`/`role`",
-            Some("a token's or a trusted proxy's word and a fixed identity cannot both apply".into()),
+            Some(
+                "a token's or a trusted proxy's word and a fixed identity cannot both apply".into(),
+            ),
         )),
     }
 }
@@ -591,9 +590,16 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.at, Some((1, 1)));
         assert_eq!(e.help.as_deref(), Some("did you mean `listen`?"));
-        assert!(e.message.starts_with("unknown field `lisen`"), "{}", e.message);
-        let e = Config::from_toml(&format!("listen = \"0.0.0.0:8800\"\n{BASE}"), Path::new("."))
-            .unwrap_err();
+        assert!(
+            e.message.starts_with("unknown field `lisen`"),
+            "{}",
+            e.message
+        );
+        let e = Config::from_toml(
+            &format!("listen = \"0.0.0.0:8800\"\n{BASE}"),
+            Path::new("."),
+        )
+        .unwrap_err();
         assert_eq!(
             e.message,
             "refusing to listen on 0.0.0.0:8800: not a loopback address, and nothing authenticates the clients"
@@ -604,14 +610,17 @@ mod tests {
             e.message,
             "tool definitions are pinned, and no `registry` says what they were when reviewed"
         );
-        let e = Config::from_toml(&BASE.replace("\"git\"", "\"git.hub\""), Path::new("."))
-            .unwrap_err();
+        let e =
+            Config::from_toml(&BASE.replace("\"git\"", "\"git.hub\""), Path::new(".")).unwrap_err();
         assert_eq!(
             e.message,
             "upstream name `git.hub` is not valid: it contains `.`, outside [a-zA-Z0-9_-]"
         );
         let e = Config::from_toml(
-            &BASE.replace("consumer = \"bot\"", "consumer = \"bot\"\nauth = \"a.toml\""),
+            &BASE.replace(
+                "consumer = \"bot\"",
+                "consumer = \"bot\"\nauth = \"a.toml\"",
+            ),
             Path::new("."),
         )
         .unwrap_err();
@@ -636,10 +645,7 @@ mod tests {
         let IdentityMode::Header(h) = ok.identity else {
             panic!("a header identity")
         };
-        assert_eq!(
-            (h.consumer.as_str(), h.from.len()),
-            ("x-consumer", 1)
-        );
+        assert_eq!((h.consumer.as_str(), h.from.len()), ("x-consumer", 1));
     }
 }
 

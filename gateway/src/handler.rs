@@ -102,7 +102,10 @@ impl Handler {
         log.record(ServiceRecord {
             decision_id: decision_id.clone(),
             timestamp: toolgate_serve::util::rfc3339(SystemTime::now()),
-            path: format!("mcp/tools/{}", if stage == "offer" { "list" } else { "call" }),
+            path: format!(
+                "mcp/tools/{}",
+                if stage == "offer" { "list" } else { "call" }
+            ),
             request_id: request_id.map(str::to_string),
             table_digest: digest.to_string(),
             stage: stage.to_string(),
@@ -246,16 +249,21 @@ impl ServerHandler for Handler {
             table_digest: Some(&digest),
         };
         match catalog.call(&ctx, &table, &gw.pins, name, at, gw.config.stealth) {
-            Err((reason, e)) => {
+            Err(refused) => {
+                let crate::catalog::Refused { reason, error: e } = *refused;
                 self.count("call", reason.as_deref().unwrap_or("notRegistered"), 1);
-                Err(ErrorData::new(
-                    ErrorCode(e.code as i32),
-                    e.message,
-                    e.data,
-                ))
+                Err(ErrorData::new(ErrorCode(e.code as i32), e.message, e.data))
             }
             Ok(route) => {
-                self.count("call", if d.observed_only { "observedOnly" } else { "allowed" }, 1);
+                self.count(
+                    "call",
+                    if d.observed_only {
+                        "observedOnly"
+                    } else {
+                        "allowed"
+                    },
+                    1,
+                );
                 let Some(c) = gw.upstreams.get(route.server) else {
                     return Err(ErrorData::new(
                         ErrorCode(mcp::CODE_UNKNOWN_TOOL as i32),

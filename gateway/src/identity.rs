@@ -31,7 +31,7 @@ pub struct Identity {
 
 /// How the gateway knows who asks.
 pub enum Identify {
-    Auth(toolgate_auth::Authenticator),
+    Auth(Box<toolgate_auth::Authenticator>),
     Header(TrustedHeader),
     Fixed(Identity),
 }
@@ -50,9 +50,9 @@ impl Identify {
     /// against `table` (an unknown consumer is an error at start).
     pub fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, String> {
         match mode {
-            IdentityMode::Auth(path) => Ok(Identify::Auth(
+            IdentityMode::Auth(path) => Ok(Identify::Auth(Box::new(
                 toolgate_auth::Authenticator::from_file(path)?,
-            )),
+            ))),
             IdentityMode::Header(h) => Ok(Identify::Header(h.clone())),
             IdentityMode::Fixed { consumer, role } => {
                 if let Some(c) = consumer {
@@ -102,11 +102,13 @@ impl Identify {
                     error: e.code(),
                     message: e.to_string(),
                 })?;
-                let role = caller.role.unwrap_or(if caller.roles.contains(&Role::User) {
-                    Role::User
-                } else {
-                    Role::None
-                });
+                let role = caller
+                    .role
+                    .unwrap_or(if caller.roles.contains(&Role::User) {
+                        Role::User
+                    } else {
+                        Role::None
+                    });
                 Identity {
                     caller: caller.name,
                     consumer: caller.consumer,

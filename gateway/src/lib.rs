@@ -95,9 +95,9 @@ impl Gateway {
         let source = source_of(&config);
         let keys = trusted_keys(&config)?;
         let table = source.load_with(keys.as_ref())?;
-        table.context(&config.configuration).map_err(|e| {
-            format!("configuration `{}`: {e}", config.configuration)
-        })?;
+        table
+            .context(&config.configuration)
+            .map_err(|e| format!("configuration `{}`: {e}", config.configuration))?;
         let identify = Identify::new(&config.identity, &table)?;
         let pins = Pins::new(config.registry.clone());
         pins.status(&table)?;
@@ -146,7 +146,12 @@ impl Gateway {
             upstream_errors: Mutex::new(HashMap::new()),
         });
         gw.refresh().await;
-        if let Some(e) = gw.upstream_errors.lock().ok().and_then(|m| m.values().next().cloned()) {
+        if let Some(e) = gw
+            .upstream_errors
+            .lock()
+            .ok()
+            .and_then(|m| m.values().next().cloned())
+        {
             return Err(e);
         }
         Gateway::follow(gw.clone(), changed);

@@ -69,7 +69,12 @@ pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, Strin
         .tools
         .iter()
         .filter(|t| t.is_remote())
-        .map(|t| (t.name.clone(), toolgate_compiler::registry::definition_digest(t)))
+        .map(|t| {
+            (
+                t.name.clone(),
+                toolgate_compiler::registry::definition_digest(t),
+            )
+        })
         .collect())
 }
 

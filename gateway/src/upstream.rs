@@ -103,16 +103,22 @@ pub async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> 
         let params = cursor
             .clone()
             .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-        let answer = tokio::time::timeout(limits.upstream_timeout, c.service.peer().list_tools(params))
-            .await
-            .map_err(|_| {
-                format!(
-                    "upstream `{}`: `tools/list` page {page} took over {} ms",
-                    c.name,
-                    limits.upstream_timeout.as_millis()
-                )
-            })?
-            .map_err(|e| format!("upstream `{}`: `tools/list` page {page} failed: {e}", c.name))?;
+        let answer =
+            tokio::time::timeout(limits.upstream_timeout, c.service.peer().list_tools(params))
+                .await
+                .map_err(|_| {
+                    format!(
+                        "upstream `{}`: `tools/list` page {page} took over {} ms",
+                        c.name,
+                        limits.upstream_timeout.as_millis()
+                    )
+                })?
+                .map_err(|e| {
+                    format!(
+                        "upstream `{}`: `tools/list` page {page} failed: {e}",
+                        c.name
+                    )
+                })?;
         tools.extend(answer.tools);
         if tools.len() > limits.max_tools {
             return Err(format!(
@@ -150,7 +156,11 @@ pub async fn call(
 ) -> Result<CallToolResponse, ErrorData> {
     let mut params = CallToolRequestParams::new(name.to_string());
     params.arguments = arguments;
-    match tokio::time::timeout(limits.upstream_timeout, c.service.peer().call_tool_once(params)).await
+    match tokio::time::timeout(
+        limits.upstream_timeout,
+        c.service.peer().call_tool_once(params),
+    )
+    .await
     {
         Err(_) => Err(ErrorData::new(
             ErrorCode::INTERNAL_ERROR,

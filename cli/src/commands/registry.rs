@@ -22,12 +22,56 @@ pub enum RegistryCommand {
     ImportMcp(ImportArgs),
     /// Compare the registry with an MCP server's tools: new, removed and changed tools (--write, --check).
     Sync(SyncArgs),
+    /// Print the pinned definition digest of every remote tool (JSON: registry name -> sha256:...),
+    /// as the gateways compare a server's listing with it (docs/gateway.md, "Pinned definitions").
+    Pins(PinsArgs),
+}
+
+#[derive(Args)]
+pub struct PinsArgs {
+    /// The project whose registry is read (its toolgate.toml names the registry).
+    #[arg(short, long, default_value = ".")]
+    project: PathBuf,
+    /// Write here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// `registry pins`: the pins a proxy without a registry reader (the Python
+/// package's `toolgate.mcp`, `pins=FILE`) is given.
+fn pins(a: PinsArgs) -> Res {
+    let project = Project::load(&a.project)?;
+    let Some((registry, problems)) = project.registry_as_loaded() else {
+        return Err(Failure::Usage(format!(
+            "{}: the project has no registry",
+            a.project.display()
+        )));
+    };
+    if !problems.is_empty() {
+        report_problems(&project.sources, problems);
+        write_err("registry pins: fix the registry's errors first\n");
+        return Ok(1);
+    }
+    let pins: serde_json::Map<String, serde_json::Value> = registry
+        .tools
+        .iter()
+        .filter(|t| t.is_remote())
+        .map(|t| (t.name.clone(), registry::definition_digest(t).into()))
+        .collect();
+    let mut text = serde_json::to_string_pretty(&pins).unwrap_or_default();
+    text.push('\n');
+    match &a.output {
+        Some(path) => write_atomic(path, text.as_bytes())?,
+        None => write_out(&text),
+    }
+    Ok(0)
 }
 
 pub fn run(c: RegistryCommand) -> Res {
     match c {
         RegistryCommand::ImportMcp(a) => import_mcp(a),
         RegistryCommand::Sync(a) => sync(a),
+        RegistryCommand::Pins(a) => pins(a),
     }
 }
 

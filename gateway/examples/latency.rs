@@ -1,0 +1,274 @@
+//! The gateway's cost, side by side in one run on loopback (BENCHMARKS.md,
+//! "The MCP gateway"): a `tools/call` straight to an upstream and the same
+//! call through the gateway (p50, p99), and `tools/list` of a 10,000-tool
+//! upstream through the gateway, filtered per caller (p50, p99), with the
+//! filter alone (the runtime's decisions and the pins, in process).
+//!
+//! `cargo run --release -p toolgate-gateway --example latency [-- TOOLS CALLS]`
+//!
+//! The upstream is an MCP server on the official Rust SDK (streamable HTTP,
+//! JSON answers), listing TOOLS tools; the gateway runs in this process as
+//! `toolgate gateway` does, with pins on and a consumer whose profile holds
+//! half the tools. The client sends revision 2026-07-28 requests over one
+//! kept-alive connection per target, interleaved, so both see the same machine.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServerHandler;
+use serde_json::json;
+
+#[derive(Clone)]
+struct Upstream {
+    tools: Arc<Vec<Tool>>,
+}
+
+impl ServerHandler for Upstream {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        r: CallToolRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} done", r.name))]).into())
+    }
+}
+
+fn tools(n: usize) -> Vec<Tool> {
+    let schema = json!({"type": "object", "properties": {"id": {"type": "string"}}});
+    let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
+    (0..n)
+        .map(|i| {
+            Tool::new(
+                format!("tool_{i:05}"),
+                format!("Tool number {i}"),
+                schema.clone(),
+            )
+        })
+        .collect()
+}
+
+async fn serve_upstream(n: usize) -> String {
+    let up = Upstream {
+        tools: Arc::new(tools(n)),
+    };
+    let mut config = StreamableHttpServerConfig::default();
+    config.json_response = true;
+    let svc = StreamableHttpService::new(
+        move || Ok(up.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let app = axum::Router::new().fallback_service(svc);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/mcp")
+}
+
+/// A project whose registry is what the upstream lists (as `registry
+/// import-mcp --server up` writes it), with a consumer whose profile holds
+/// the even-numbered tools.
+fn project(dir: &std::path::Path, n: usize) {
+    let listing = json!({"tools": tools(n)}).to_string();
+    let (registry, problems) = toolgate_compiler::registry::import_mcp(
+        toolgate_compiler::source::FileId(0),
+        &listing,
+        "up",
+    );
+    assert!(problems.is_empty());
+    std::fs::write(
+        dir.join("registry.toml"),
+        toolgate_compiler::registry::to_toml(&registry),
+    )
+    .expect("registry");
+    let mut policy = String::from(
+        "remote-tools visible-to everyone\ngroup mcp_up { enabled  class publicContent }\n",
+    );
+    for i in 0..n {
+        policy.push_str(&format!(
+            "tool mcp_up_tool_{i:05} {{ enabled  not admin-only }}\n"
+        ));
+    }
+    policy.push_str("configuration chat {\n  groups [mcp_up]\n}\nprofile half {\n  allow [\n");
+    for i in (0..n).step_by(2) {
+        policy.push_str(&format!("    mcp_up_tool_{i:05},\n"));
+    }
+    policy.push_str("  ]\n}\nconsumer bot { profile half }\n");
+    std::fs::write(dir.join("policy.tg"), policy).expect("policy");
+    std::fs::write(
+        dir.join("toolgate.toml"),
+        "registry = \"registry.toml\"\npolicies = [\"policy.tg\"]\n",
+    )
+    .expect("manifest");
+}
+
+fn request(method: &str, params: serde_json::Value) -> serde_json::Value {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    body: &serde_json::Value,
+    name: Option<&str>,
+) -> Duration {
+    let mut req = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", body["method"].as_str().unwrap_or_default());
+    if let Some(n) = name {
+        req = req.header("mcp-name", n);
+    }
+    let start = Instant::now();
+    let r = req.body(body.to_string()).send().await.expect("an answer");
+    assert!(r.status().is_success(), "{}", r.status());
+    let text = r.text().await.expect("a body");
+    let took = start.elapsed();
+    assert!(
+        text.contains("\"result\""),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    took
+}
+
+fn pct(v: &mut [Duration], p: f64) -> f64 {
+    v.sort_unstable();
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i].as_secs_f64() * 1e3
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let n = args.first().copied().unwrap_or(10_000);
+    let calls = args.get(1).copied().unwrap_or(2_000);
+    let up = serve_upstream(n).await;
+    let dir = std::env::temp_dir().join(format!("toolgate-gateway-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    project(&dir, n);
+    let cfg = format!(
+        "listen = \"127.0.0.1:0\"\nproject = \".\"\nregistry = \"registry.toml\"\nconfiguration = \"chat\"\n\
+         [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nurl = {up:?}\n"
+    );
+    let config = toolgate_gateway::Config::from_toml(&cfg, &dir).expect("a configuration");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let gw = toolgate_gateway::Gateway::start(config, format!("http://{addr}"))
+        .await
+        .expect("the gateway starts");
+    let gw_url = format!("http://{addr}/mcp");
+    tokio::spawn(toolgate_gateway::serve(
+        gw.clone(),
+        listener,
+        std::future::pending(),
+    ));
+
+    let direct = reqwest::Client::new();
+    let through = reqwest::Client::new();
+    let call = |name: &str| {
+        request(
+            "tools/call",
+            json!({"name": name, "arguments": {"id": "1"}}),
+        )
+    };
+    let direct_call = call("tool_00002");
+    let gw_call = call("mcp_up_tool_00002");
+    for _ in 0..200 {
+        send(&direct, &up, &direct_call, Some("tool_00002")).await;
+        send(&through, &gw_url, &gw_call, Some("mcp_up_tool_00002")).await;
+    }
+    let (mut d, mut g) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
+    for _ in 0..calls {
+        d.push(send(&direct, &up, &direct_call, Some("tool_00002")).await);
+        g.push(send(&through, &gw_url, &gw_call, Some("mcp_up_tool_00002")).await);
+    }
+    let list = request("tools/list", json!({}));
+    let (mut ld, mut lg) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        send(&direct, &up, &list, None).await;
+        send(&through, &gw_url, &list, None).await;
+    }
+    for _ in 0..200 {
+        ld.push(send(&direct, &up, &list, None).await);
+        lg.push(send(&through, &gw_url, &list, None).await);
+    }
+    // The filter alone: every listed tool decided for the caller, and its pin checked.
+    let table = gw.table();
+    let ctx = table.context("chat").expect("chat").consumer(Some("bot"));
+    let catalog = gw.catalog.load();
+    let mut f = Vec::new();
+    for _ in 0..200 {
+        let start = Instant::now();
+        let offered = catalog
+            .offered(&ctx, &table, &gw.pins)
+            .filter(|(_, _, o)| *o)
+            .count();
+        f.push(start.elapsed());
+        assert_eq!(offered, n.div_ceil(2));
+    }
+    println!("| what ({n} upstream tools, {calls} calls) | p50 ms | p99 ms |");
+    println!("| --- | ---: | ---: |");
+    println!(
+        "| tools/call straight to the server | {:.3} | {:.3} |",
+        pct(&mut d, 0.5),
+        pct(&mut d, 0.99)
+    );
+    println!(
+        "| tools/call through the gateway | {:.3} | {:.3} |",
+        pct(&mut g, 0.5),
+        pct(&mut g, 0.99)
+    );
+    println!(
+        "| tools/list straight to the server (all {n}) | {:.3} | {:.3} |",
+        pct(&mut ld, 0.5),
+        pct(&mut ld, 0.99)
+    );
+    println!(
+        "| tools/list through the gateway (filtered to {}) | {:.3} | {:.3} |",
+        n.div_ceil(2),
+        pct(&mut lg, 0.5),
+        pct(&mut lg, 0.99)
+    );
+    println!(
+        "| the filter alone (decide + pin, in process) | {:.3} | {:.3} |",
+        pct(&mut f, 0.5),
+        pct(&mut f, 0.99)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
