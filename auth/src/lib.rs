@@ -22,7 +22,8 @@
 //! role = "user"                     # optional: the role it acts as (one of `roles`)
 //!
 //! [jwt]
-//! jwks = "jwks.json"                # relative to this file
+//! jwks = "jwks.json"                # relative to this file, or
+//! # jwks-url = "https://idp.example/.well-known/jwks.json"   # fetched at start by the edge
 //! issuer = "https://idp.example"
 //! audience = "toolgate"
 //! roles = ["user", "none"]
@@ -112,7 +113,8 @@ struct KeyEntry {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct JwtEntry {
-    jwks: String,
+    jwks: Option<String>,
+    jwks_url: Option<String>,
     issuer: String,
     audience: String,
     #[serde(default = "default_roles")]
@@ -181,6 +183,24 @@ impl Authenticator {
 
     /// Credentials from TOML text; `dir` is where a relative JWKS path starts.
     pub fn from_toml(text: &str, dir: &Path) -> Result<Authenticator, String> {
+        Authenticator::from_toml_fetching(text, dir, None)
+    }
+
+    /// [`Authenticator::from_file`], a `jwks-url` fetched by `fetch` (the
+    /// edge's own HTTP client, bounded in time and size; the URL's text or why not).
+    pub fn from_file_fetching(path: &Path, fetch: Fetch<'_>) -> Result<Authenticator, String> {
+        let text = read(path)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Authenticator::from_toml_fetching(&text, dir, Some(fetch))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// [`Authenticator::from_toml`] with a fetcher for `jwks-url`.
+    pub fn from_toml_fetching(
+        text: &str,
+        dir: &Path,
+        fetch: Option<Fetch<'_>>,
+    ) -> Result<Authenticator, String> {
         let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut keys = HashMap::new();
         for k in file.key {
@@ -221,11 +241,27 @@ impl Authenticator {
         let jwt = match file.jwt {
             None => None,
             Some(j) => {
-                let jwks_path = dir.join(&j.jwks);
-                let set: JwkSet = serde_json::from_str(&read(&jwks_path)?)
-                    .map_err(|e| format!("{}: not a JWKS: {e}", jwks_path.display()))?;
+                let (text, shown) = match (&j.jwks, &j.jwks_url) {
+                    (Some(p), None) => {
+                        let path = dir.join(p);
+                        (read(&path)?, path.display().to_string())
+                    }
+                    (None, Some(url)) => {
+                        let fetch = fetch.ok_or_else(|| {
+                            format!(
+                                "jwt: `jwks-url` is not fetched here; give `jwks = FILE` ({url})"
+                            )
+                        })?;
+                        (fetch(url)?, url.clone())
+                    }
+                    _ => {
+                        return Err("jwt: give exactly one of `jwks` (a file) and `jwks-url`".into())
+                    }
+                };
+                let set: JwkSet =
+                    serde_json::from_str(&text).map_err(|e| format!("{shown}: not a JWKS: {e}"))?;
                 if set.keys.is_empty() {
-                    return Err(format!("{}: the JWKS holds no key", jwks_path.display()));
+                    return Err(format!("{shown}: the JWKS holds no key"));
                 }
                 // Asymmetric algorithms only: a JWKS is public.
                 let mut validation = Validation::new(Algorithm::RS256);
@@ -350,6 +386,9 @@ impl Authenticator {
         })
     }
 }
+
+/// How an edge fetches a `jwks-url`: the document's text, or why not.
+pub type Fetch<'a> = &'a dyn Fn(&str) -> Result<String, String>;
 
 /// The SHA-256 of a key, hex: what the credentials file stores for it.
 pub fn key_digest(key: &str) -> String {

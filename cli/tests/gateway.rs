@@ -832,3 +832,53 @@ fn registry_pins_prints_the_digest_the_gateway_compares() {
     let again = run(&["registry", "pins", "-p", "policies/real-servers"]);
     assert_eq!(stdout(&again), stdout(&o));
 }
+
+/// A JWKS served over HTTP on 127.0.0.1 for a few requests (a bounded loop).
+fn serve_jwks(body: String) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}/jwks.json")
+}
+
+#[test]
+fn a_jwks_url_is_fetched_at_start_and_its_keys_check_the_tokens() {
+    let dir = temp("gw-jwks-url");
+    let project = crm_project("gw-jwks-url-project", &[]);
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let jwks = std::fs::read_to_string(dir.join("jwks.json")).unwrap();
+    let url = serve_jwks(jwks);
+    let creds = dir.join("credentials.toml");
+    let text = std::fs::read_to_string(&creds)
+        .unwrap()
+        .replace("jwks = \"jwks.json\"", &format!("jwks-url = \"{url}\""));
+    std::fs::write(&creds, text).unwrap();
+    std::fs::remove_file(dir.join("jwks.json")).unwrap();
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = client(
+            &gw.url,
+            &token(&idp(), "support-bot", now() + 300),
+            ProtocolVersion::V_2026_07_28,
+        )
+        .await;
+        assert_eq!(
+            listed(&c).await,
+            names(&["mcp_crm_customer-360_lookup", "mcp_crm_notes_append"])
+        );
+        let _ = c.cancel().await;
+    });
+    drop(gw);
+}

@@ -48,11 +48,20 @@ pub struct Denied {
 impl Identify {
     /// The configured mode, its files read and its fixed consumer checked
     /// against `table` (an unknown consumer is an error at start).
-    pub fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, String> {
+    pub async fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, String> {
         match mode {
-            IdentityMode::Auth(path) => Ok(Identify::Auth(Box::new(
-                toolgate_auth::Authenticator::from_file(path)?,
-            ))),
+            IdentityMode::Auth(path) => {
+                let fetched = jwks_url_document(path).await?;
+                let fetch = |url: &str| -> Result<String, String> {
+                    match &fetched {
+                        Some((u, text)) if u == url => Ok(text.clone()),
+                        _ => Err(format!("{url}: not fetched")),
+                    }
+                };
+                Ok(Identify::Auth(Box::new(
+                    toolgate_auth::Authenticator::from_file_fetching(path, &fetch)?,
+                )))
+            }
             IdentityMode::Header(h) => Ok(Identify::Header(h.clone())),
             IdentityMode::Fixed { consumer, role } => {
                 if let Some(c) = consumer {
@@ -126,6 +135,44 @@ impl Identify {
         }
         Ok(id)
     }
+}
+
+/// The largest JWKS document fetched.
+const MAX_JWKS_BYTES: usize = 1 << 20;
+
+/// The credentials file's `[jwt] jwks-url`, fetched once at start (10 s,
+/// 1 MiB at most): its URL and text, or `None` when it names none.
+async fn jwks_url_document(path: &std::path::Path) -> Result<Option<(String, String)>, String> {
+    let bytes = toolgate_runtime::host::read_file(path, 1 << 20)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: toml::Value = toml::from_str(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some(url) = value
+        .get("jwt")
+        .and_then(|j| j.get("jwks-url"))
+        .and_then(|u| u.as_str())
+    else {
+        return Ok(None);
+    };
+    let fail = |e: &dyn std::fmt::Display| format!("{}: jwks-url {url}: {e}", path.display());
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| fail(&e))?;
+    let mut r = client.get(url).send().await.map_err(|e| fail(&e))?;
+    if !r.status().is_success() {
+        return Err(fail(&format!("answered {}", r.status())));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = r.chunk().await.map_err(|e| fail(&e))? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_JWKS_BYTES {
+            return Err(fail(&format!("larger than {MAX_JWKS_BYTES} bytes")));
+        }
+    }
+    String::from_utf8(body)
+        .map(|t| Some((url.to_string(), t)))
+        .map_err(|_| fail(&"not UTF-8"))
 }
 
 /// `Ok` when the policy knows consumer `c`; else why, with a near miss.

@@ -98,7 +98,7 @@ impl Gateway {
         table
             .context(&config.configuration)
             .map_err(|e| format!("configuration `{}`: {e}", config.configuration))?;
-        let identify = Identify::new(&config.identity, &table)?;
+        let identify = Identify::new(&config.identity, &table).await?;
         let pins = Pins::new(config.registry.clone());
         pins.status(&table)?;
         let limits = ServeLimits {
