@@ -43,10 +43,14 @@ export declare class NativeContext {
    */
   refusal(d: NativeDecision): any | null
   /**
-   * The discovery tool set for the host (`audience: "host"`): offered,
-   * and every refused tool in `excluded` with its reason and `nameVisible`.
+   * The discovery tool set (`Context::tool_set`): `offered`, and in
+   * `excluded` every refused tool as `{name, reason}`. For the host
+   * (`audience` "host", the default) every refused tool is listed and
+   * marked with `nameVisible`; for a model or a person ("model") a remote
+   * name this user may not see is left out, as `offered` text and the
+   * unavailable list leave it out.
    */
-  toolSet(): any
+  toolSet(audience?: string | undefined | null): any
   offeredCount(): number
   unavailableCount(): number
   get configuration(): string

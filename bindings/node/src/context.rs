@@ -4,7 +4,7 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::Value;
+use serde_json::{json, Value};
 use toolgate_runtime as rt;
 use toolgate_runtime::host::codes::packed;
 use toolgate_runtime::{HostContext, Reason};
@@ -207,11 +207,46 @@ impl NativeContext {
         refusal_json(self.rt().refusal(&rd))
     }
 
-    /// The discovery tool set for the host (`audience: "host"`): offered,
-    /// and every refused tool in `excluded` with its reason and `nameVisible`.
+    /// The discovery tool set (`Context::tool_set`): `offered`, and in
+    /// `excluded` every refused tool as `{name, reason}`. For the host
+    /// (`audience` "host", the default) every refused tool is listed and
+    /// marked with `nameVisible`; for a model or a person ("model") a remote
+    /// name this user may not see is left out, as `offered` text and the
+    /// unavailable list leave it out.
     #[napi]
-    pub fn tool_set(&self) -> Result<Value> {
-        serde_json::to_value(self.rt().tool_set()).map_err(|e| errors::argument(e.to_string()))
+    pub fn tool_set(&self, audience: Option<String>) -> Result<Value> {
+        let for_model = match audience.as_deref() {
+            None | Some("host") => false,
+            Some("model") => true,
+            Some(a) => {
+                return Err(errors::argument(format!(
+                    "audience {a:?}: expected \"host\" or \"model\""
+                )))
+            }
+        };
+        let set = self.rt().tool_set();
+        let excluded: Vec<Value> = set
+            .excluded
+            .iter()
+            .filter(|x| !for_model || x.name_visible)
+            .map(|x| {
+                let mut v = json!({"name": x.tool, "reason": x.reason.code()});
+                if !for_model {
+                    v["nameVisible"] = json!(x.name_visible);
+                }
+                v
+            })
+            .collect();
+        Ok(json!({
+            "audience": if for_model { "model" } else { set.audience },
+            "configuration": set.configuration,
+            "consumer": set.consumer,
+            "profile": set.profile,
+            "offered": set.offered,
+            "excluded": excluded,
+            "descriptorBytes": set.descriptor_bytes,
+            "estimatedTokens": set.estimated_tokens,
+        }))
     }
 
     #[napi]
