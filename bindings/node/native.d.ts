@@ -237,6 +237,12 @@ export interface Provenance {
  */
 export declare function refusalError(refusal: any, provenance?: Provenance | undefined | null, stealth?: boolean | undefined | null): any
 
+/**
+ * The registry name of server `server`'s tool `name` (`mcp_<server>_<name>`,
+ * as `registry import-mcp --server` writes it: the runtime's rule).
+ */
+export declare function remoteToolName(server: string, name: string): string
+
 /** `{tool, reason}`: one entry of an unavailable list. */
 export interface Unavailable {
   tool: string

@@ -76,3 +76,10 @@ pub fn unknown_tool_error(name: String) -> Value {
 pub fn mcp_revision() -> String {
     mcp::REVISION.to_string()
 }
+
+/// The registry name of server `server`'s tool `name` (`mcp_<server>_<name>`,
+/// as `registry import-mcp --server` writes it: the runtime's rule).
+#[napi]
+pub fn remote_tool_name(server: String, name: String) -> String {
+    toolgate_runtime::names::remote_tool_name(&server, &name)
+}
