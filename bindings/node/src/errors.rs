@@ -34,7 +34,12 @@ pub(crate) fn error(class: &str, status: Status, message: String, extra: Value) 
 
 /// `ArgumentError`: an argument the runtime cannot use.
 pub(crate) fn argument(message: impl Into<String>) -> napi::Error {
-    error("ArgumentError", Status::Argument, message.into(), Value::Null)
+    error(
+        "ArgumentError",
+        Status::Argument,
+        message.into(),
+        Value::Null,
+    )
 }
 
 /// `LoadError` of a table that does not load.

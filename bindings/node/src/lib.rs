@@ -17,6 +17,10 @@
 //! | `handle` | `NativeTableHandle` |
 
 #![deny(clippy::unwrap_used)]
+// napi-derive registers the exported functions only outside `cfg(test)`, so
+// in the (empty) test build they look unused. The addon is tested from
+// Node (`node --test`).
+#![cfg_attr(test, allow(dead_code))]
 
 mod classify;
 mod context;
@@ -55,8 +59,8 @@ pub fn refusal_error(
     provenance: Option<Provenance>,
     stealth: Option<bool>,
 ) -> Result<Value> {
-    let r: Refusal = serde_json::from_value(refusal)
-        .map_err(|e| errors::argument(format!("refusal: {e}")))?;
+    let r: Refusal =
+        serde_json::from_value(refusal).map_err(|e| errors::argument(format!("refusal: {e}")))?;
     let p = provenance.as_ref();
     let at = mcp::Provenance {
         decision_id: p.and_then(|p| p.decision_id.as_deref()),

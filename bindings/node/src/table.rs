@@ -110,7 +110,12 @@ impl NativeTable {
     /// Every registered tool, in registry order (ids are positions).
     #[napi(getter)]
     pub fn tools(&self) -> Vec<String> {
-        self.table.spec().tools.iter().map(|t| t.name.clone()).collect()
+        self.table
+            .spec()
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     }
 
     /// Whether each tool (by id) is remote.
