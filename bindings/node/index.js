@@ -31,11 +31,15 @@ function call(f) {
 
 /** A string argument: a JS string that is well-formed UTF-16 (a lone
  * surrogate cannot be encoded as UTF-8 and is refused, never replaced). */
+// With the u flag a surrogate pair is one code point: only a lone one matches
+// (String#isWellFormed, which Node 18 lacks).
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 function str(v, what) {
   if (typeof v !== 'string') {
     throw new ArgumentError(`${what}: expected a string, got ${v === null ? 'null' : typeof v}`);
   }
-  if (!v.isWellFormed()) {
+  if (LONE_SURROGATE.test(v)) {
     throw new ArgumentError(`${what}: a string that is not valid Unicode (a lone surrogate)`, { status: 'ERR_UTF8' });
   }
   return v;
