@@ -3,16 +3,18 @@
 # size (generate(N, 10, 42), 1,000 and 10,000 tools), one decision by name and
 # the unavailable list of one context (config0, a user, consumer k0) through
 # the Rust runtime, the C ABI from C, the Python binding, PHP FFI (tracing
-# JIT), the decision service over HTTP on 127.0.0.1, Cedar's is_authorized,
-# and the plain-PHP and plain-Python gates. Each part first checks that it
+# JIT), the Node package (napi-rs), the decision service over HTTP on
+# 127.0.0.1, Cedar's is_authorized, and the plain-PHP, plain-Python and
+# plain-JavaScript gates. Each part first checks that it
 # agrees with the runtime (decisions and list) and fails loudly otherwise,
 # then prints `ROW path= op= n= ns= iters= reps=` lines; this script prints
 # them as one markdown table. Release builds first (the abi3 wheel with
-# maturin, as .ci/run does; libtoolgate.so; the Cedar example), then the
+# maturin, as .ci/run does; the Node addon with napi; libtoolgate.so; the
+# Cedar example), then the
 # timed part, which is bounded (about 2 to 3 minutes on 2 cores; HOSTS_QUICK=1:
 # short loops, a smoke run, not numbers).
 #
-#   bench/scripts/hosts.sh            # needs gcc, php-cli with FFI and opcache, python3 with venv
+#   bench/scripts/hosts.sh            # needs gcc, php-cli with FFI and opcache, python3 with venv, node and npm
 #   HOSTS_QUICK=1 bench/scripts/hosts.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +26,8 @@ need() { command -v "$1" >/dev/null || { echo "hosts.sh: $1 is required ($2)" >&
 need gcc "apt-get install gcc"
 need php "apt-get install php-cli php-opcache"
 need python3 "apt-get install python3 python3-venv"
+need node "apt-get install nodejs npm"
+need npm "apt-get install nodejs npm"
 # (the module list read whole first: `php -m | grep -q` can fail on SIGPIPE under pipefail)
 php_modules="$(php -m)"
 grep -qx FFI <<<"$php_modules" || { echo "hosts.sh: PHP's FFI extension is required" >&2; exit 1; }
@@ -54,6 +58,9 @@ CARGO_TARGET_DIR="$py/cargo" "$py/build-venv/bin/maturin" build --quiet --releas
   -m bindings/python/Cargo.toml -o "$py/wheels"
 python3 -m venv "$py/venv"
 "$py/venv/bin/pip" install --quiet --no-index "$py"/wheels/toolgate-*.whl
+
+# The Node addon of this commit (napi-rs, release), with the package's pinned dev dependencies.
+(cd bindings/node && npm ci --no-audit --no-fund --silent && CARGO_TARGET_DIR="$target/hosts-node" npx napi build --release --dts native.d.ts >/dev/null)
 
 hosts="$target/release/examples/hosts"
 toolgate="$target/release/toolgate"
@@ -89,6 +96,7 @@ for n in $sizes; do
   part "$hosts" rust "$work" "$n"
   part "$work/c_bench" "$t" "$n"
   part env PYTHONDONTWRITEBYTECODE=1 "$py/venv/bin/python" bench/hosts/hosts.py "$t" "$n"
+  part node bench/hosts/node_bench.js "$t" "$n"
   part env TOOLGATE_LIB="$target/release/libtoolgate.so" "${php_jit[@]}" bindings/php/bench/bench.php "$t" --rows "$n"
   serve "$t"
   part "$hosts" http "$work" "$n" "$addr"
@@ -99,10 +107,10 @@ uptime >&2
 echo "timed part: $(($(date +%s) - start)) s" >&2
 
 # ---- one markdown table ----------------------------------------------------------
-python3 - "$work/rows.txt" "$sizes" "$(php -r 'echo PHP_VERSION;')" "$("$py/venv/bin/python" -c 'import sys; print(sys.version.split()[0])')" <<'PY'
+python3 - "$work/rows.txt" "$sizes" "$(php -r 'echo PHP_VERSION;')" "$("$py/venv/bin/python" -c 'import sys; print(sys.version.split()[0])')" "$(node -p 'process.versions.node')" <<'PY'
 import sys
 
-rows_file, sizes, php, python = sys.argv[1], [int(s) for s in sys.argv[2].split()], sys.argv[3], sys.argv[4]
+rows_file, sizes, php, python, node = sys.argv[1], [int(s) for s in sys.argv[2].split()], sys.argv[3], sys.argv[4], sys.argv[5]
 rows = {}
 loops = {}
 for line in open(rows_file):
@@ -118,13 +126,16 @@ PATHS = [
     ("python", f"Python {python}, the abi3 wheel: `ctx.decide`, `ctx.unavailable()`"),
     ("php", f"PHP {php} FFI, tracing JIT: `decide` (`Decision`), `unavailableMap()`"),
     ("php-many", f"PHP {php} FFI: `decideMany`, 64 names a call, per name (no list form)"),
+    ("node", f"Node {node}, napi-rs: `ctx.decide`, `ctx.unavailable()`"),
+    ("node-packed", f"Node {node}: `ctx.unavailablePacked()`, one `Uint32Array` (no decide form)"),
     ("http", "decision service, HTTP/1.1 keep-alive on 127.0.0.1 (p50): `/access/v1/evaluation`, `/toolgate/v1/unavailable`"),
     ("cedar", "Cedar `is_authorized` (request built beforehand); list: one request per tool"),
     ("plain-php", "plain PHP `PlainGate`, tracing JIT"),
     ("plain-python", "plain Python `plain_gate.py`"),
+    ("plain-js", f"plain JavaScript `plain_gate.js`, Node {node}"),
 ]
 # Paths that time one operation only (the cells of the other show "—").
-ONE_OP = {("c-many", "unavailable"), ("php-many", "unavailable")}
+ONE_OP = {("c-many", "unavailable"), ("php-many", "unavailable"), ("node-packed", "decide")}
 def fmt(ns):
     if ns is None:
         return "—"

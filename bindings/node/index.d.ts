@@ -1,0 +1,215 @@
+// The typed API of toolgate for Node.js (index.js over the native addon,
+// whose own declarations napi generates into native.d.ts).
+
+import type { Refusal, RefusalKind } from './errors';
+export * from './errors';
+
+/** A reason code: the gates in their fixed order (catalogue `gates`). */
+export type Reason =
+  | 'notRegistered'
+  | 'toolDisabled'
+  | 'requiresAdmin'
+  | 'notInProfile'
+  | 'configurationGroup'
+  | 'configurationExcluded'
+  | 'trustZone';
+
+export type Role = 'admin' | 'user' | 'none';
+
+/** Bytes: a Buffer, any typed array or DataView, or an ArrayBuffer. */
+export type Bytes = Uint8Array | ArrayBufferView | ArrayBuffer;
+
+/** One tool's answer (immutable). */
+export class Decision {
+  private constructor();
+  readonly tool: string;
+  readonly allowed: boolean;
+  /** The first refusing gate; for an observed-only decision, "trustZone". */
+  readonly reason: Reason | null;
+  readonly observedOnly: boolean;
+  /** Trust-zone facts: only when the trust-zone gate was reached (else null). */
+  readonly class: string | null;
+  readonly zone: string | null;
+  readonly ceiling: string | null;
+  /** A refused remote tool whose name this user may not see: shown to a
+   * person or a model as an unregistered name (`Context.refusal`). */
+  readonly hidden: boolean;
+  /** The runtime's JSON (zone facts only when present). */
+  toJSON(): { tool: string; allowed: boolean; reason: Reason | null; observedOnly: boolean; class?: string; zone?: string; ceiling?: string };
+}
+
+export interface LiveToolOptions {
+  remote?: boolean;
+  enabled?: boolean;
+  adminOnly?: boolean;
+  class?: string | null;
+}
+
+/** A tool registered after the table was compiled (its name is checked by the runtime). */
+export class LiveTool {
+  constructor(name: string, group: string, options?: LiveToolOptions);
+  static fromJson(text: string | Bytes): LiveTool;
+  readonly name: string;
+  readonly group: string;
+  readonly remote: boolean;
+  readonly enabled: boolean;
+  readonly adminOnly: boolean;
+  readonly class: string | null;
+}
+
+/** A run's skill allow-list and exclusions, stored with the run. */
+export class RunState {
+  constructor(names?: { allowedToolNames?: string[] | null; excludedToolNames?: string[] | null });
+  static start(table: Table, configuration: string, skills?: string[]): RunState;
+  /** Strict: throws RunStateError when it is not exactly a stored run. */
+  static parse(data: string | Bytes): RunState;
+  /** What cannot be read admits no tool. */
+  static fromBytes(data: string | Bytes): RunState;
+  static unreadable(): RunState;
+  resume(live: RunState): RunState;
+  /** The stored form (JSON text). */
+  toJson(): string;
+  toJSON(): { allowedToolNames?: string[] | false; excludedToolNames?: string[] | false };
+  readonly isReadable: boolean;
+  readonly allowedToolNames: string[] | false | null;
+  readonly excludedToolNames: string[] | false;
+  equals(other: unknown): boolean;
+}
+
+export interface ContextOptions {
+  role?: Role;
+  /** The MCP consumer asking (null: not an MCP consumer). */
+  consumer?: string | null;
+  /** A RunState or its stored form (read strictly). */
+  run?: RunState | string | Bytes | null;
+  /** The host's trust-zone setting ("observe" or anything else: enforce); null: the policy's. */
+  enforcement?: string | null;
+}
+
+export interface UnavailableEntry {
+  tool: string;
+  reason: Reason;
+}
+
+export interface ToolSetEntry {
+  name: string;
+  reason: Reason;
+  /** Host-facing form only: whether this user may be shown the name. */
+  nameVisible?: boolean;
+}
+
+export interface ToolSet {
+  audience: 'host' | 'model';
+  configuration: string;
+  consumer: string | null;
+  profile: string | null;
+  offered: string[];
+  excluded: ToolSetEntry[];
+  descriptorBytes: number;
+  estimatedTokens: number;
+}
+
+/** Who is asking, fixed. Every answer is the runtime's. */
+export class Context {
+  private constructor();
+  readonly table: Table;
+  decide(name: string): Decision;
+  isAllowed(name: string): boolean;
+  /** The decision when allowed; otherwise throws the refusal kind's class
+   * (e.g. ToolNotInProfile), carrying the decision and the typed refusal. */
+  checkCall(name: string): Decision;
+  decideLive(tool: LiveTool): Decision;
+  refusal(target: string | Decision | LiveTool): Refusal | null;
+  decisions(): Decision[];
+  offered(): string[];
+  offeredCount(): number;
+  unavailable(options?: { live?: LiveTool[] | null }): UnavailableEntry[];
+  /** One `id << 3 | reason number` per unavailable registered tool. */
+  unavailablePacked(): Uint32Array;
+  unavailableCount(): number;
+  unavailablePrompt(options?: { live?: LiveTool[] | null }): string;
+  toolSet(options?: { audience?: 'host' | 'model' }): ToolSet;
+  readonly configuration: string;
+  readonly role: Role;
+  readonly consumer: string | null;
+  readonly profile: string | null;
+  readonly mode: 'observe' | 'enforce';
+}
+
+export interface AnswerOptions {
+  origin?: string | null;
+  httpStatus?: number | null;
+  /** The tool called, when known (it wins over one the answer names). */
+  tool?: string | null;
+  /** Header fields: name to value (or values), or [name, value] pairs (a Headers object). */
+  headers?: Record<string, string | string[]> | Iterable<[string, string]> | null;
+}
+
+export type Classification =
+  | { readonly outcome: 'success' }
+  | { readonly outcome: 'toolFailure'; readonly text: string }
+  | { readonly outcome: 'refusal'; readonly refusal: Refusal };
+
+/** A compiled table, loaded (fails closed: any defect throws LoadError). */
+export class Table {
+  private constructor();
+  static load(source: string | URL | Bytes, options?: { trustedKeys?: string | null }): Table;
+  context(configuration: string, options?: ContextOptions): Context;
+  readonly digest: string;
+  readonly verifiedBy: string | null;
+  readonly tools: readonly string[];
+  readonly size: number;
+  readonly configurations: string[];
+  readonly consumers: string[];
+  readonly skills: string[];
+  readonly skillLoader: string;
+  toolId(name: string): number | null;
+  toolName(id: number): string;
+  policy(): any;
+  classify(answer: string | Bytes, options?: AnswerOptions): Classification;
+  /** classify, throwing the refusal kind's class; success and tool failures are returned. */
+  raiseForAnswer(answer: string | Bytes, options?: AnswerOptions): Classification;
+}
+
+/** Hot reload: tables swapped atomically; a table that fails never replaces the current one. */
+export class TableHandle {
+  constructor(table: Table, options?: { trustedKeys?: string | null });
+  current(): Table;
+  swap(table: Table): Table;
+  reload(source: string | URL | Bytes): Table;
+  readonly trustedKeyIds: string[] | null;
+  context(configuration: string, options?: ContextOptions): Context;
+}
+
+export function classify(answer: string | Bytes, options?: AnswerOptions & { table?: Table | null }): Classification;
+export function classifyEnvelope(data: string | Bytes, options?: AnswerOptions & { table?: Table | null }): Classification;
+export function classifyFile(path: string | URL, options?: AnswerOptions & { table?: Table | null }): Classification;
+/** classify, throwing the refusal kind's class for a refusal: success and tool failures never throw. */
+export function raiseForAnswer(answer: string | Bytes, options?: AnswerOptions & { table?: Table | null }): Classification;
+export const classifyOrThrow: typeof raiseForAnswer;
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: { toolgate: Refusal; decisionId?: string; tableDigest?: string };
+}
+/** The JSON-RPC error of a refused MCP tools/call (the runtime's `mcp::refusal_error`). */
+export function refusalError(
+  refusal: Refusal | import('./errors').PolicyViolation,
+  options?: { decisionId?: string | null; tableDigest?: string | null; stealth?: boolean },
+): RpcError;
+export function unknownToolError(name: string): RpcError;
+export function mcpRevision(): string;
+
+/** Every code the library exposes (the runtime's host::catalogue). */
+export function codes(): {
+  gates: { code: Reason; number: number; letter: string; message: string }[];
+  refusalKinds: { code: RefusalKind; class: 'configuration' | 'runtime'; retryable: boolean; action: string; message: string; exception: string }[];
+  roles: { name: Role; number: number }[];
+  statuses: { name: string; number: number; code?: string }[];
+  packed: { allowed: number; observedOnly: number; reasonShift: number; reasonBits: number };
+  maxFileBytes: number;
+};
+export function reasonMessage(code: Reason): string;
+export const GATE_ORDER: readonly Reason[];
+export const MAX_FILE_BYTES: number;
