@@ -47,8 +47,9 @@ if ($plain->unavailable('config0', 'user', 'k0', null, null) !== $want) {
     fwrite(STDERR, "the plain PHP gate disagrees with the table\n");
     exit(1);
 }
-if ($ctx->unavailableMap() !== array_column($want, 'reason', 'tool')) {
-    fwrite(STDERR, "unavailableMap disagrees\n");
+$columns = ['tools' => array_column($want, 'tool'), 'reasons' => array_column($want, 'reason')];
+if ($ctx->unavailableColumns() !== $columns) {
+    fwrite(STDERR, "unavailableColumns disagrees\n");
     exit(1);
 }
 if ($rows !== null) {
@@ -59,9 +60,9 @@ printf("meta\ttools\t%d\tunavailable\t%d\n", $n, count($want));
 bench('decide by name (FFI, Decision object)', 500_000, fn (int $i) => $ctx->decide($names[($i * 7919) % $n]));
 bench('isAllowed by name (FFI, bool)', 500_000, fn (int $i) => $ctx->isAllowed($names[($i * 7919) % $n]));
 bench('decide by name (plain PHP gate)', 500_000, fn (int $i) => $plain->decide($names[($i * 7919) % $n], 'config0', 'user', 'k0', null, null));
-bench('unavailable list (FFI, map tool => reason)', 5_000, fn () => $ctx->unavailableMap());
-bench('unavailable list (FFI, new context + map)', 5_000, fn () => $table->context('config0', Role::User, 'k0')->unavailableMap());
-// The previous unavailableMap(): two text columns, two explodes and an array_combine.
+bench('unavailable list (FFI, columns tools and reasons)', 5_000, fn () => $ctx->unavailableColumns());
+bench('unavailable list (FFI, new context + columns)', 5_000, fn () => $table->context('config0', Role::User, 'k0')->unavailableColumns());
+// Two text columns, two explodes and an array_combine (a map loses numeric names' types).
 $ptr = (fn () => $this->ptr)->call($ctx);
 bench('unavailable list (FFI, two columns => map)', 5_000, function () use ($ptr) {
     $s = Native::string('toolgate_unavailable_columns', $ptr);
@@ -107,7 +108,8 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             $listed[$name] = $reason;
         }
     }
-    if ($ctx->unavailableMap() !== $listed || array_column($want, 'reason', 'tool') !== $listed) {
+    $columns = $ctx->unavailableColumns();
+    if (array_combine($columns['tools'], $columns['reasons']) !== $listed || array_column($want, 'reason', 'tool') !== $listed) {
         $fail('the unavailable list differs from the runtime\'s');
     }
 
@@ -157,7 +159,7 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
     $k = $iters(intdiv(2_000_000, $n));
     $row('php', 'unavailable', $k, static function () use ($ctx, $k): void {
         for ($i = 0; $i < $k; $i++) {
-            $ctx->unavailableMap();
+            $ctx->unavailableColumns();
         }
     });
     $row('plain-php', 'decide', $passes * $n, static function () use ($plain, $seq, $passes): void {
