@@ -673,3 +673,24 @@ mod schema_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod docs_tests {
+    /// Every TOML example of docs/gateway.md that is a whole file (it
+    /// names `configuration`) is a valid configuration.
+    #[test]
+    fn the_documented_configurations_are_valid() {
+        let doc = include_str!("../../docs/gateway.md");
+        let mut checked = 0;
+        for block in doc.split("```toml\n").skip(1) {
+            let text = block.split("```").next().unwrap_or_default();
+            if !text.contains("configuration = ") {
+                continue;
+            }
+            super::Config::from_toml(text, std::path::Path::new("/srv"))
+                .unwrap_or_else(|e| panic!("{}\n{text}", e.render(std::path::Path::new("docs"))));
+            checked += 1;
+        }
+        assert_eq!(checked, 1);
+    }
+}
