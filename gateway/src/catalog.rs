@@ -121,9 +121,10 @@ impl Catalog {
         table: &'a Table,
         pins: &'a Pins,
     ) -> impl Iterator<Item = &'a Entry> + 'a {
+        let pins = pins.view(table);
         self.entries.iter().filter(move |e| {
             table.tool_id(&e.registry_name).is_some()
-                && pins.check(table, &e.registry_name, &e.digest) == Pin::Broken
+                && pins.check(&e.registry_name, &e.digest) == Pin::Broken
         })
     }
 

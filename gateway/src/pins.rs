@@ -78,6 +78,22 @@ pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, Strin
         .collect())
 }
 
+/// The pins for one table (`None`: pinning is off).
+pub struct PinView(Option<std::sync::Arc<Loaded>>);
+
+impl PinView {
+    /// Whether `digest` is the pinned definition of `name`.
+    pub fn check(&self, name: &str, digest: &str) -> Pin {
+        let Some(loaded) = &self.0 else {
+            return Pin::Holds;
+        };
+        match loaded.digests.as_ref().and_then(|d| d.get(name)) {
+            Some(pinned) if pinned == digest => Pin::Holds,
+            _ => Pin::Broken,
+        }
+    }
+}
+
 impl Pins {
     /// Pins from `file`, or none (pinning off) when `None`.
     pub fn new(file: Option<PathBuf>) -> Pins {
@@ -93,13 +109,12 @@ impl Pins {
 
     /// Whether `digest` is the pinned definition of `name` under `table`.
     pub fn check(&self, table: &Table, name: &str, digest: &str) -> Pin {
-        let Some(loaded) = self.for_table(table) else {
-            return Pin::Holds;
-        };
-        match loaded.digests.as_ref().and_then(|d| d.get(name)) {
-            Some(pinned) if pinned == digest => Pin::Holds,
-            _ => Pin::Broken,
-        }
+        self.view(table).check(name, digest)
+    }
+
+    /// The pins for `table`, looked up once for a whole listing.
+    pub fn view(&self, table: &Table) -> PinView {
+        PinView(self.for_table(table))
     }
 
     /// Whether the registry pairs with `table` (`Ok`), or why not.
