@@ -107,30 +107,8 @@ fn toolgate_auth_digest(key: &str) -> String {
         .collect()
 }
 
-const CRM_POLICY: &str = "remote-tools visible-to everyone
-
-# Customer records are public to the model here; the point is the profiles.
-group mcp_crm { class publicContent }
-
-tool mcp_crm_customer-360_lookup { enabled  not admin-only }
-tool mcp_crm_refund_issue { enabled  not admin-only }
-tool mcp_crm_notes_append { enabled  not admin-only }
-
-configuration support-chat {
-  groups [mcp_crm]
-}
-
-profile support-readonly {
-  allow [mcp_crm_customer-360_lookup, mcp_crm_notes_append]
-}
-
-profile billing {
-  allow [group mcp_crm]
-}
-
-consumer support-bot { profile support-readonly }
-consumer billing-bot { profile billing }
-";
+/// The policy over the crm server (also the Node gateway test's).
+const CRM_POLICY: &str = include_str!("fixtures/gateway/policy.tg");
 
 /// A project whose registry is what the crm server lists, imported live
 /// by `registry import-mcp --server crm`.
