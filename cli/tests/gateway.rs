@@ -250,8 +250,49 @@ async fn client(
     config.auth_header = Some(token.to_string());
     let transport = StreamableHttpClientTransport::from_config(config);
     let info = ClientConfig::new(Default::default(), Implementation::new("test-client", "1"))
-        .with_protocol_version(version);
-    info.serve(transport).await.expect("the MCP handshake")
+        .with_protocol_version(version.clone());
+    // 2026-07-28 has no handshake: the client discovers the server and sends
+    // each request on its own; the revision before it initializes a session.
+    let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        }
+    } else {
+        rmcp::service::ClientLifecycleMode::Initialize
+    };
+    rmcp::service::serve_client_with_lifecycle(info, transport, lifecycle)
+        .await
+        .expect("the MCP handshake")
+}
+
+/// A client handler that reports `notifications/tools/list_changed`.
+struct Notified {
+    tx: tokio::sync::mpsc::UnboundedSender<()>,
+    config: ClientConfig,
+}
+
+impl rmcp::ClientHandler for Notified {
+    fn on_tool_list_changed(
+        &self,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self.tx.send(());
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
+async fn listed_by<H: rmcp::ClientHandler>(c: &RunningService<RoleClient, H>) -> BTreeSet<String> {
+    c.peer()
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
 }
 
 async fn listed(c: &RunningService<RoleClient, ClientConfig>) -> BTreeSet<String> {
@@ -606,6 +647,30 @@ fn a_table_swapped_while_clients_work_governs_their_next_request() {
     runtime().block_on(async {
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
         assert!(call(&c, "mcp_crm_notes_append").await.is_ok());
+        // A client that is told of list changes (its handler counts them).
+        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let notified = Notified {
+            tx,
+            config: ClientConfig::new(Default::default(), Implementation::new("notified", "1"))
+                .with_protocol_version(ProtocolVersion::V_2025_11_25),
+        };
+        let mut transport_config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
+        transport_config.auth_header = Some(SUPPORT_KEY.to_string());
+        let watcher = notified
+            .serve(StreamableHttpClientTransport::from_config(transport_config))
+            .await
+            .expect("the MCP handshake");
+        assert_eq!(listed_by(&watcher).await.len(), 2);
+        // A 2026-07-28 client listens for them (subscriptions/listen).
+        let mut subscription = c
+            .peer()
+            .listen(
+                rmcp::model::SubscriptionFilter::builder()
+                    .tools_list_changed()
+                    .build(),
+            )
+            .await
+            .expect("subscriptions/listen is accepted");
         std::fs::write(
             project.join("policy.tg"),
             CRM_POLICY.replace(
@@ -632,6 +697,22 @@ fn a_table_swapped_while_clients_work_governs_their_next_request() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert_eq!(listed(&c).await, names(&["mcp_crm_customer-360_lookup"]));
+        // The new table was announced to the client.
+        tokio::time::timeout(Duration::from_secs(20), changes.recv())
+            .await
+            .expect("a list change announced within 20 s");
+        let note = tokio::time::timeout(Duration::from_secs(20), subscription.next())
+            .await
+            .expect("a list change announced on the subscription within 20 s")
+            .expect("the subscription is open");
+        assert!(
+            matches!(
+                note,
+                Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))
+            ),
+            "{note:?}"
+        );
+        let _ = watcher.cancel().await;
         let _ = c.cancel().await;
     });
     drop(gw);
@@ -859,4 +940,48 @@ fn a_jwks_url_is_fetched_at_start_and_its_keys_check_the_tokens() {
         let _ = c.cancel().await;
     });
     drop(gw);
+}
+
+/// A front proxy's header is the identity only from the proxy's address.
+#[test]
+fn a_trusted_header_counts_only_from_the_proxy() {
+    let project = crm_project("gw-header-project", &[]);
+    for (from, want) in [("127.0.0.1", 200), ("10.9.9.9", 403)] {
+        let dir = temp(&format!("gw-header-{want}"));
+        let cfg = config(&dir, &project, &crm_upstream(), "");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        let at = text.find("[identity]").unwrap();
+        let end = text.find("[limits]").unwrap();
+        let text = format!(
+            "{}[identity.trusted-header]\nconsumer = \"X-Forwarded-Consumer\"\nfrom = [\"{from}\"]\n\n{}",
+            &text[..at],
+            &text[end..]
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        runtime().block_on(async {
+            let (status, _, body) = post(
+                &gw.url,
+                &[("x-forwarded-consumer", "support-bot")],
+                list_request(),
+            )
+            .await;
+            assert_eq!(status, want, "{body}");
+            if want == 200 {
+                let v: Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(
+                    v["result"]["tools"].as_array().map(Vec::len),
+                    Some(2),
+                    "{v}"
+                );
+                // Without the header, no identity: refused, never unscoped.
+                let (status, _, body) = post(&gw.url, &[], list_request()).await;
+                assert_eq!(status, 403, "{body}");
+                assert_contains(&body, "header `x-forwarded-consumer` is missing");
+            } else {
+                assert_contains(&body, "only through the authenticating proxy (10.9.9.9)");
+            }
+        });
+        drop(gw);
+    }
 }
