@@ -149,6 +149,23 @@ impl Drop for Gateway {
 }
 
 impl Gateway {
+    /// Stop it as an operator does (SIGTERM) and wait for it to finish:
+    /// the requests in flight and the decision log.
+    fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        let o = Command::new("kill").args(["-TERM", &pid]).output().unwrap();
+        assert!(o.status.success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "the gateway stopped with {status}:\n{}", self.log());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the gateway did not stop within 20 s of SIGTERM");
+    }
+
     fn log(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
@@ -984,4 +1001,65 @@ fn a_trusted_header_counts_only_from_the_proxy() {
         });
         drop(gw);
     }
+}
+
+/// Stealth mode answers a refused tool exactly as an unknown one; the
+/// decision log and the metrics still say what was decided.
+#[test]
+fn stealth_hides_every_refusal_and_the_log_and_metrics_keep_the_truth() {
+    let dir = temp("gw-stealth");
+    let project = crm_project("gw-stealth-project", &[]);
+    let log = dir.join("decisions.jsonl");
+    let extra = format!(
+        "stealth = true\ndecision-log = {:?}\n",
+        log.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &crm_upstream(), &extra);
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(listed(&c).await.len(), 2);
+        let refused = call(&c, "mcp_crm_refund_issue").await.unwrap_err();
+        let unknown = call(&c, "mcp_crm_no_such_tool").await.unwrap_err();
+        assert_eq!(
+            refused,
+            json!({"code": -32602, "message": "Unknown tool: mcp_crm_refund_issue"})
+        );
+        assert_eq!(
+            unknown,
+            json!({"code": -32602, "message": "Unknown tool: mcp_crm_no_such_tool"})
+        );
+        let _ = c.cancel().await;
+        let metrics = reqwest::get(format!("{}/metrics", gw.url.trim_end_matches("/mcp")))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_contains(&metrics, "toolgate_gateway_listed_tools 3\n");
+        assert_contains(&metrics, "toolgate_gateway_unregistered_tools 0\n");
+        assert_contains(
+            &metrics,
+            "toolgate_decisions_total{configuration=\"support-chat\",reason=\"notInProfile\",stage=\"call\"} 1\n",
+        );
+    });
+    gw.stop();
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = records
+        .iter()
+        .find(|r| r["stage"] == "call" && r["input"]["resource"]["id"] == "mcp_crm_refund_issue")
+        .expect("the refused call is logged");
+    assert_eq!(call["result"]["decision"], false);
+    assert_eq!(call["result"]["context"]["reason"], "notInProfile");
+    assert_eq!(
+        call["input"]["subject"]["properties"]["consumer"],
+        "support-bot"
+    );
+    assert_eq!(call["path"], "mcp/tools/call");
+    assert_eq!(call["table_digest"].as_str().map(str::len), Some(64));
+    assert!(records.iter().any(|r| r["stage"] == "offer"));
 }
