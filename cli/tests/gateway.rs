@@ -158,7 +158,11 @@ impl Gateway {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
-                assert!(status.success(), "the gateway stopped with {status}:\n{}", self.log());
+                assert!(
+                    status.success(),
+                    "the gateway stopped with {status}:\n{}",
+                    self.log()
+                );
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));
