@@ -852,6 +852,22 @@ fn the_reference_servers_behind_the_gateway_list_exactly_what_they_forward() {
                 };
                 assert_eq!(forwarded, offered.contains(name), "{who} {name}: {answer:?}");
             }
+            if who == "review-bot" {
+                // A hidden remote tool (outside the profile, names visible to
+                // admins only) answers word for word as a name nobody has.
+                let hidden = call(&c, "mcp_git_git_commit").await.unwrap_err();
+                let nobody = call(&c, "mcp_git_git_commiT").await.unwrap_err();
+                let shown = |mut e: Value, name: &str| {
+                    e["data"]["decisionId"] = Value::Null;
+                    e.to_string().replace(name, "NAME")
+                };
+                assert_eq!(
+                    shown(hidden.clone(), "mcp_git_git_commit"),
+                    shown(nobody, "mcp_git_git_commiT"),
+                    "{hidden}"
+                );
+                assert_eq!(hidden["code"], -32602);
+            }
             let _ = c.cancel().await;
         }
         // Admins get all 15; users all but the admin-only git_reset; the
