@@ -1,14 +1,14 @@
 //! "Did you mean" over a million tool names: building the `SuggestIndex`,
 //! and 20 unknown names (10 near misses, 10 with no suggestion) answered by
-//! the index and by the linear `diagnostics::did_you_mean`, in the same run.
+//! the index and by the linear `toolgate_runtime::names::did_you_mean`, in the same run.
 //! Before timing, the bench checks that both give the same 20 answers.
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use toolgate_compiler::diagnostics::did_you_mean;
 use toolgate_compiler::suggest::SuggestIndex;
+use toolgate_runtime::names::did_you_mean;
 
 const TOOLS: usize = 1_000_000;
 
@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
         let fast = index.did_you_mean(q);
         assert_eq!(
             fast,
-            did_you_mean(q, names.iter().map(String::as_str)),
+            did_you_mean(q, names.iter().map(String::as_str)).map(str::to_string),
             "{q}"
         );
         assert_eq!(fast.is_some(), i < near.len(), "{q}: {fast:?}");

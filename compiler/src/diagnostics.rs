@@ -878,43 +878,9 @@ impl Problem {
     }
 }
 
-/// A closest match within a distance cap, for "did you mean". The cap is a
-/// third of the name's length (at least 1, at most 3), so short names do not
-/// suggest unrelated ones.
-pub fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<String> {
-    let cap = (name.chars().count() / 3).clamp(1, 3);
-    let lower = name.to_lowercase();
-    candidates
-        .into_iter()
-        .filter(|c| *c != name)
-        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))
-        .filter(|(d, _)| *d <= cap)
-        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)))
-        .map(|(_, c)| c.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn did_you_mean_is_capped() {
-        let names = ["delete_record", "read_source", "get_env_raw"];
-        assert_eq!(
-            did_you_mean("delete_recrod", names),
-            Some("delete_record".into())
-        );
-        assert_eq!(
-            did_you_mean("read_sourc", names),
-            Some("read_source".into())
-        );
-        assert_eq!(did_you_mean("shell_exec", names), None);
-        assert_eq!(did_you_mean("ab", ["ac", "zz"]), Some("ac".into()));
-        assert_eq!(did_you_mean("ab", ["xy"]), None);
-    }
 
     #[test]
     fn every_code_is_in_the_catalogue_once() {

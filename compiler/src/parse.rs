@@ -95,7 +95,7 @@ fn keyword_hint(token: &str, expected: &[String]) -> Option<String> {
         .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
         .filter(|k| k.chars().all(|c| c.is_ascii_alphabetic() || c == '-'))
         .collect();
-    let s = crate::diagnostics::did_you_mean(token, keywords.iter().copied())?;
+    let s = toolgate_runtime::names::did_you_mean(token, keywords.iter().copied())?;
     Some(format!("did you mean `{s}`?"))
 }
 

@@ -1,5 +1,5 @@
 //! "Did you mean" over very many names: [`SuggestIndex`] answers exactly what
-//! [`crate::diagnostics::did_you_mean`] answers over the same candidates, in
+//! [`toolgate_runtime::names::did_you_mean`] (the one "did you mean" rule) answers over the same candidates, in
 //! milliseconds over a million names instead of seconds.
 //!
 //! # The rule it reproduces
@@ -221,7 +221,7 @@ impl SuggestIndex {
         lo
     }
 
-    /// Exactly `diagnostics::did_you_mean(name, names)` for the indexed names.
+    /// Exactly `toolgate_runtime::names::did_you_mean(name, names)` for the indexed names.
     pub fn did_you_mean(&self, name: &str) -> Option<String> {
         let lowered = lower(name);
         // Distance 0: the same name in another case.
@@ -389,8 +389,8 @@ impl<'q> Walk<'q> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::did_you_mean;
     use proptest::prelude::*;
+    use toolgate_runtime::names::did_you_mean;
 
     /// The distance of the walk's rows, for comparison with strsim.
     fn row_distance(key: &str, query: &str) -> u32 {
@@ -414,7 +414,7 @@ mod tests {
     fn both(names: &[&str], name: &str) -> (Option<String>, Option<String>) {
         (
             SuggestIndex::new(names.iter().copied()).did_you_mean(name),
-            did_you_mean(name, names.iter().copied()),
+            did_you_mean(name, names.iter().copied()).map(str::to_string),
         )
     }
 
@@ -573,7 +573,7 @@ mod tests {
         ] {
             assert_eq!(
                 index.did_you_mean(q),
-                did_you_mean(q, names.iter().map(String::as_str)),
+                did_you_mean(q, names.iter().map(String::as_str)).map(str::to_string),
                 "{q}"
             );
         }
@@ -604,7 +604,7 @@ mod tests {
             for q in &all {
                 assert_eq!(
                     index.did_you_mean(q),
-                    did_you_mean(q, set.iter().copied()),
+                    did_you_mean(q, set.iter().copied()).map(str::to_string),
                     "{q} in {set:?}"
                 );
             }
@@ -690,7 +690,7 @@ mod tests {
             for q in &queries {
                 prop_assert_eq!(
                     index.did_you_mean(q),
-                    did_you_mean(q, names.iter().map(String::as_str)),
+                    did_you_mean(q, names.iter().map(String::as_str)).map(str::to_string),
                     "query {:?} over {:?}", q, names
                 );
             }
@@ -710,7 +710,7 @@ mod tests {
                 let q = mutate(&names[pick.index(names.len())], edits);
                 prop_assert_eq!(
                     index.did_you_mean(&q),
-                    did_you_mean(&q, names.iter().map(String::as_str)),
+                    did_you_mean(&q, names.iter().map(String::as_str)).map(str::to_string),
                     "query {:?}", q
                 );
             }

@@ -12,8 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::diagnostics::{did_you_mean, Problem, Severity, CATALOGUE};
+use crate::diagnostics::{Problem, Severity, CATALOGUE};
 use crate::source::{FileId, SourceMap, Span};
+use toolgate_runtime::names::did_you_mean;
 
 /// A code's level, from `[lints]`.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -105,7 +105,7 @@ fn answer_expectations() -> Vec<&'static str> {
 
 /// An expectation that is not among `known`: the message and a did-you-mean.
 fn unknown_expectation(expect: &str, known: &[&'static str], what: &str) -> (String, String) {
-    let help = match crate::diagnostics::did_you_mean(expect, known.iter().copied()) {
+    let help = match toolgate_runtime::names::did_you_mean(expect, known.iter().copied()) {
         Some(s) => format!("did you mean `{s}`? ({what}: {})", known.join(", ")),
         None => format!("{what}: {}", known.join(", ")),
     };

@@ -236,7 +236,8 @@ fn tg1008_unknown_configuration() {
         kind: RefKind::Configuration,
         name: "editor-caht".into(),
         span: Span::new(toolgate_compiler::source::FileId(2), 14..25),
-        suggestion: toolgate_compiler::diagnostics::did_you_mean("editor-caht", ["editor-chat"]),
+        suggestion: toolgate_runtime::names::did_you_mean("editor-caht", ["editor-chat"])
+            .map(str::to_string),
     };
     let d = p.diagnostic();
     assert_eq!(

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolgate_runtime::names::{near_miss, remote_name_problem};
+use toolgate_runtime::names::{did_you_mean, remote_name_problem};
 use toolgate_runtime::Role;
 
 /// The largest configuration file read.
@@ -321,7 +321,7 @@ impl Config {
             let help = message
                 .strip_prefix("unknown field `")
                 .and_then(|rest| rest.split('`').next())
-                .and_then(|k| near_miss(k, KEYS.iter().copied()))
+                .and_then(|k| did_you_mean(k, KEYS.iter().copied()))
                 .map(|k| format!("did you mean `{k}`?"));
             ConfigError {
                 at: e.span().map(|s| line_col(text, s.start)),

@@ -193,7 +193,7 @@ impl Table {
     /// Start a context for a configuration; refine it with the builder methods.
     pub fn context(&self, configuration: &str) -> Result<Context<'_>, ContextError> {
         let Some(&ci) = self.config_index.get(configuration) else {
-            let suggestion = crate::names::near_miss(configuration, self.configuration_names())
+            let suggestion = crate::names::did_you_mean(configuration, self.configuration_names())
                 .map(str::to_string);
             return Err(ContextError::UnknownConfiguration {
                 name: configuration.to_string(),

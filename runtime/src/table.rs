@@ -293,7 +293,7 @@ impl Table {
         if self.consumer_index.contains_key(name) {
             return Ok(());
         }
-        let near = crate::names::near_miss(name, self.consumer_names());
+        let near = crate::names::did_you_mean(name, self.consumer_names());
         let malformed =
             name.is_empty() || name.trim() != name || crate::names::first_invisible(name).is_some();
         if near.is_some() || malformed {

@@ -61,7 +61,7 @@ pub const MAX_NAME_BYTES: usize = 1024;
 /// Refuse a near miss of a known member among the unknown ones.
 pub fn check_members(extra: &Extra, known: &[&str], what: &str) -> Result<(), ApiError> {
     for key in extra.keys() {
-        if let Some(meant) = toolgate_runtime::names::near_miss(key, known.iter().copied()) {
+        if let Some(meant) = toolgate_runtime::names::did_you_mean(key, known.iter().copied()) {
             return Err(ApiError::bad(
                 "unknownMember",
                 format!(

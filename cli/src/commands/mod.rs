@@ -138,9 +138,9 @@ pub fn stored_run(path: &Path) -> Result<RunState, Failure> {
 }
 
 /// `; did you mean `x`?` when `name` is a near miss of one of `candidates`
-/// (the compiler's rule), else nothing.
+/// (the one rule, `toolgate_runtime::names::did_you_mean`), else nothing.
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    toolgate_compiler::diagnostics::did_you_mean(name, candidates)
+    toolgate_runtime::names::did_you_mean(name, candidates)
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default()
 }

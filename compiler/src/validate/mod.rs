@@ -29,11 +29,12 @@ mod zones;
 use std::collections::HashMap;
 
 use crate::ast::{self, Block, Name};
-use crate::diagnostics::{did_you_mean, NameKind, Problem, RefKind, Severity};
+use crate::diagnostics::{NameKind, Problem, RefKind, Severity};
 use crate::model::{self, Model};
 use crate::names::Lookalikes;
 use crate::registry::Registry;
 use crate::source::{FileId, SourceMap, Span};
+use toolgate_runtime::names::did_you_mean;
 
 /// A parsed policy file with the name it is shown under.
 pub struct Parsed<'a> {
@@ -293,7 +294,7 @@ impl<'a> Validator<'a> {
         name: &Name,
         candidates: impl IntoIterator<Item = &'c str>,
     ) {
-        let suggestion = did_you_mean(&name.text, candidates);
+        let suggestion = did_you_mean(&name.text, candidates).map(str::to_string);
         self.unknown_suggesting(kind, name, suggestion);
     }
 
