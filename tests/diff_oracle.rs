@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use toolgate_compiler::diff::{diff, Point};
+use toolgate_review::diff::{diff, Point};
 use toolgate_runtime::{Role, Table};
 
 #[path = "generator.rs"]

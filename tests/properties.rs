@@ -141,8 +141,8 @@ proptest! {
     fn formatting_never_changes_meaning_and_is_idempotent(w in world(), choices in prop::collection::vec(any::<u8>(), 1..64)) {
         let (reg, pol) = render(&w);
         let src = messy(&pol, &choices);
-        let once = toolgate_compiler::formatter::format(&src).expect("formats");
-        let twice = toolgate_compiler::formatter::format(&once).expect("formats again");
+        let once = toolgate_compiler::syntax::formatter::format(&src).expect("formats");
+        let twice = toolgate_compiler::syntax::formatter::format(&once).expect("formats again");
         prop_assert_eq!(&once, &twice, "fmt(fmt(x)) != fmt(x) for\n{}", src);
         prop_assert_eq!(spec_without_digests(&reg, &src), spec_without_digests(&reg, &once));
         // Every comment survives.

@@ -35,8 +35,8 @@ proptest! {
         let c = check(&text);
         prop_assert!(c.model.is_some() || !c.problems.is_empty());
         if c.model.is_some() {
-            let f = toolgate_compiler::formatter::format(&text).unwrap();
-            prop_assert_eq!(toolgate_compiler::formatter::format(&f).unwrap(), f.clone());
+            let f = toolgate_compiler::syntax::formatter::format(&text).unwrap();
+            prop_assert_eq!(toolgate_compiler::syntax::formatter::format(&f).unwrap(), f.clone());
         }
     }
 
@@ -50,7 +50,7 @@ proptest! {
 
     #[test]
     fn arbitrary_registries_never_panic(text in ".{0,300}") {
-        let f = toolgate_compiler::source::FileId(0);
+        let f = toolgate_compiler::syntax::source::FileId(0);
         let _ = toolgate_compiler::registry::load(f, &text, false);
         let _ = toolgate_compiler::registry::load(f, &text, true);
         let (r, _) = toolgate_compiler::registry::import_mcp(f, &text, "srv");
@@ -174,7 +174,7 @@ fn nesting_ten_thousand_deep_is_a_diagnostic_not_a_stack_overflow() {
         ),
     ] {
         let (_, p) = toolgate_compiler::registry::load(
-            toolgate_compiler::source::FileId(0),
+            toolgate_compiler::syntax::source::FileId(0),
             &registry,
             is_json,
         );

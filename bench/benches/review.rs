@@ -8,8 +8,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::source::FileId;
-use toolgate_compiler::{lower, noeffect, parse, registry, replay, validate};
+use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::{lints::no_effect, lower, registry, syntax::parse, validate};
+use toolgate_review::replay;
 use toolgate_runtime::log::DecisionLog;
 use toolgate_runtime::{Role, Table};
 
@@ -34,7 +35,7 @@ fn lint(c: &mut Criterion) {
             b.iter(|| black_box(project.check()))
         });
         g.bench_with_input(BenchmarkId::new("lint_alone", &id), &id, |b, _| {
-            b.iter(|| black_box(noeffect::lint(&model, &reg, &parsed)))
+            b.iter(|| black_box(no_effect::lint(&model, &reg, &parsed)))
         });
     }
     g.finish();

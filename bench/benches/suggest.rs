@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use toolgate_compiler::suggest::SuggestIndex;
+use toolgate_compiler::validate::suggest::SuggestIndex;
 use toolgate_runtime::names::did_you_mean;
 
 const TOOLS: usize = 1_000_000;

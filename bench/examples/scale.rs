@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 use std::time::Instant;
-use toolgate_compiler::source::FileId;
+use toolgate_compiler::syntax::source::FileId;
 use toolgate_compiler::{lower, project::Project, registry};
 use toolgate_runtime::{Role, Table};
 
@@ -137,7 +137,7 @@ fn main() {
     println!("unavailable     {:>8.3} ms  ({n} refused; best of 5)", best);
     if std::env::var("TOOLGATE_SKIP_DIFF").is_err() {
         let t = Instant::now();
-        let d = toolgate_compiler::diff::diff(&table, &table);
+        let d = toolgate_review::diff::diff(&table, &table);
         row("diff", tools, configs, ms(t));
         println!(
             "diff (self)     {:>8.1} ms  ({} decisions)",

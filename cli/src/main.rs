@@ -9,6 +9,7 @@ mod grid;
 mod io;
 mod mcp_client;
 mod progress;
+mod schemas;
 
 use commands::{
     check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, review, run,

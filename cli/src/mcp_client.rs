@@ -11,7 +11,7 @@ use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt;
-use toolgate_compiler::mcp_pages::Pages;
+use toolgate_compiler::registry::mcp_pages::Pages;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ impl std::fmt::Display for Endpoint {
 const STDERR_TAIL: usize = 2048;
 
 /// Every tool the server lists (all pages, within the bounds of
-/// `toolgate_compiler::mcp_pages`), as the JSON text of a `tools/list`
+/// `toolgate_compiler::registry::mcp_pages`), as the JSON text of a `tools/list`
 /// result (`{"tools": [...]}`). The whole exchange, start-up and handshake
 /// included, is bounded by `timeout`; a started server is stopped before
 /// this returns.

@@ -2,7 +2,7 @@
 //! (overrides separate from registry defaults). `lower` compiles it into a
 //! decision table; the reference interpreter in tests/ reads it directly.
 
-pub use crate::ast::{Audience, Enforcement, Unprofiled};
+pub use crate::syntax::ast::{Audience, Enforcement, Unprofiled};
 
 /// The ladder and zones a policy gets when it declares none (nr_llm's).
 pub const DEFAULT_CLASSES: [&str; 6] = [

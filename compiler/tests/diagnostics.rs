@@ -106,7 +106,7 @@ fn tg0001_syntax_error_at_end_of_file() {
 
 #[test]
 fn tg0002_input_too_large() {
-    let big = "# ".repeat(toolgate_compiler::parse::MAX_POLICY_BYTES / 2 + 1);
+    let big = "# ".repeat(toolgate_compiler::syntax::parse::MAX_POLICY_BYTES / 2 + 1);
     let (_, d) = run(reg(), &big, "TG0002");
     assert!(d[0]
         .message
@@ -230,12 +230,12 @@ fn tg1007_unknown_profile() {
 fn tg1008_unknown_configuration() {
     // Configurations are referenced from outside the policy: the CLI and test files.
     use toolgate_compiler::diagnostics::{Problem, RefKind};
-    use toolgate_compiler::source::Span;
+    use toolgate_compiler::syntax::source::Span;
     let project = Project::from_texts(reg(), &[("policy.tg", "configuration editor-chat { }")]);
     let p = Problem::Unknown {
         kind: RefKind::Configuration,
         name: "editor-caht".into(),
-        span: Span::new(toolgate_compiler::source::FileId(2), 14..25),
+        span: Span::new(toolgate_compiler::syntax::source::FileId(2), 14..25),
         suggestion: toolgate_runtime::names::did_you_mean("editor-caht", ["editor-chat"])
             .map(str::to_string),
     };
@@ -429,8 +429,10 @@ configuration \"b#x\" { exclude [gone_three] }
         .iter()
         .map(|s| {
             let at = match s.by {
-                toolgate_compiler::suppress::By::Comment(span) => project.sources.text(span),
-                toolgate_compiler::suppress::By::Manifest(_) => "manifest",
+                toolgate_compiler::diagnostics::suppress::By::Comment(span) => {
+                    project.sources.text(span)
+                }
+                toolgate_compiler::diagnostics::suppress::By::Manifest(_) => "manifest",
             };
             (s.problem.code(), project.sources.text(s.problem.span()), at)
         })
@@ -688,7 +690,7 @@ fn tg4003_duplicate_registry_tool() {
 /// (the MCP import and sync); snapshot both renderings.
 fn case_of(
     code: &str,
-    sources: &toolgate_compiler::source::SourceMap,
+    sources: &toolgate_compiler::syntax::source::SourceMap,
     problems: &[toolgate_compiler::diagnostics::Problem],
     spanned: &str,
     message: &str,
@@ -716,7 +718,7 @@ fn case_of(
 fn tg4006_server_lists_twice() {
     use toolgate_compiler::registry::import_mcp;
     let answer = "{\"tools\": [\n  {\"name\": \"lookup\"},\n  {\"name\": \"export\"},\n  {\"name\": \"lookup\", \"description\": \"again\"}\n]}\n";
-    let mut sources = toolgate_compiler::source::SourceMap::new();
+    let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
     let id = sources.add("tools-list.json", answer);
     let (reg, problems) = import_mcp(id, answer, "crm");
     // The first entry is kept, so what is returned holds each name once.
@@ -736,10 +738,10 @@ fn tg4006_server_lists_twice() {
 
 #[test]
 fn tg4007_remote_name_collision() {
-    use toolgate_compiler::{mcp_sync, registry};
+    use toolgate_compiler::{registry, registry::mcp_sync};
     let reg = "[[tool]]\nname = \"mcp_a_b_c\"\ngroup = \"mcp_a\"\nserver = \"a\"\n";
     let answer = "{\"tools\": [{\"name\": \"c\"}, {\"name\": \"d\"}]}";
-    let mut sources = toolgate_compiler::source::SourceMap::new();
+    let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
     let rid = sources.add("registry.toml", reg);
     let aid = sources.add("tools-list.json", answer);
     let (current, p) = registry::load(rid, reg, false);
@@ -1069,7 +1071,7 @@ fn a_project_loads_over_an_overlay_and_reuses_an_unchanged_registry() {
     assert_eq!(codes(&edited), ["TG1009"]);
     // Over the policy limit in the overlay: TG0002, as on disk.
     let huge = |p: &std::path::Path| {
-        (p == policy).then(|| "#".repeat(toolgate_compiler::parse::MAX_POLICY_BYTES + 1))
+        (p == policy).then(|| "#".repeat(toolgate_compiler::syntax::parse::MAX_POLICY_BYTES + 1))
     };
     let big = Project::load_with(&dir, &huge).unwrap();
     assert_eq!(codes(&big), ["TG0002"]);

@@ -1,7 +1,7 @@
 //! The formatter: what parses formats, idempotently, to the same meaning.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use toolgate_compiler::formatter::format;
+use toolgate_compiler::syntax::formatter::format;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

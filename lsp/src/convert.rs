@@ -11,7 +11,7 @@ use lsp_types::{
 use toolgate_compiler::diagnostics::{Diagnostic as Finding, Severity};
 use toolgate_compiler::project::ProjectError;
 use toolgate_compiler::report::catalogue_url;
-use toolgate_compiler::source::{SourceMap, Span};
+use toolgate_compiler::syntax::source::{SourceMap, Span};
 
 use crate::text::LineIndex;
 use crate::workspace::url_of;

@@ -22,7 +22,7 @@ use lsp_types::{
 };
 use serde_json::Value;
 use toolgate_compiler::diagnostics::NameKind;
-use toolgate_compiler::formatter;
+use toolgate_compiler::syntax::formatter;
 
 use crate::index::Index;
 use crate::text::LineIndex;

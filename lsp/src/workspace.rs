@@ -12,7 +12,7 @@ use toolgate_compiler::diagnostics::Problem;
 use toolgate_compiler::model::Model;
 use toolgate_compiler::project::{Project, RegistryCache, MANIFEST};
 use toolgate_compiler::registry::Registry;
-use toolgate_compiler::{lower, parse};
+use toolgate_compiler::{lower, syntax::parse};
 use toolgate_runtime::Table;
 
 use crate::convert;
@@ -90,11 +90,11 @@ impl ProjectState {
     }
 
     /// The `FileId` of a canonical path in the current project.
-    pub fn file_id(&self, path: &Path) -> Option<toolgate_compiler::source::FileId> {
+    pub fn file_id(&self, path: &Path) -> Option<toolgate_compiler::syntax::source::FileId> {
         self.paths
             .iter()
             .position(|p| p == path)
-            .map(|i| toolgate_compiler::source::FileId(i as u32))
+            .map(|i| toolgate_compiler::syntax::source::FileId(i as u32))
     }
 }
 
@@ -164,7 +164,7 @@ impl Workspace {
         if path.extension().is_none_or(|e| e != "tg") {
             return Vec::new();
         }
-        let mut sources = toolgate_compiler::source::SourceMap::new();
+        let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
         let id = sources.add(path.to_string_lossy(), text.as_str());
         let diags = match parse::parse_policy(id, text) {
             Ok(_) => Vec::new(),

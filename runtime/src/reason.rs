@@ -2,78 +2,98 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Why a tool is not offered or a call may not run. The declaration order is
-/// the gate order: the first refusing gate names the reason.
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Reason {
-    /// The name is not in the registry.
-    NotRegistered,
-    /// The tool, or its group, is switched off.
-    ToolDisabled,
-    /// Admin-only tool, and the user is not an admin (no user counts as not admin).
-    RequiresAdmin,
-    /// The consumer's MCP access profile does not hold the tool.
-    NotInProfile,
-    /// Outside the configuration's allowed groups or the run's skill allow-list.
-    ConfigurationGroup,
-    /// The configuration (or the run, from its start) excludes the tool.
-    ConfigurationExcluded,
-    /// The tool's data class is above the ceiling of the provider's trust zone.
-    TrustZone,
+/// The gates, one row each, in THE gate order (the first refusing gate
+/// names the reason): the variant and its doc, the stable code (JSON), the
+/// corpus letter (docs/conformance.md), the exception a host raises (Python
+/// and TypeScript; PHP adds `Exception`), and the short text for people and
+/// models, which speaks of its own gate only. Everything a host or a schema
+/// knows of a gate follows from this table: [`Reason`], [`GATE_ORDER`], the
+/// numbers (`Reason::number`, the C ABI's `TOOLGATE_REASON_*` asserted
+/// against them), the packed layouts (`host::codes::packed`, checked at
+/// compile time to hold every gate), the catalogue hosts generate their
+/// exception classes from, and the JSON Schemas (derived from the enum).
+macro_rules! gates {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $letter:literal, $exception:literal, $message:literal; )*) => {
+        /// Why a tool is not offered or a call may not run. The declaration
+        /// order is the gate order.
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub enum Reason {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        /// THE gate order: the rows of the gate table, in order.
+        pub const GATE_ORDER: [Reason; [$($code),*].len()] = [$(Reason::$variant),*];
+
+        impl Reason {
+            /// The stable code, as in JSON.
+            pub fn code(self) -> &'static str {
+                match self { $(Reason::$variant => $code,)* }
+            }
+
+            /// A short text for people and models. It speaks of this gate
+            /// only: it never mentions a gate later in the order.
+            pub fn message(self) -> &'static str {
+                match self { $(Reason::$variant => $message,)* }
+            }
+
+            /// The one-letter code of the conformance corpus' compact
+            /// decisions (docs/conformance.md).
+            pub fn letter(self) -> char {
+                match self { $(Reason::$variant => $letter,)* }
+            }
+
+            /// The name of the exception a host raises for a refusal by this
+            /// gate (`RefusalKind::exception_name`).
+            pub fn exception_name(self) -> &'static str {
+                match self { $(Reason::$variant => $exception,)* }
+            }
+        }
+    };
 }
 
-/// THE gate order. Cheapest and least revealing first; `notInProfile` sits
-/// after `requiresAdmin` and before `configurationGroup`: it is an identity
-/// gate (who is asking), decided per consumer and tool before any call, like
-/// the admin gate, and a profile refusal must not reveal the configuration's
-/// groups, exclusions or trust zone.
-pub const GATE_ORDER: [Reason; 7] = [
-    Reason::NotRegistered,
-    Reason::ToolDisabled,
-    Reason::RequiresAdmin,
-    Reason::NotInProfile,
-    Reason::ConfigurationGroup,
-    Reason::ConfigurationExcluded,
-    Reason::TrustZone,
-];
+// Cheapest and least revealing first; `notInProfile` sits after
+// `requiresAdmin` and before `configurationGroup`: it is an identity gate
+// (who is asking), decided per consumer and tool before any call, like the
+// admin gate, and a profile refusal must not reveal the configuration's
+// groups, exclusions or trust zone (docs/gate-semantics.md, the gate order).
+gates! {
+    /// The name is not in the registry.
+    NotRegistered = "notRegistered", 'n', "NotRegistered",
+        "no tool of this name is registered";
+    /// The tool, or its group, is switched off.
+    ToolDisabled = "toolDisabled", 'd', "ToolDisabled",
+        "switched off by an administrator";
+    /// Admin-only tool, and the user is not an admin (no user counts as not admin).
+    RequiresAdmin = "requiresAdmin", 'a', "RequiresAdmin",
+        "only administrators may use it";
+    /// The consumer's MCP access profile does not hold the tool.
+    NotInProfile = "notInProfile", 'p', "ToolNotInProfile",
+        "not in this consumer's access profile";
+    /// Outside the configuration's allowed groups or the run's skill allow-list.
+    ConfigurationGroup = "configurationGroup", 'g', "ConfigurationGroup",
+        "not among the tools this configuration allows";
+    /// The configuration (or the run, from its start) excludes the tool.
+    ConfigurationExcluded = "configurationExcluded", 'x', "ConfigurationExcluded",
+        "excluded by this configuration";
+    /// The tool's data class is above the ceiling of the provider's trust zone.
+    TrustZone = "trustZone", 'z', "TrustZone",
+        "its data is more sensitive than this provider may receive";
+}
+
+// A host number is a byte (`Reason::number`), and every number and 0 must
+// fit the packed layouts' reason bits (`host::codes::packed`, checked there).
+const _: () = assert!(GATE_ORDER.len() < u8::MAX as usize);
 
 /// For one 64-tool word, the tools each gate refuses, indexed by gate rank.
-/// Sized by [`GATE_ORDER`]: adding a gate is one entry there (and its case in
-/// [`Reason`]); every array of per-gate masks follows.
+/// Sized by [`GATE_ORDER`]: adding a gate is one row of the gate table;
+/// every array of per-gate masks follows.
 pub type GateMasks = [u64; GATE_ORDER.len()];
 
 impl Reason {
-    /// The stable code, as in JSON.
-    pub fn code(self) -> &'static str {
-        match self {
-            Reason::NotRegistered => "notRegistered",
-            Reason::ToolDisabled => "toolDisabled",
-            Reason::RequiresAdmin => "requiresAdmin",
-            Reason::NotInProfile => "notInProfile",
-            Reason::ConfigurationGroup => "configurationGroup",
-            Reason::ConfigurationExcluded => "configurationExcluded",
-            Reason::TrustZone => "trustZone",
-        }
-    }
-
     pub fn from_code(code: &str) -> Option<Reason> {
         GATE_ORDER.iter().copied().find(|r| r.code() == code)
-    }
-
-    /// A short text for people and models. It speaks of this gate only: it
-    /// never mentions a gate later in the order.
-    pub fn message(self) -> &'static str {
-        match self {
-            Reason::NotRegistered => "no tool of this name is registered",
-            Reason::ToolDisabled => "switched off by an administrator",
-            Reason::RequiresAdmin => "only administrators may use it",
-            Reason::NotInProfile => "not in this consumer's access profile",
-            Reason::ConfigurationGroup => "not among the tools this configuration allows",
-            Reason::ConfigurationExcluded => "excluded by this configuration",
-            Reason::TrustZone => "its data is more sensitive than this provider may receive",
-        }
     }
 
     /// Position in [`GATE_ORDER`].
@@ -90,20 +110,6 @@ impl Reason {
     /// The reason of a host number; 0 and numbers past the gates are `None`.
     pub fn from_number(n: u8) -> Option<Reason> {
         GATE_ORDER.get(usize::from(n).checked_sub(1)?).copied()
-    }
-
-    /// The one-letter code of the conformance corpus' compact decisions
-    /// (docs/conformance.md).
-    pub fn letter(self) -> char {
-        match self {
-            Reason::NotRegistered => 'n',
-            Reason::ToolDisabled => 'd',
-            Reason::RequiresAdmin => 'a',
-            Reason::NotInProfile => 'p',
-            Reason::ConfigurationGroup => 'g',
-            Reason::ConfigurationExcluded => 'x',
-            Reason::TrustZone => 'z',
-        }
     }
 }
 
@@ -124,6 +130,10 @@ mod tests {
             assert_eq!(Reason::from_code(r.code()), Some(*r));
             assert_eq!(Reason::from_number(r.number()), Some(*r));
         }
+        let letters: std::collections::BTreeSet<char> = GATE_ORDER.iter().map(|r| r.letter()).collect();
+        let exceptions: std::collections::BTreeSet<&str> =
+            GATE_ORDER.iter().map(|r| r.exception_name()).collect();
+        assert_eq!((letters.len(), exceptions.len()), (GATE_ORDER.len(), GATE_ORDER.len()));
         assert_eq!(Reason::from_number(0), None);
         assert_eq!(Reason::from_number(GATE_ORDER.len() as u8 + 1), None);
     }

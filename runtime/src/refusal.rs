@@ -110,13 +110,7 @@ impl RefusalKind {
     /// hierarchy is generated from these names.
     pub fn exception_name(self) -> &'static str {
         match self {
-            RefusalKind::Gate(Reason::NotRegistered) => "NotRegistered",
-            RefusalKind::Gate(Reason::ToolDisabled) => "ToolDisabled",
-            RefusalKind::Gate(Reason::RequiresAdmin) => "RequiresAdmin",
-            RefusalKind::Gate(Reason::NotInProfile) => "ToolNotInProfile",
-            RefusalKind::Gate(Reason::ConfigurationGroup) => "ConfigurationGroup",
-            RefusalKind::Gate(Reason::ConfigurationExcluded) => "ConfigurationExcluded",
-            RefusalKind::Gate(Reason::TrustZone) => "TrustZone",
+            RefusalKind::Gate(r) => r.exception_name(),
             RefusalKind::ContentPolicy => "ContentPolicyViolation",
             RefusalKind::Policy => "PolicyRefused",
             RefusalKind::DefinitionChanged => "DefinitionChanged",

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::{report, source::SourceMap};
+use toolgate_compiler::{report, syntax::source::SourceMap};
 
 use super::Res;
 use crate::io::{
@@ -38,7 +38,7 @@ pub fn fmt(a: FmtArgs) -> Res {
                 .is_some_and(|n| n == toolgate_compiler::project::MANIFEST)
         {
             // A directory holding projects: every project below it.
-            for dir in toolgate_compiler::discover::projects(Some(p))? {
+            for dir in toolgate_compiler::project::discover::projects(Some(p))? {
                 files.extend(Project::load(&dir)?.policy_files());
             }
         } else {
@@ -57,7 +57,7 @@ pub fn fmt(a: FmtArgs) -> Res {
     for (f, writable) in &files {
         let text = String::from_utf8(read_file_capped(
             f,
-            toolgate_compiler::parse::MAX_POLICY_BYTES,
+            toolgate_compiler::syntax::parse::MAX_POLICY_BYTES,
         )?)
         .map_err(|_| Failure::Usage(format!("{}: not UTF-8", f.display())))?;
         // Windows line endings are read, and kept: the formatter sees LF.
@@ -67,7 +67,7 @@ pub fn fmt(a: FmtArgs) -> Res {
         } else {
             text.clone()
         };
-        let formatted = match toolgate_compiler::formatter::format(&lf) {
+        let formatted = match toolgate_compiler::syntax::formatter::format(&lf) {
             Ok(t) if crlf => t.replace('\n', "\r\n"),
             Ok(t) => t,
             Err(problem) => {

@@ -150,11 +150,11 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 /// its manifest.
 pub fn project_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     if paths.is_empty() {
-        return Ok(toolgate_compiler::discover::projects(None)?);
+        return Ok(toolgate_compiler::project::discover::projects(None)?);
     }
     let mut out = Vec::new();
     for p in paths {
-        out.extend(toolgate_compiler::discover::projects(Some(p))?);
+        out.extend(toolgate_compiler::project::discover::projects(Some(p))?);
     }
     Ok(out)
 }

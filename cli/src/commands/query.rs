@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use toolgate_compiler::readout::Explained;
-use toolgate_compiler::{registry, report, source::SourceMap};
+use toolgate_compiler::{registry, report, syntax::source::SourceMap};
+use toolgate_review::readout::Explained;
 use toolgate_runtime::names::escape;
 use toolgate_runtime::{
     Context, Decision, GateOutcome, LiveTool, LiveToolSpec, Reason, Role, Table,

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use toolgate_compiler::diff::Diff;
-use toolgate_compiler::replay::{self, Replay};
+use toolgate_review::diff::Diff;
+use toolgate_review::replay::{self, Replay};
 use toolgate_runtime::Table;
 
 use super::review::DiffFormat;

@@ -151,7 +151,7 @@ pub fn diff(a: DiffArgs) -> Res {
         .filter(|c| old.configuration(c).is_some())
         .count();
     let bar = crate::progress::Progress::new(shared as u64, "diff");
-    let d = toolgate_compiler::diff::diff_with_progress(&old, &new, &|| bar.tick());
+    let d = toolgate_review::diff::diff_with_progress(&old, &new, &|| bar.tick());
     drop(bar);
     let mut replay_widened = 0;
     match (&a.replay, a.format) {
@@ -175,7 +175,7 @@ pub fn diff(a: DiffArgs) -> Res {
 /// narrowings green, reason changes yellow.
 fn paint_diff(text: &str) -> String {
     use crate::io::{paint, style};
-    use toolgate_compiler::diff::ChangeKind;
+    use toolgate_review::diff::ChangeKind;
     let kinds = [
         (ChangeKind::Widened, style::BAD),
         (ChangeKind::Narrowed, style::GOOD),
@@ -222,10 +222,8 @@ pub fn snapshot(a: SnapshotArgs) -> Res {
 /// Write (or check) one project's snapshot.
 fn snapshot_one(project: &Path, a: &SnapshotArgs) -> Res {
     let table = load_table(project, None)?;
-    let lines = toolgate_compiler::snapshot::line_count(&table);
-    let limit = a
-        .max_lines
-        .unwrap_or(toolgate_compiler::snapshot::MAX_LINES);
+    let lines = toolgate_review::snapshot::line_count(&table);
+    let limit = a.max_lines.unwrap_or(toolgate_review::snapshot::MAX_LINES);
     if lines > limit {
         return Err(Failure::Usage(format!(
             "the snapshot would hold {} lines (configurations x roles x consumers x tools), over the limit of {}; give --max-lines {lines} to write it anyway, or review changes with `toolgate diff`",
@@ -235,12 +233,12 @@ fn snapshot_one(project: &Path, a: &SnapshotArgs) -> Res {
     }
     let bar =
         crate::progress::Progress::new(table.configuration_names().count() as u64, "snapshot");
-    let text = toolgate_compiler::snapshot::snapshot_with_progress(&table, &|| bar.tick());
+    let text = toolgate_review::snapshot::snapshot_with_progress(&table, &|| bar.tick());
     drop(bar);
     let path = a
         .output
         .clone()
-        .unwrap_or_else(|| project.join(toolgate_compiler::snapshot::FILE_NAME));
+        .unwrap_or_else(|| project.join(toolgate_review::snapshot::FILE_NAME));
     if a.output.is_none() {
         // The default file lies in the project: a symlink there that leaves
         // it is neither read (its lines would be echoed) nor written through.
@@ -283,22 +281,22 @@ fn snapshot_one(project: &Path, a: &SnapshotArgs) -> Res {
 
 pub fn test(a: TestArgs) -> Res {
     a.out.apply();
-    use toolgate_compiler::testing;
+    use toolgate_review::policy_tests;
     let paths = project_paths(&a.paths)?;
     let want_coverage = a.coverage || a.threshold.is_some();
-    let mut report = testing::Report::default();
+    let mut report = policy_tests::Report::default();
     // Nothing covered of nothing reachable yet: 100%, as `coverage` says.
-    let mut cov = testing::Coverage {
+    let mut cov = policy_tests::Coverage {
         percent: 100.0,
-        ..testing::Coverage::default()
+        ..policy_tests::Coverage::default()
     };
     let bar = crate::progress::Progress::new(paths.len() as u64, "test");
     for p in &paths {
         bar.label(&format!("test {}", project_name(p)));
         let table = load_table(p, None)?;
-        let files = testing::test_files(p);
+        let files = policy_tests::test_files(p);
         let mut covered = std::collections::BTreeSet::new();
-        let r = testing::run(&table, &files, &mut covered);
+        let r = policy_tests::run(&table, &files, &mut covered);
         report.passed += r.passed;
         report.failed += r.failed;
         report.cases.extend(r.cases);
@@ -309,7 +307,7 @@ pub fn test(a: TestArgs) -> Res {
             } else {
                 String::new()
             };
-            cov.add(testing::coverage(&table, &covered), &prefix);
+            cov.add(policy_tests::coverage(&table, &covered), &prefix);
         }
         bar.tick();
     }

@@ -1,11 +1,11 @@
 //! `schema`: the JSON Schemas of the JSON outputs (docs/schemas/), derived
-//! from the types that are serialised (`toolgate_compiler::schemas`).
+//! from the types that are serialised (`crate::schemas`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::schemas::{self, Output, OUTPUTS};
 use clap::Args;
-use toolgate_compiler::schemas::{self, Output, OUTPUTS};
 
 use super::{did_you_mean, Res};
 use crate::io::{write_atomic, write_out, Failure};

@@ -1,7 +1,7 @@
 //! `show`: readouts of a tool or a configuration.
 
 use clap::Subcommand;
-use toolgate_compiler::readout::{ConfigReadout, ToolOrigin, ToolReadout};
+use toolgate_review::readout::{ConfigReadout, ToolOrigin, ToolReadout};
 
 use super::{did_you_mean, OutFormat, Res, SourceArgs};
 use crate::grid::{fields, list_or_dash};
@@ -162,7 +162,7 @@ mod bulk {
     use std::fmt::Write as _;
 
     use serde::Serialize;
-    use toolgate_compiler::readout::{ConfigRow, ExclusionRow, ToolRow};
+    use toolgate_review::readout::{ConfigRow, ExclusionRow, ToolRow};
     use toolgate_runtime::Table;
 
     use super::super::{OutFormat, Res, SourceArgs};

@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use super::settings::Defined;
 use super::{texts, Once, Scope, Validator};
-use crate::ast::{self, Block, Name, Prop};
 use crate::diagnostics::{Problem, RefKind};
 use crate::model;
-use crate::source::FileId;
+use crate::syntax::ast::{self, Block, Name, Prop};
+use crate::syntax::source::FileId;
 
 impl<'a> Validator<'a> {
     /// The configurations, in order of definition.

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 
 use super::{Defs, Once, Validator};
-use crate::ast::{self, Prop};
 use crate::diagnostics::{NameKind, Problem};
 use crate::model;
-use crate::source::Span;
+use crate::syntax::ast::{self, Prop};
+use crate::syntax::source::Span;
 use toolgate_runtime::classify;
 use toolgate_runtime::pattern::{self, Capture};
 use toolgate_runtime::spec::RuleOutcome;

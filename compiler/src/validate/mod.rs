@@ -19,21 +19,23 @@
 //! place a repeat is reported (TG2003 when it says the same, TG2002 when not).
 
 mod configurations;
+pub mod confusables;
 mod gateways;
 mod profiles;
 mod settings;
 mod skills;
+pub mod suggest;
 mod tools;
 mod zones;
 
 use std::collections::HashMap;
 
-use crate::ast::{self, Block, Name};
 use crate::diagnostics::{NameKind, Problem, RefKind, Severity};
 use crate::model::{self, Model};
-use crate::names::Lookalikes;
 use crate::registry::Registry;
-use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::ast::{self, Block, Name};
+use crate::syntax::source::{FileId, SourceMap, Span};
+use crate::validate::confusables::Lookalikes;
 use toolgate_runtime::names::did_you_mean;
 
 /// A parsed policy file with the name it is shown under.
@@ -53,13 +55,14 @@ pub fn validate(
     let mut v = Validator {
         sources,
         registry,
-        problems: crate::names::registry_problems(registry),
+        problems: crate::validate::confusables::registry_problems(registry),
     };
     for p in policies {
-        v.problems.extend(crate::names::invisible_in_policy(
-            p.file,
-            &sources.get(p.file).text,
-        ));
+        v.problems
+            .extend(crate::validate::confusables::invisible_in_policy(
+                p.file,
+                &sources.get(p.file).text,
+            ));
     }
     let model = v.run(policies, provenance);
     // An error that a suppression may acknowledge keeps the model: whether it
@@ -99,7 +102,7 @@ struct Scope<'a> {
     tool_names: Vec<&'a str>,
     /// The index over `tool_names` answering "did you mean", built the first
     /// time a tool name is unknown (a clean policy never pays for it).
-    suggest: std::cell::OnceCell<crate::suggest::SuggestIndex>,
+    suggest: std::cell::OnceCell<crate::validate::suggest::SuggestIndex>,
     /// Registered names by confusable skeleton (TG1011).
     lookalikes: Lookalikes<'a>,
     /// The zones and, per `zone` block, the span its ceiling is reported at (zones).
@@ -147,7 +150,9 @@ impl<'a> Scope<'a> {
     /// million tools, milliseconds for twenty unknown names, not seconds.
     fn suggest_tool(&self, name: &str) -> Option<String> {
         self.suggest
-            .get_or_init(|| crate::suggest::SuggestIndex::new(self.tool_names.iter().copied()))
+            .get_or_init(|| {
+                crate::validate::suggest::SuggestIndex::new(self.tool_names.iter().copied())
+            })
             .did_you_mean(name)
     }
 }
@@ -323,7 +328,7 @@ impl<'a> Validator<'a> {
                     name: name.text.clone(),
                     span: name.span,
                     registered: registered.to_string(),
-                    detail: crate::names::describe(&name.text),
+                    detail: crate::validate::confusables::describe(&name.text),
                 });
                 true
             }

@@ -1,10 +1,10 @@
 //! Profiles (what a consumer may be offered) and consumers (a profile each).
 
 use super::{Defs, Once, Scope, Validator};
-use crate::ast::{self, Prop};
 use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
-use crate::source::Span;
+use crate::syntax::ast::{self, Prop};
+use crate::syntax::source::Span;
 
 impl<'a> Validator<'a> {
     /// The profiles, in order of definition.
@@ -88,7 +88,7 @@ impl<'a> Validator<'a> {
                                 name: format!("{}*", n.text),
                                 span: n.span,
                                 registered: registered.to_string(),
-                                detail: crate::names::describe(&n.text),
+                                detail: crate::validate::confusables::describe(&n.text),
                             },
                             None => Problem::PatternMatchesNothing {
                                 pattern: format!("{}*", n.text),

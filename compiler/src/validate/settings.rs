@@ -3,9 +3,9 @@
 //! `consumers-without-profile`, `skill-loader`).
 
 use super::{Defs, Once, Parsed, Scope, Validator};
-use crate::ast::{self, Name, Statement};
 use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
+use crate::syntax::ast::{self, Name, Statement};
 
 /// Every block of every policy file, by kind, in order of definition.
 pub(super) struct Defined<'p> {

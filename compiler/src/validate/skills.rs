@@ -1,8 +1,8 @@
 //! Skills: the tools each skill declares.
 
 use super::{texts, Defs, Once, Scope, Validator};
-use crate::ast::{self, Prop};
 use crate::model;
+use crate::syntax::ast::{self, Prop};
 
 impl<'a> Validator<'a> {
     /// The skills, in order of definition; a declared tool the registry does

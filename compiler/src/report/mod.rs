@@ -1,14 +1,16 @@
 //! Output formats for diagnostics: `human` (miette's graphical report),
 //! `plain` (codespan-reporting, rustc style, no colour), `json` (stable
-//! schema, docs/schemas/check.schema.json), `sarif` (2.1.0, [`crate::sarif`]) and `github` (workflow
+//! schema, docs/schemas/check.schema.json), `sarif` (2.1.0, [`crate::report::sarif`]) and `github` (workflow
 //! commands, plus a Markdown summary).
+
+pub mod sarif;
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use crate::diagnostics::{Diagnostic, Severity, CATALOGUE};
-use crate::source::SourceMap;
+use crate::syntax::source::SourceMap;
 
 /// Where the catalogue lives, for links in SARIF and summaries.
 pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
@@ -53,7 +55,7 @@ struct MietteDiag {
 }
 
 /// The note that stands for an excerpt of a file that must not be quoted.
-fn unquoted_note(sources: &SourceMap, span: crate::source::Span) -> String {
+fn unquoted_note(sources: &SourceMap, span: crate::syntax::source::Span) -> String {
     let f = sources.get(span.file);
     let (line, col) = f.line_col(span.start as usize);
     format!(
@@ -262,7 +264,7 @@ pub fn plain_at_most(sources: &SourceMap, diags: &[Diagnostic], limit: usize) ->
             files.add(f.name.clone(), text)
         })
         .collect();
-    let quoted = |span: crate::source::Span| sources.get(span.file).quote;
+    let quoted = |span: crate::syntax::source::Span| sources.get(span.file).quote;
     let mut buf = NoColor::new(Vec::new());
     let config = term::Config::default();
     for d in diags {
@@ -323,7 +325,7 @@ pub struct Position {
 }
 
 impl Position {
-    fn of(sources: &SourceMap, span: crate::source::Span) -> Position {
+    fn of(sources: &SourceMap, span: crate::syntax::source::Span) -> Position {
         let f = sources.get(span.file);
         let (line, column) = f.line_col(span.start as usize);
         Position {
@@ -420,10 +422,10 @@ pub struct JsonSuppressed {
 impl JsonSuppressed {
     fn of(
         sources: &SourceMap,
-        s: &crate::suppress::Suppressed,
+        s: &crate::diagnostics::suppress::Suppressed,
         project: Option<&str>,
     ) -> JsonSuppressed {
-        use crate::suppress::By;
+        use crate::diagnostics::suppress::By;
         let d = s.problem.diagnostic();
         let (by, span) = match s.by {
             By::Comment(span) => (SuppressedBy::Comment, span),
@@ -495,7 +497,7 @@ impl CheckReport {
         project: &str,
         sources: &SourceMap,
         diags: &[Diagnostic],
-        suppressed: &[crate::suppress::Suppressed],
+        suppressed: &[crate::diagnostics::suppress::Suppressed],
     ) {
         let s = summary(diags);
         self.summary.errors += s.errors;
@@ -523,7 +525,7 @@ impl CheckReport {
 }
 
 /// Pretty JSON and a final newline (these types always serialise).
-pub(crate) fn pretty(v: &impl Serialize) -> String {
+pub fn pretty(v: &impl Serialize) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
@@ -543,7 +545,7 @@ pub fn json(sources: &SourceMap, diags: &[Diagnostic]) -> String {
 
 // ------------------------------------------------------------------ sarif
 
-pub use crate::sarif::{sarif, SarifLog, SrcRoot};
+pub use crate::report::sarif::{sarif, SarifLog, SrcRoot};
 
 // ------------------------------------------------------------------ github
 

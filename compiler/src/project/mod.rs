@@ -2,17 +2,19 @@
 //! [`Project::load`] reads them all into one [`SourceMap`]; [`Project::check`]
 //! parses and validates.
 
+pub mod discover;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::diagnostics::{Diagnostic, Problem, Severity};
-use crate::model::{Model, Provenance};
+use crate::diagnostics::suppress::Lints;
+use crate::diagnostics::Problem;
+pub use crate::pipeline::Checked;
 use crate::registry::Registry;
-use crate::source::{FileId, SourceMap, Span};
-use crate::suppress::{self, Lints, Suppressed};
-use crate::{parse, registry, validate};
+use crate::syntax::source::{FileId, SourceMap, Span};
+use crate::{registry, syntax::parse};
 
 pub const MANIFEST: &str = "toolgate.toml";
 
@@ -89,25 +91,10 @@ pub struct Project {
     pub lints: Lints,
     /// The registry, parsed at load (so that a registry file that is not a
     /// registry is known before anything renders it); `None`: parse in `check`.
-    parsed_registry: Option<(Registry, Vec<Problem>)>,
+    pub(crate) parsed_registry: Option<(Registry, Vec<Problem>)>,
     /// The registry file, when it lies inside the project (the only one
     /// `registry sync --write` may write).
     registry_path: Option<PathBuf>,
-}
-
-/// The outcome of checking a project.
-pub struct Checked {
-    /// The model, when no error is left after suppressions.
-    pub model: Option<Model>,
-    /// What is reported, in span order (suppressed findings are not here).
-    pub problems: Vec<Problem>,
-    /// Each reported problem's severity after `[lints]`, parallel to `problems`.
-    severities: Vec<Severity>,
-    /// What `# toolgate: allow` comments and `[lints]` suppressed.
-    pub suppressed: Vec<Suppressed>,
-    /// The syntax tree of every policy file that parsed (an editor's outline
-    /// and name index read them; nothing is parsed twice).
-    pub asts: Vec<(FileId, crate::ast::PolicyFile)>,
 }
 
 /// Texts that stand in for files on disk (an editor's unsaved buffers),
@@ -132,32 +119,6 @@ fn read_text(overlay: Overlay<'_>, path: &Path, limit: usize) -> Result<Read, Pr
         Some(t) if t.len() > limit => Ok(Read::TooLarge(t.len())),
         Some(t) => Ok(Read::Text(t)),
         None => read_capped(path, limit),
-    }
-}
-
-impl Checked {
-    /// The reported problems as diagnostics, each at its effective severity.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.problems
-            .iter()
-            .zip(&self.severities)
-            .map(|(p, &s)| Diagnostic {
-                severity: s,
-                ..p.diagnostic()
-            })
-            .collect()
-    }
-
-    /// Only the errors, as diagnostics: what stopped the model.
-    pub fn errors(&self) -> Vec<Diagnostic> {
-        let mut d = self.diagnostics();
-        d.retain(|d| d.severity == Severity::Error);
-        d
-    }
-
-    /// Whether an error is left after suppressions.
-    pub fn has_errors(&self) -> bool {
-        self.severities.contains(&Severity::Error)
     }
 }
 
@@ -664,94 +625,9 @@ impl Project {
             .map(|i| FileId(i as u32))
     }
 
-    /// Parse and validate everything.
+    /// Parse, validate, lint and apply the suppressions: [`crate::pipeline::check`].
     pub fn check(&self) -> Checked {
-        let mut problems = self.problems.clone();
-        let Some(reg_id) = self.registry else {
-            return self.finish(None, problems, Vec::new());
-        };
-        let reg_file = self.sources.get(reg_id);
-        let parsed_here;
-        let (registry, reg_problems) = match &self.parsed_registry {
-            Some(r) => r,
-            None => {
-                let is_json = reg_file.name.ends_with(".json");
-                parsed_here = registry::load(reg_id, &reg_file.text, is_json);
-                &parsed_here
-            }
-        };
-        problems.extend(reg_problems.iter().cloned());
-        let mut asts = Vec::new();
-        let mut syntax_errors = false;
-        for &id in &self.policies {
-            let file = self.sources.get(id);
-            match parse::parse_policy(id, &file.text) {
-                Ok(ast) => asts.push((id, ast)),
-                Err(p) => {
-                    syntax_errors = true;
-                    problems.push(if file.quote { p } else { redact_problem(p) });
-                }
-            }
-        }
-        // Names defined in a file that did not parse (or was not read: over
-        // its limit) would be reported as unknown elsewhere: report those
-        // errors alone.
-        let unread = self
-            .problems
-            .iter()
-            .any(|p| matches!(p, Problem::TooLarge { .. }));
-        if syntax_errors || unread {
-            return self.finish(None, problems, asts);
-        }
-        let provenance = Provenance {
-            policies: self
-                .policies
-                .iter()
-                .map(|&id| {
-                    let f = self.sources.get(id);
-                    (f.table_name.clone(), sha256_hex(f.text.as_bytes()))
-                })
-                .collect(),
-            registry: sha256_hex(reg_file.text.as_bytes()),
-        };
-        let parsed: Vec<validate::Parsed> = asts
-            .iter()
-            .map(|(file, ast)| validate::Parsed { file: *file, ast })
-            .collect();
-        let (model, mut v) = validate::validate(&self.sources, &parsed, registry, provenance);
-        // The no-effect lint needs the table, so it runs on a model that validated.
-        if let Some(m) = &model {
-            let lints = crate::noeffect::lint(m, registry, &parsed);
-            if !lints.is_empty() {
-                v.extend(lints);
-                v.sort_by_key(|p| p.span());
-            }
-        }
-        problems.append(&mut v);
-        self.finish(model, problems, asts)
-    }
-
-    /// Apply the suppressions; the model survives only when no error is left.
-    fn finish(
-        &self,
-        model: Option<Model>,
-        problems: Vec<Problem>,
-        asts: Vec<(FileId, crate::ast::PolicyFile)>,
-    ) -> Checked {
-        let (kept, suppressed) =
-            suppress::apply(&self.sources, &self.policies, &self.lints, problems);
-        let (problems, severities): (Vec<Problem>, Vec<Severity>) = kept.into_iter().unzip();
-        let mut checked = Checked {
-            model,
-            problems,
-            severities,
-            suppressed,
-            asts,
-        };
-        if checked.has_errors() {
-            checked.model = None;
-        }
-        checked
+        crate::pipeline::check(self)
     }
 }
 

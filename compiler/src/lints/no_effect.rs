@@ -34,11 +34,11 @@ use std::collections::{HashMap, HashSet};
 use toolgate_runtime::bits::BitSet;
 use toolgate_runtime::Table;
 
-use crate::ast::{self, Block, Name, Prop, Statement};
 use crate::diagnostics::Problem;
 use crate::lower;
 use crate::model::Model;
 use crate::registry::Registry;
+use crate::syntax::ast::{self, Block, Name, Prop, Statement};
 use crate::validate::Parsed;
 
 /// Every TG3009 finding of a model that validated without errors.
@@ -346,7 +346,13 @@ fn unique(names: &[Name]) -> Vec<&Name> {
 }
 
 impl<'a> Lint<'a> {
-    fn push(&mut self, span: crate::source::Span, what: String, owner: String, why: String) {
+    fn push(
+        &mut self,
+        span: crate::syntax::source::Span,
+        what: String,
+        owner: String,
+        why: String,
+    ) {
         self.out.push(Problem::NoEffect {
             span,
             what,

@@ -11,10 +11,10 @@
 //! unless it is long or holds a comment; one blank line is kept where the
 //! source had one or more.
 
-use crate::ast::*;
 use crate::diagnostics::Problem;
-use crate::parse::parse_policy;
-use crate::source::{FileId, Span};
+use crate::syntax::ast::*;
+use crate::syntax::parse::parse_policy;
+use crate::syntax::source::{FileId, Span};
 
 const WIDTH: usize = 100;
 const INDENT: &str = "  ";
@@ -100,7 +100,7 @@ fn name(n: &Name) -> String {
 }
 
 /// Where a statement starts and ends in its source.
-fn statement_span(st: &Statement) -> crate::source::Span {
+fn statement_span(st: &Statement) -> crate::syntax::source::Span {
     match st {
         Statement::Classes(c) => c.span,
         Statement::Enforcement(s) => s.span,

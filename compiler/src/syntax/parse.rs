@@ -5,9 +5,9 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use crate::ast::*;
 use crate::diagnostics::Problem;
-use crate::source::{FileId, Span};
+use crate::syntax::ast::*;
+use crate::syntax::source::{FileId, Span};
 
 /// Policy files larger than this are refused with TG0002 before parsing.
 pub const MAX_POLICY_BYTES: usize = 8 * 1024 * 1024;
@@ -570,7 +570,7 @@ impl Builder {
     }
 }
 
-type Rule_ = crate::ast::GatewayRule;
+type Rule_ = crate::syntax::ast::GatewayRule;
 
 fn is_keyword(rule: Rule) -> bool {
     matches!(

@@ -3,7 +3,9 @@
 //! [`Diagnostic`] shape that every output format reads. Codes are stable: a
 //! code, once published in docs/diagnostics.md, keeps its meaning.
 
-use crate::source::{FileId, Span};
+pub mod suppress;
+
+use crate::syntax::source::{FileId, Span};
 use serde::Serialize;
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -586,7 +588,7 @@ problems! {
         name: String,
         span: Span,
         registered: String,
-        /// The code points that are not plain ASCII ([`crate::names::describe`]).
+        /// The code points that are not plain ASCII ([`crate::validate::confusables::describe`]).
         detail: String,
     }
     => (

@@ -496,8 +496,8 @@ impl Replay {
 mod tests {
     use super::*;
     use crate::diff::ChangeKind;
-    use crate::lower;
-    use crate::project::Project;
+    use toolgate_compiler::lower;
+    use toolgate_compiler::project::Project;
     use toolgate_runtime::log::DecisionLog;
 
     const REG: &str = "[[tool]]\nname = \"read\"\ngroup = \"content\"\nclass = \"publicContent\"\n\n[[tool]]\nname = \"dump\"\ngroup = \"system\"\nclass = \"secretAdjacent\"\n";

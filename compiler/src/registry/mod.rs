@@ -2,13 +2,16 @@
 //! JSON (one schema, docs/registry.md), or imported from an MCP `tools/list`
 //! answer.
 
+pub mod mcp_pages;
+pub mod mcp_sync;
+pub mod toml_json;
+
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::diagnostics::Problem;
-use crate::source::{FileId, Span};
-use crate::toml_json;
+use crate::syntax::source::{FileId, Span};
 
 /// Registry files larger than this are refused with TG0002.
 pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;
@@ -392,7 +395,7 @@ impl LoadState<'_> {
 }
 
 /// A JSON value read from TOML with its `$json` escapes undone
-/// ([`crate::toml_json`]). Only a value that holds the key is parsed again.
+/// ([`crate::registry::toml_json`]). Only a value that holds the key is parsed again.
 fn unescape_toml(value: &mut Option<JsonText>) -> Result<(), String> {
     let Some(raw) = value else { return Ok(()) };
     if !raw.get().contains(toml_json::ESCAPE_KEY) {
@@ -771,7 +774,7 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
 /// Render registry entries as TOML in the registry schema: one `[[tool]]`
 /// table each, its JSON values as one-line inline values in their own key
 /// order, with null and the other values TOML cannot hold escaped
-/// ([`crate::toml_json`]). Reading it back gives the same tools.
+/// ([`crate::registry::toml_json`]). Reading it back gives the same tools.
 pub fn to_toml(registry: &Registry) -> String {
     let mut out = String::new();
     for t in &registry.tools {

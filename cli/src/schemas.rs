@@ -9,12 +9,14 @@ use serde_json::{Map, Value};
 use toolgate_runtime::log::{LogRecord, LogStats, ServiceRecord};
 use toolgate_runtime::{Classified, Decision, Refusal, RunState, ToolSet, Unavailable};
 
-use crate::diff::Diff;
-use crate::mcp_sync::SyncReport;
-use crate::readout::{ConfigReadout, ConfigRow, ExclusionRow, Explained, ToolReadout, ToolRow};
-use crate::replay::DiffReplay;
-use crate::report::CheckReport;
-use crate::testing::Report;
+use toolgate_compiler::registry::mcp_sync::SyncReport;
+use toolgate_compiler::report::CheckReport;
+use toolgate_review::diff::Diff;
+use toolgate_review::policy_tests::Report;
+use toolgate_review::readout::{
+    ConfigReadout, ConfigRow, ExclusionRow, Explained, ToolReadout, ToolRow,
+};
+use toolgate_review::replay::DiffReplay;
 
 /// Where the published schemas live; a schema's `$id` is this and its file name.
 pub const BASE_URL: &str = "https://raw.githubusercontent.com/toolgate/toolgate/main/docs/schemas/";
@@ -141,7 +143,7 @@ impl Output {
 
     /// The schema as the file in docs/schemas/ holds it.
     pub fn text(&self) -> String {
-        crate::report::pretty(&self.schema())
+        toolgate_compiler::report::pretty(&self.schema())
     }
 
     /// `docs/schemas/NAME.schema.json`'s file name.

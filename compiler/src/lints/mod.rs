@@ -1,0 +1,3 @@
+//! Lints that need the compiled table, run on a model that validated.
+
+pub mod no_effect;
