@@ -14,9 +14,9 @@ use proptest::prelude::*;
 use toolgate_compiler::diagnostics::Problem;
 use toolgate_compiler::model::Model;
 use toolgate_compiler::project::Project;
+use toolgate_compiler::source::{FileId, Span};
 use toolgate_compiler::syntax::ast::{self, Statement};
 use toolgate_compiler::syntax::parse;
-use toolgate_compiler::syntax::source::{FileId, Span};
 use toolgate_runtime::{AllowList, Exclusions, Role, RunState};
 use toolgate_tests::*;
 

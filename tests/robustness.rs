@@ -8,7 +8,7 @@ use toolgate_tests::table;
 
 const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"load_skill\"\ngroup = \"s\"\n[[tool]]\nname = \"mcp_x_y\"\ngroup = \"mcp_x\"\nserver = \"x\"\nenabled = true\n";
 
-fn check(policy: &str) -> toolgate_compiler::project::Checked {
+fn check(policy: &str) -> toolgate_compiler::pipeline::Checked {
     Project::from_texts(("registry.toml", REG), &[("p.tg", policy)]).check()
 }
 
@@ -50,7 +50,7 @@ proptest! {
 
     #[test]
     fn arbitrary_registries_never_panic(text in ".{0,300}") {
-        let f = toolgate_compiler::syntax::source::FileId(0);
+        let f = toolgate_compiler::source::FileId(0);
         let _ = toolgate_compiler::registry::load(f, &text, false);
         let _ = toolgate_compiler::registry::load(f, &text, true);
         let (r, _) = toolgate_compiler::registry::import_mcp(f, &text, "srv");
@@ -174,7 +174,7 @@ fn nesting_ten_thousand_deep_is_a_diagnostic_not_a_stack_overflow() {
         ),
     ] {
         let (_, p) = toolgate_compiler::registry::load(
-            toolgate_compiler::syntax::source::FileId(0),
+            toolgate_compiler::source::FileId(0),
             &registry,
             is_json,
         );

@@ -8,7 +8,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::source::FileId;
 use toolgate_compiler::{lints::no_effect, lower, registry, syntax::parse, validate};
 use toolgate_review::replay;
 use toolgate_runtime::log::DecisionLog;

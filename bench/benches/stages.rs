@@ -9,7 +9,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::source::FileId;
 use toolgate_compiler::{lower, registry, syntax::parse};
 use toolgate_review::diff;
 use toolgate_runtime::{classify, Answer, Table};

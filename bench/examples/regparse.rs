@@ -6,11 +6,8 @@ fn main() {
         .unwrap_or(100_000);
     let w = toolgate_bench::generate(n, 10, 42);
     let t = std::time::Instant::now();
-    let (r, p) = toolgate_compiler::registry::load(
-        toolgate_compiler::syntax::source::FileId(0),
-        &w.registry,
-        false,
-    );
+    let (r, p) =
+        toolgate_compiler::registry::load(toolgate_compiler::source::FileId(0), &w.registry, false);
     println!(
         "{} tools, {} problems, {:.1} ms",
         r.tools.len(),

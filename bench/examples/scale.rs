@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 use std::time::Instant;
-use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::source::FileId;
 use toolgate_compiler::{lower, project::Project, registry};
 use toolgate_runtime::{Role, Table};
 

@@ -12,10 +12,10 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use toolgate_compiler::mcp_sync;
 use toolgate_compiler::project::Project;
 use toolgate_compiler::registry;
-use toolgate_compiler::registry::mcp_sync;
-use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::source::FileId;
 
 fn answer(names: impl Iterator<Item = (String, String)>) -> String {
     let mut s = String::from("{\"tools\": [\n");

@@ -12,8 +12,9 @@ mod progress;
 mod schemas;
 
 use commands::{
-    check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, review, run,
-    schema, serve, shell, show, sign, stats,
+    check, classify, compile, decide, diff, drift, explain, fmt, gateway, init, keygen, lsp,
+    offered, pull, push, registry, run, schema, serve, shell, show, simulate, snapshot, stats,
+    test, unavailable,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -61,26 +62,26 @@ enum Command {
     /// Make a new project (manifest, registry, policy, policy test) that passes check and test.
     Init(init::InitArgs),
     /// Compile a project into a decision table file.
-    Compile(check::CompileArgs),
+    Compile(compile::CompileArgs),
     /// Generate an Ed25519 key pair for signing tables (NAME.key secret, NAME.pub public); prints the key id.
-    Keygen(sign::KeygenArgs),
+    Keygen(keygen::KeygenArgs),
     /// Publish a compiled table (or a project, compiled) to an OCI registry; prints REF@DIGEST.
-    Push(distribute::PushArgs),
+    Push(push::PushArgs),
     /// Fetch a table from an OCI registry, verified with --trusted-key; prints its manifest digest.
-    Pull(distribute::PullArgs),
+    Pull(pull::PullArgs),
     /// Registry tools: import an MCP server's tools, or sync the registry with a server.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
     /// Decide one tool for one context (exit 0 when allowed, 1 when refused).
-    Decide(query::DecideArgs),
+    Decide(decide::DecideArgs),
     /// Explain tools gate by gate: which gates passed, which refused, and why.
-    Explain(query::ExplainArgs),
+    Explain(explain::ExplainArgs),
     /// List the registered tools a run will not be offered, and why.
-    Unavailable(query::UnavailableArgs),
+    Unavailable(unavailable::UnavailableArgs),
     /// Every registered tool for one context, as a table.
-    Simulate(query::SimulateArgs),
+    Simulate(simulate::SimulateArgs),
     /// The offered set (discovery) for one context: offered tools, what was held back and why, descriptor cost.
-    Offered(query::SimulateArgs),
+    Offered(simulate::SimulateArgs),
     /// Classify a gateway's answer to a tool call: success, tool failure, or a typed refusal (JSON).
     Classify(classify::ClassifyArgs),
     /// Profile drift: a consumer's access profile against its gateway's tools/list answer and the decision log.
@@ -96,11 +97,11 @@ enum Command {
     /// Compare two versions of a project over the whole decision space; widenings first.
     ///
     /// Exit code 1 with --fail-on-widen when any decision widens.
-    Diff(review::DiffArgs),
+    Diff(diff::DiffArgs),
     /// Write (or --check) the effective-access file: every configuration, role and tool's verdict.
-    Snapshot(review::SnapshotArgs),
+    Snapshot(snapshot::SnapshotArgs),
     /// Run the policy tests (`*.test.toml` beside the policies); exit 1 on a failure or under the threshold.
-    Test(review::TestArgs),
+    Test(test::TestArgs),
     /// Format policy files in the one canonical layout (comments kept).
     ///
     /// Without -w or --check, prints the formatted text. --check lists the files that
@@ -159,25 +160,25 @@ fn main() -> ExitCode {
     io::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Check(a) => check::check(a),
-        Command::Compile(a) => check::compile(a),
-        Command::Keygen(a) => sign::keygen(a),
-        Command::Push(a) => distribute::push(a),
-        Command::Pull(a) => distribute::pull(a),
+        Command::Compile(a) => compile::compile(a),
+        Command::Keygen(a) => keygen::keygen(a),
+        Command::Push(a) => push::push(a),
+        Command::Pull(a) => pull::pull(a),
         Command::Init(a) => init::init(a),
         Command::Registry(c) => registry::run(c),
-        Command::Decide(a) => query::decide(a),
-        Command::Explain(a) => query::explain(a),
-        Command::Unavailable(a) => query::unavailable(a),
-        Command::Simulate(a) => query::simulate(a),
-        Command::Offered(a) => query::offered(a),
+        Command::Decide(a) => decide::decide(a),
+        Command::Explain(a) => explain::explain(a),
+        Command::Unavailable(a) => unavailable::unavailable(a),
+        Command::Simulate(a) => simulate::simulate(a),
+        Command::Offered(a) => offered::offered(a),
         Command::Classify(a) => classify::classify(a),
         Command::Drift(a) => drift::drift(a),
         Command::Show(c) => show::run(c),
         Command::Run(c) => run::run(c),
         Command::Stats(a) => stats::stats(a),
-        Command::Diff(a) => review::diff(a),
-        Command::Snapshot(a) => review::snapshot(a),
-        Command::Test(a) => review::test(a),
+        Command::Diff(a) => diff::diff(a),
+        Command::Snapshot(a) => snapshot::snapshot(a),
+        Command::Test(a) => test::test(a),
         Command::Fmt(a) => fmt::fmt(a),
         Command::Serve(a) => serve::serve(a),
         Command::Gateway(a) => gateway::gateway(a),

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use toolgate_runtime::log::{LogRecord, LogStats, ServiceRecord};
 use toolgate_runtime::{Classified, Decision, Refusal, RunState, ToolSet, Unavailable};
 
-use toolgate_compiler::registry::mcp_sync::SyncReport;
+use toolgate_compiler::mcp_sync::SyncReport;
 use toolgate_compiler::report::CheckReport;
 use toolgate_review::diff::Diff;
 use toolgate_review::policy_tests::Report;

@@ -6,7 +6,8 @@ use crate::diagnostics::suppress::{self, Suppressed};
 use crate::diagnostics::{Diagnostic, Problem, Severity};
 use crate::model::{Model, Provenance};
 use crate::project::{redact_problem, sha256_hex, Project};
-use crate::syntax::{ast, parse, source::FileId};
+use crate::source::FileId;
+use crate::syntax::{ast, parse};
 use crate::{registry, validate};
 
 /// The outcome of checking a project.
@@ -47,6 +48,13 @@ impl Checked {
     /// Whether an error is left after suppressions.
     pub fn has_errors(&self) -> bool {
         self.severities.contains(&Severity::Error)
+    }
+}
+
+impl Project {
+    /// Parse, validate, lint and apply the suppressions: [`check`].
+    pub fn check(&self) -> Checked {
+        check(self)
     }
 }
 

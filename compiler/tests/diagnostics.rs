@@ -230,12 +230,12 @@ fn tg1007_unknown_profile() {
 fn tg1008_unknown_configuration() {
     // Configurations are referenced from outside the policy: the CLI and test files.
     use toolgate_compiler::diagnostics::{Problem, RefKind};
-    use toolgate_compiler::syntax::source::Span;
+    use toolgate_compiler::source::Span;
     let project = Project::from_texts(reg(), &[("policy.tg", "configuration editor-chat { }")]);
     let p = Problem::Unknown {
         kind: RefKind::Configuration,
         name: "editor-caht".into(),
-        span: Span::new(toolgate_compiler::syntax::source::FileId(2), 14..25),
+        span: Span::new(toolgate_compiler::source::FileId(2), 14..25),
         suggestion: toolgate_runtime::names::did_you_mean("editor-caht", ["editor-chat"])
             .map(str::to_string),
     };
@@ -690,7 +690,7 @@ fn tg4003_duplicate_registry_tool() {
 /// (the MCP import and sync); snapshot both renderings.
 fn case_of(
     code: &str,
-    sources: &toolgate_compiler::syntax::source::SourceMap,
+    sources: &toolgate_compiler::source::SourceMap,
     problems: &[toolgate_compiler::diagnostics::Problem],
     spanned: &str,
     message: &str,
@@ -718,7 +718,7 @@ fn case_of(
 fn tg4006_server_lists_twice() {
     use toolgate_compiler::registry::import_mcp;
     let answer = "{\"tools\": [\n  {\"name\": \"lookup\"},\n  {\"name\": \"export\"},\n  {\"name\": \"lookup\", \"description\": \"again\"}\n]}\n";
-    let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
+    let mut sources = toolgate_compiler::source::SourceMap::new();
     let id = sources.add("tools-list.json", answer);
     let (reg, problems) = import_mcp(id, answer, "crm");
     // The first entry is kept, so what is returned holds each name once.
@@ -738,10 +738,10 @@ fn tg4006_server_lists_twice() {
 
 #[test]
 fn tg4007_remote_name_collision() {
-    use toolgate_compiler::{registry, registry::mcp_sync};
+    use toolgate_compiler::{mcp_sync, registry};
     let reg = "[[tool]]\nname = \"mcp_a_b_c\"\ngroup = \"mcp_a\"\nserver = \"a\"\n";
     let answer = "{\"tools\": [{\"name\": \"c\"}, {\"name\": \"d\"}]}";
-    let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
+    let mut sources = toolgate_compiler::source::SourceMap::new();
     let rid = sources.add("registry.toml", reg);
     let aid = sources.add("tools-list.json", answer);
     let (current, p) = registry::load(rid, reg, false);

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use toolgate_compiler::registry::{self, Registry, Tool};
-use toolgate_compiler::syntax::source::{FileId, Span};
+use toolgate_compiler::source::{FileId, Span};
 
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![

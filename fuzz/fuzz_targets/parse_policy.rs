@@ -7,7 +7,7 @@ const REGISTRY: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = 
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = toolgate_compiler::syntax::parse::parse_policy(toolgate_compiler::syntax::source::FileId(0), text);
+        let _ = toolgate_compiler::syntax::parse::parse_policy(toolgate_compiler::source::FileId(0), text);
         let checked = Project::from_texts(("registry.toml", REGISTRY), &[("p.tg", text)]).check();
         for p in &checked.problems {
             let _ = p.diagnostic();

@@ -2,7 +2,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use toolgate_compiler::registry;
-use toolgate_compiler::syntax::source::FileId;
+use toolgate_compiler::source::FileId;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

@@ -7,8 +7,8 @@
 use libfuzzer_sys::fuzz_target;
 use toolgate_compiler::diagnostics::Problem;
 use toolgate_compiler::registry::mcp_pages::{Pages, MAX_PAGES};
-use toolgate_compiler::syntax::source::FileId;
-use toolgate_compiler::{registry::mcp_sync, registry};
+use toolgate_compiler::source::FileId;
+use toolgate_compiler::{mcp_sync, registry};
 
 const REGISTRY: &str = "[[tool]]\nname = \"mcp_srv_a\"\ngroup = \"mcp_srv\"\nserver = \"srv\"\n\
 [[tool]]\nname = \"mcp_srv_b_c\"\ngroup = \"mcp_srv_b\"\nserver = \"srv_b\"\n\

@@ -94,7 +94,7 @@ async fn serve_upstream(n: usize) -> String {
 fn project(dir: &std::path::Path, n: usize) {
     let listing = json!({"tools": tools(n)}).to_string();
     let (registry, problems) = toolgate_compiler::registry::import_mcp(
-        toolgate_compiler::syntax::source::FileId(0),
+        toolgate_compiler::source::FileId(0),
         &listing,
         "up",
     );

@@ -56,7 +56,7 @@ pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, Strin
     }
     let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", file.display()))?;
     let is_json = file.extension().is_some_and(|e| e == "json");
-    let mut files = toolgate_compiler::syntax::source::SourceMap::new();
+    let mut files = toolgate_compiler::source::SourceMap::new();
     let id = files.add(file.display().to_string(), text.clone());
     let (registry, _) = toolgate_compiler::registry::parse(id, &text, is_json).map_err(|p| {
         format!(

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use lsp_types::{CodeAction, CodeActionKind, Diagnostic, TextEdit, Url, WorkspaceEdit};
 use toolgate_compiler::diagnostics::Problem;
-use toolgate_compiler::syntax::source::{SourceMap, Span};
+use toolgate_compiler::source::{SourceMap, Span};
 
 use crate::convert;
 use crate::navigate::written;
@@ -89,7 +89,7 @@ pub fn code_actions(
     sources: &SourceMap,
     paths: &[std::path::PathBuf],
     uri: &Url,
-    file: toolgate_compiler::syntax::source::FileId,
+    file: toolgate_compiler::source::FileId,
     range: lsp_types::Range,
 ) -> Vec<CodeAction> {
     let text = &sources.get(file).text;
@@ -136,7 +136,7 @@ pub fn code_actions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolgate_compiler::syntax::source::FileId;
+    use toolgate_compiler::source::FileId;
 
     fn remove(text: &str, name: &str) -> String {
         let start = text.find(name).unwrap_or(0);

@@ -2,7 +2,7 @@
 //! message and help, the secondary labels as related locations, and a link
 //! to the code's entry in the catalogue (docs/diagnostics.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
@@ -11,10 +11,14 @@ use lsp_types::{
 use toolgate_compiler::diagnostics::{Diagnostic as Finding, Severity};
 use toolgate_compiler::project::ProjectError;
 use toolgate_compiler::report::catalogue_url;
-use toolgate_compiler::syntax::source::{SourceMap, Span};
+use toolgate_compiler::source::{SourceMap, Span};
 
 use crate::text::LineIndex;
-use crate::workspace::url_of;
+
+/// The `file:` URL of a path, as the client names documents.
+pub fn url_of(path: &Path) -> Option<Url> {
+    Url::from_file_path(path).ok()
+}
 
 pub fn range(sources: &SourceMap, span: Span) -> Range {
     LineIndex::of(sources.get(span.file)).range(span.range())

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use lsp_types::{DocumentSymbol, Range, SymbolKind};
 use toolgate_compiler::diagnostics::NameKind;
 use toolgate_compiler::registry::Registry;
+use toolgate_compiler::source::{SourceFile, Span};
 use toolgate_compiler::syntax::ast::{self, Statement};
-use toolgate_compiler::syntax::source::{SourceFile, Span};
 
 use crate::text::LineIndex;
 

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use lsp_types::{Location, TextEdit, Url, WorkspaceEdit};
 use toolgate_compiler::diagnostics::NameKind;
 
+use crate::convert::url_of;
 use crate::index::Occ;
 use crate::place::{place_at, Place, TokKind};
-use crate::workspace::{url_of, ProjectState};
+use crate::workspace::ProjectState;
 
 /// A name as it must be written: bare when the grammar's `bare` rule takes
 /// it, else quoted.

@@ -24,9 +24,10 @@ use serde_json::Value;
 use toolgate_compiler::diagnostics::NameKind;
 use toolgate_compiler::syntax::formatter;
 
+use crate::convert::url_of;
 use crate::index::Index;
 use crate::text::LineIndex;
-use crate::workspace::{url_of, ProjectState, Publish, Workspace};
+use crate::workspace::{ProjectState, Publish, Workspace};
 use crate::{actions, complete, hover, navigate, transport};
 
 pub type BoxError = Box<dyn Error + Send + Sync>;

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use lsp_types::{Position, Range};
-use toolgate_compiler::syntax::source::SourceFile;
+use toolgate_compiler::source::SourceFile;
 
 /// The line table of one text: a file of the project, or a document.
 pub struct LineIndex<'a>(Cow<'a, SourceFile>);

@@ -7,7 +7,7 @@ use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use lsp_types::{Diagnostic, Url};
+use lsp_types::Diagnostic;
 use toolgate_compiler::diagnostics::Problem;
 use toolgate_compiler::model::Model;
 use toolgate_compiler::project::{Project, RegistryCache, MANIFEST};
@@ -15,17 +15,13 @@ use toolgate_compiler::registry::Registry;
 use toolgate_compiler::{lower, syntax::parse};
 use toolgate_runtime::Table;
 
-use crate::convert;
+use crate::convert::{self};
 use crate::index::{self, FileFacts, Index};
 
 /// The canonical form of a path (the key of documents and files), or the
 /// path itself when it does not exist on disk.
 pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-pub fn url_of(path: &Path) -> Option<Url> {
-    Url::from_file_path(path).ok()
 }
 
 /// The manifest of the project a file belongs to: `toolgate.toml` in its
@@ -90,11 +86,11 @@ impl ProjectState {
     }
 
     /// The `FileId` of a canonical path in the current project.
-    pub fn file_id(&self, path: &Path) -> Option<toolgate_compiler::syntax::source::FileId> {
+    pub fn file_id(&self, path: &Path) -> Option<toolgate_compiler::source::FileId> {
         self.paths
             .iter()
             .position(|p| p == path)
-            .map(|i| toolgate_compiler::syntax::source::FileId(i as u32))
+            .map(|i| toolgate_compiler::source::FileId(i as u32))
     }
 }
 
@@ -164,7 +160,7 @@ impl Workspace {
         if path.extension().is_none_or(|e| e != "tg") {
             return Vec::new();
         }
-        let mut sources = toolgate_compiler::syntax::source::SourceMap::new();
+        let mut sources = toolgate_compiler::source::SourceMap::new();
         let id = sources.add(path.to_string_lossy(), text.as_str());
         let diags = match parse::parse_policy(id, text) {
             Ok(_) => Vec::new(),

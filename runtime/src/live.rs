@@ -228,15 +228,4 @@ impl<'t> Context<'t> {
         }
         (None, above, class)
     }
-
-    /// The unavailable list as a system-prompt section, over the table's
-    /// tools and then the host's live tools ([`Context::unavailable_with`]):
-    /// the section a host renders when it registers tools at run time.
-    pub fn unavailable_prompt_with(&self, live: &[LiveTool]) -> String {
-        crate::resolve::render_prompt(
-            self.unavailable_with(live)
-                .iter()
-                .map(|u| (u.tool, u.reason.code())),
-        )
-    }
 }

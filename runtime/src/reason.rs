@@ -130,10 +130,14 @@ mod tests {
             assert_eq!(Reason::from_code(r.code()), Some(*r));
             assert_eq!(Reason::from_number(r.number()), Some(*r));
         }
-        let letters: std::collections::BTreeSet<char> = GATE_ORDER.iter().map(|r| r.letter()).collect();
+        let letters: std::collections::BTreeSet<char> =
+            GATE_ORDER.iter().map(|r| r.letter()).collect();
         let exceptions: std::collections::BTreeSet<&str> =
             GATE_ORDER.iter().map(|r| r.exception_name()).collect();
-        assert_eq!((letters.len(), exceptions.len()), (GATE_ORDER.len(), GATE_ORDER.len()));
+        assert_eq!(
+            (letters.len(), exceptions.len()),
+            (GATE_ORDER.len(), GATE_ORDER.len())
+        );
         assert_eq!(Reason::from_number(0), None);
         assert_eq!(Reason::from_number(GATE_ORDER.len() as u8 + 1), None);
     }

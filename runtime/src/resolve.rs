@@ -149,6 +149,17 @@ impl<'t> Context<'t> {
         out
     }
 
+    /// The unavailable list as a system-prompt section, over the table's
+    /// tools and then the host's live tools ([`Context::unavailable_with`]):
+    /// the section a host renders when it registers tools at run time.
+    pub fn unavailable_prompt_with(&self, live: &[LiveTool]) -> String {
+        render_prompt(
+            self.unavailable_with(live)
+                .iter()
+                .map(|u| (u.tool, u.reason.code())),
+        )
+    }
+
     /// The unavailable list as a system-prompt section.
     pub fn unavailable_prompt(&self) -> String {
         render_prompt(self.unavailable().iter().map(|u| (u.tool, u.reason.code())))

@@ -7,6 +7,7 @@ use ed25519_dalek::pkcs8::DecodePublicKey;
 use ed25519_dalek::{Signature, VerifyingKey};
 
 use crate::format::{self, LoadError, SignatureBlock};
+use crate::table::Table;
 
 /// The public keys a table's signature must come from (several during a
 /// key rotation).
@@ -123,7 +124,7 @@ impl TrustedKeys {
 
     /// Whether `table` was loaded with a signature by one of these keys:
     /// `Ok`, else the error a load would give (unsigned, untrusted key).
-    pub fn check_table(&self, table: &crate::Table) -> Result<(), LoadError> {
+    pub fn check_table(&self, table: &Table) -> Result<(), LoadError> {
         let key = table.verified_by().ok_or(LoadError::Unsigned)?;
         if self.keys.iter().any(|k| k.as_bytes() == key) {
             Ok(())
@@ -132,5 +133,17 @@ impl TrustedKeys {
                 key_id: format::key_id(key),
             })
         }
+    }
+}
+
+impl Table {
+    /// Load a table file that must be signed by one of `keys`: unsigned,
+    /// signed by another key, or altered after signing is a [`LoadError`].
+    /// The signature is checked first, then everything [`Table::load`] checks.
+    pub fn load_verified(bytes: &[u8], keys: &TrustedKeys) -> Result<Table, LoadError> {
+        let key = keys.verify_key(bytes)?;
+        let mut table = Table::load(bytes)?;
+        table.verified_by = Some(key);
+        Ok(table)
     }
 }

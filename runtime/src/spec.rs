@@ -154,8 +154,8 @@ pub enum RuleOutcome {
 impl TableSpec {
     /// The run allow-list of `skills` (indices): the union of their
     /// declarations, unrestricted when none declares one.
-    pub fn allow_list_of(&self, skills: &[u32]) -> crate::run::AllowList {
-        use crate::run::AllowList;
+    pub fn allow_list_of(&self, skills: &[u32]) -> crate::run::state::AllowList {
+        use crate::run::state::AllowList;
         let mut allowed = AllowList::Unrestricted;
         for &s in skills {
             if let Some(tools) = self.skills.get(s as usize).and_then(|s| s.tools.as_ref()) {

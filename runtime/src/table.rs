@@ -47,7 +47,7 @@ pub struct Table {
     /// [`Table::load_verified`] checked; `None` for a table loaded without
     /// one. A handle that requires a signature takes only tables with a key
     /// it trusts ([`crate::TableHandle::install`]).
-    verified_by: Option<[u8; 32]>,
+    pub(crate) verified_by: Option<[u8; 32]>,
 }
 
 #[derive(Debug, Clone)]
@@ -58,7 +58,7 @@ pub(crate) struct ConfigRow {
     /// `allowed` narrowed by it (else a new run gets `allowed`).
     pub fresh_allowed: Option<BitSet>,
     /// A new run's state: the attached skills' allow-list, the exclusions.
-    pub fresh_run: crate::run::RunState,
+    pub fresh_run: crate::run::state::RunState,
     pub excluded: BitSet,
     pub ceiling: u32,
 }
@@ -141,20 +141,6 @@ impl Table {
         check_ranks(&spec)?;
         let names = NameIndex::new(&spec, pilots)?;
         Table::from_parts(spec, digest, names)
-    }
-
-    /// Load a table file that must be signed by one of `keys`: unsigned,
-    /// signed by another key, or altered after signing is a [`LoadError`].
-    /// The signature is checked first, then everything [`Table::load`] checks.
-    #[cfg(feature = "signature")]
-    pub fn load_verified(
-        bytes: &[u8],
-        keys: &crate::signature::TrustedKeys,
-    ) -> Result<Table, LoadError> {
-        let key = keys.verify_key(bytes)?;
-        let mut table = Table::load(bytes)?;
-        table.verified_by = Some(key);
-        Ok(table)
     }
 
     /// The public key whose signature was verified when this table was
@@ -644,12 +630,12 @@ fn config_row(
     }
     // The configuration's exclusions apply through `excluded` (and the
     // live gate) already; a new run adds none of its own.
-    let fresh_run = crate::run::RunState {
+    let fresh_run = crate::run::state::RunState {
         allowed: spec.allow_list_of(&c.skills),
-        excluded: crate::run::Exclusions::Names(Vec::new()),
+        excluded: crate::run::state::Exclusions::Names(Vec::new()),
     };
     let fresh_allowed = match &fresh_run.allowed {
-        crate::run::AllowList::Only(names) => {
+        crate::run::state::AllowList::Only(names) => {
             let mut list = BitSet::new(n);
             for name in names {
                 if let Some(i) = tool_index.get(spec, name) {

@@ -4,11 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use toolgate_compiler::project::Project;
-use toolgate_compiler::{lower, report};
-use toolgate_runtime::Table;
+use toolgate_compiler::report;
 
-use super::{compile_project, project_name, project_paths, Res};
-use crate::io::{color_stdout, write_atomic, write_out, write_styled};
+use super::{project_name, project_paths, Res};
+use crate::io::{color_stdout, write_out, write_styled};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CheckFormat {
@@ -33,18 +32,6 @@ pub struct CheckArgs {
     /// Fail (exit 1) on warnings too.
     #[arg(long)]
     deny_warnings: bool,
-}
-
-#[derive(Args)]
-pub struct CompileArgs {
-    /// Project directory (or its toolgate.toml).
-    project: PathBuf,
-    /// Where to write the table.
-    #[arg(short, long)]
-    output: PathBuf,
-    /// Sign the table with this Ed25519 secret key (PKCS#8 PEM, from `toolgate keygen`).
-    #[arg(long, value_name = "KEY")]
-    sign: Option<PathBuf>,
 }
 
 /// At most this many diagnostics are rendered per project by the formats for
@@ -129,28 +116,4 @@ pub fn check(a: CheckArgs) -> Res {
     Ok(u8::from(
         total.errors > 0 || (a.deny_warnings && total.warnings > 0),
     ))
-}
-
-pub fn compile(a: CompileArgs) -> Res {
-    let (_, model) = compile_project(&a.project)?;
-    let bytes = lower::compile(&model);
-    // Verify by loading before anything is written: never leave a table the runtime would refuse.
-    let table = Table::load(&bytes)?;
-    let (bytes, signed) = match &a.sign {
-        Some(key) => {
-            let (signed, key_id) = super::sign::sign_with(&bytes, key)?;
-            (signed, format!(", signed by {key_id}"))
-        }
-        None => (bytes, String::new()),
-    };
-    write_atomic(&a.output, &bytes)?;
-    crate::io::note(&format!(
-        "compiled {} tools, {} configurations into {} ({} bytes, digest {}{signed})\n",
-        table.tool_count(),
-        table.spec().configurations.len(),
-        a.output.display(),
-        bytes.len(),
-        table.digest_hex()
-    ));
-    Ok(0)
 }

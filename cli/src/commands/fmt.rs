@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::{report, syntax::source::SourceMap};
+use toolgate_compiler::{report, source::SourceMap};
 
 use super::Res;
 use crate::io::{

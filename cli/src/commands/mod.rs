@@ -14,23 +14,33 @@ use crate::io::{read_file, Failure};
 
 pub mod check;
 pub mod classify;
-pub mod distribute;
+pub mod compile;
+pub mod context;
+pub mod decide;
+pub mod diff;
 pub mod drift;
+pub mod explain;
 pub mod fmt;
 pub mod gateway;
 pub mod init;
+pub mod keygen;
+pub mod keys;
 pub mod lsp;
-pub mod query;
+pub mod oci_registry;
+pub mod offered;
+pub mod pull;
+pub mod push;
 pub mod registry;
-pub mod replay;
-pub mod review;
 pub mod run;
 pub mod schema;
 pub mod serve;
 pub mod shell;
 pub mod show;
-pub mod sign;
+pub mod simulate;
+pub mod snapshot;
 pub mod stats;
+pub mod test;
+pub mod unavailable;
 
 /// What a command returns: its exit code, or why it stopped early.
 pub type Res = Result<u8, Failure>;

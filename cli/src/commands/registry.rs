@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use toolgate_compiler::diagnostics::{Diagnostic, Problem};
+use toolgate_compiler::mcp_sync::{self, Drift};
 use toolgate_compiler::project::Project;
-use toolgate_compiler::registry::mcp_sync::{self, Drift};
 use toolgate_compiler::registry::{self, Registry};
-use toolgate_compiler::{report, syntax::source::SourceMap};
+use toolgate_compiler::{report, source::SourceMap};
 
 use super::{OutFormat, Res};
 use crate::io::{read_file, write_atomic, write_err, write_out, Failure};

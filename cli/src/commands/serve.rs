@@ -25,7 +25,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     poll_interval: u64,
     #[command(flatten)]
-    registry: super::distribute::RegistryArgs,
+    registry: super::oci_registry::RegistryArgs,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8181")]
     addr: std::net::SocketAddr,
@@ -118,7 +118,7 @@ pub fn serve(a: ServeArgs) -> Res {
         }
     };
     let mut opts = Options::new(source);
-    opts.trusted_keys = super::sign::trusted_keys(&a.trusted_key)?;
+    opts.trusted_keys = super::keys::trusted_keys(&a.trusted_key)?;
     opts.poll_interval = std::time::Duration::from_secs(a.poll_interval);
     opts.addr = a.addr;
     opts.public_url = a.public_url;

@@ -5,7 +5,7 @@
 
 pub mod suppress;
 
-use crate::syntax::source::{FileId, Span};
+use crate::source::{FileId, Span};
 use serde::Serialize;
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostics::{Problem, Severity, CATALOGUE};
-use crate::syntax::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceMap, Span};
 use toolgate_runtime::names::did_you_mean;
 
 /// A code's level, from `[lints]`.

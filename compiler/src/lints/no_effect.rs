@@ -346,13 +346,7 @@ fn unique(names: &[Name]) -> Vec<&Name> {
 }
 
 impl<'a> Lint<'a> {
-    fn push(
-        &mut self,
-        span: crate::syntax::source::Span,
-        what: String,
-        owner: String,
-        why: String,
-    ) {
+    fn push(&mut self, span: crate::source::Span, what: String, owner: String, why: String) {
         self.out.push(Problem::NoEffect {
             span,
             what,

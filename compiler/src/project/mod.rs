@@ -11,9 +11,8 @@ use serde::Deserialize;
 
 use crate::diagnostics::suppress::Lints;
 use crate::diagnostics::Problem;
-pub use crate::pipeline::Checked;
 use crate::registry::Registry;
-use crate::syntax::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceMap, Span};
 use crate::{registry, syntax::parse};
 
 pub const MANIFEST: &str = "toolgate.toml";
@@ -623,11 +622,6 @@ impl Project {
             .iter()
             .position(|p| p == path)
             .map(|i| FileId(i as u32))
-    }
-
-    /// Parse, validate, lint and apply the suppressions: [`crate::pipeline::check`].
-    pub fn check(&self) -> Checked {
-        crate::pipeline::check(self)
     }
 }
 

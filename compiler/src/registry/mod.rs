@@ -3,7 +3,6 @@
 //! answer.
 
 pub mod mcp_pages;
-pub mod mcp_sync;
 pub mod toml_json;
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -11,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::diagnostics::Problem;
-use crate::syntax::source::{FileId, Span};
+use crate::source::{FileId, Span};
 
 /// Registry files larger than this are refused with TG0002.
 pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::diagnostics::{Diagnostic, Severity, CATALOGUE};
-use crate::syntax::source::SourceMap;
+use crate::source::SourceMap;
 
 /// Where the catalogue lives, for links in SARIF and summaries.
 pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
@@ -55,7 +55,7 @@ struct MietteDiag {
 }
 
 /// The note that stands for an excerpt of a file that must not be quoted.
-fn unquoted_note(sources: &SourceMap, span: crate::syntax::source::Span) -> String {
+fn unquoted_note(sources: &SourceMap, span: crate::source::Span) -> String {
     let f = sources.get(span.file);
     let (line, col) = f.line_col(span.start as usize);
     format!(
@@ -264,7 +264,7 @@ pub fn plain_at_most(sources: &SourceMap, diags: &[Diagnostic], limit: usize) ->
             files.add(f.name.clone(), text)
         })
         .collect();
-    let quoted = |span: crate::syntax::source::Span| sources.get(span.file).quote;
+    let quoted = |span: crate::source::Span| sources.get(span.file).quote;
     let mut buf = NoColor::new(Vec::new());
     let config = term::Config::default();
     for d in diags {
@@ -325,7 +325,7 @@ pub struct Position {
 }
 
 impl Position {
-    fn of(sources: &SourceMap, span: crate::syntax::source::Span) -> Position {
+    fn of(sources: &SourceMap, span: crate::source::Span) -> Position {
         let f = sources.get(span.file);
         let (line, column) = f.line_col(span.start as usize);
         Position {

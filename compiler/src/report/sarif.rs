@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::diagnostics::{Diagnostic, CATALOGUE};
 use crate::report::{catalogue_url, pretty, DOCS_URL};
-use crate::syntax::source::{SourceMap, Span};
+use crate::source::{SourceMap, Span};
 
 /// The base id of paths relative to the source root.
 pub const SRCROOT: &str = "%SRCROOT%";

@@ -1,7 +1,7 @@
 //! The syntax tree of a policy file: what was written, with spans, before any
 //! name is resolved. `validate` turns a set of these into a [`crate::model::Model`].
 
-use crate::syntax::source::Span;
+use crate::source::Span;
 
 /// A name as written (`read_source` or `"refund.issue"`), with its span.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,9 +12,9 @@
 //! source had one or more.
 
 use crate::diagnostics::Problem;
+use crate::source::{FileId, Span};
 use crate::syntax::ast::*;
 use crate::syntax::parse::parse_policy;
-use crate::syntax::source::{FileId, Span};
 
 const WIDTH: usize = 100;
 const INDENT: &str = "  ";
@@ -100,7 +100,7 @@ fn name(n: &Name) -> String {
 }
 
 /// Where a statement starts and ends in its source.
-fn statement_span(st: &Statement) -> crate::syntax::source::Span {
+fn statement_span(st: &Statement) -> crate::source::Span {
     match st {
         Statement::Classes(c) => c.span,
         Statement::Enforcement(s) => s.span,

@@ -1,7 +1,6 @@
-//! Policy text: the files and spans, the parser (pest, `grammar/`), the
+//! Policy text: the parser (pest, `grammar/`), the
 //! syntax tree, and the formatter that prints it back.
 
 pub mod ast;
 pub mod formatter;
 pub mod parse;
-pub mod source;

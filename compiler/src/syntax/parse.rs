@@ -6,8 +6,8 @@ use pest::Parser;
 use pest_derive::Parser;
 
 use crate::diagnostics::Problem;
+use crate::source::{FileId, Span};
 use crate::syntax::ast::*;
-use crate::syntax::source::{FileId, Span};
 
 /// Policy files larger than this are refused with TG0002 before parsing.
 pub const MAX_POLICY_BYTES: usize = 8 * 1024 * 1024;

@@ -7,8 +7,8 @@ use super::settings::Defined;
 use super::{texts, Once, Scope, Validator};
 use crate::diagnostics::{Problem, RefKind};
 use crate::model;
+use crate::source::FileId;
 use crate::syntax::ast::{self, Block, Name, Prop};
-use crate::syntax::source::FileId;
 
 impl<'a> Validator<'a> {
     /// The configurations, in order of definition.

@@ -13,7 +13,7 @@ use unicode_security::confusable_detection::skeleton;
 
 use crate::diagnostics::Problem;
 use crate::registry::{Origin, Registry};
-use crate::syntax::source::{FileId, Span};
+use crate::source::{FileId, Span};
 
 /// The confusable skeleton of `name`. Printable ASCII takes a per-character
 /// table computed once from the same crate (NFD is the identity there, and

@@ -33,8 +33,8 @@ use std::collections::HashMap;
 use crate::diagnostics::{NameKind, Problem, RefKind, Severity};
 use crate::model::{self, Model};
 use crate::registry::Registry;
+use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast::{self, Block, Name};
-use crate::syntax::source::{FileId, SourceMap, Span};
 use crate::validate::confusables::Lookalikes;
 use toolgate_runtime::names::did_you_mean;
 

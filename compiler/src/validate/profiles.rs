@@ -3,8 +3,8 @@
 use super::{Defs, Once, Scope, Validator};
 use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
+use crate::source::Span;
 use crate::syntax::ast::{self, Prop};
-use crate::syntax::source::Span;
 
 impl<'a> Validator<'a> {
     /// The profiles, in order of definition.

@@ -7,8 +7,8 @@ use super::{Defs, Once, Scope, Validator};
 use crate::diagnostics::{Problem, RefKind};
 use crate::model;
 use crate::registry::Origin;
+use crate::source::Span;
 use crate::syntax::ast::{self, Name, Prop};
-use crate::syntax::source::Span;
 
 impl<'a> Validator<'a> {
     /// Every registry group in order of first appearance, with the policy's

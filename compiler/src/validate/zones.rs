@@ -130,11 +130,7 @@ impl<'a> Validator<'a> {
     /// TG3003 for a zone whose ceiling is below the top class yet at or above
     /// every tool's class: it refuses nothing (the top class refuses nothing
     /// by design). `zone_spans` holds the span of each `zone` block's ceiling.
-    pub(super) fn unreached_ceilings(
-        &mut self,
-        model: &Model,
-        zone_spans: &[crate::syntax::source::Span],
-    ) {
+    pub(super) fn unreached_ceilings(&mut self, model: &Model, zone_spans: &[crate::source::Span]) {
         let max_class = (0..model.tools.len()).map(|t| model.tool_class(t)).max();
         for (i, z) in model.zones.iter().enumerate() {
             let Some(&span) = zone_spans.get(i) else {

@@ -9,8 +9,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::table::Table;
-
 /// The run's skill allow-list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AllowList {
@@ -64,24 +62,6 @@ impl std::fmt::Display for RunStateError {
 
 impl std::error::Error for RunStateError {}
 
-/// Why a run could not be started.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunError {
-    UnknownConfiguration(String),
-    UnknownSkill(String),
-}
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunError::UnknownConfiguration(c) => write!(f, "unknown configuration `{c}`"),
-            RunError::UnknownSkill(s) => write!(f, "unknown skill `{s}`"),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
-
 /// `none` with X is X; otherwise the names in both, in the first list's order.
 pub fn intersect(a: &AllowList, b: &AllowList) -> AllowList {
     match (a, b) {
@@ -109,35 +89,6 @@ fn union_names(a: &Exclusions, b: &Exclusions) -> Exclusions {
 }
 
 impl RunState {
-    /// Resolve at run start: the allow-list is the union of the declarations
-    /// of the configuration's attached skills and the forced and invoked ones
-    /// (`extra_skills`); skills that declare nothing do not restrict. The
-    /// exclusions are the configuration's at this moment.
-    pub fn start(
-        table: &Table,
-        configuration: &str,
-        extra_skills: &[&str],
-    ) -> Result<RunState, RunError> {
-        let spec = table.spec();
-        let cfg = table
-            .configuration(configuration)
-            .ok_or_else(|| RunError::UnknownConfiguration(configuration.to_string()))?;
-        let mut skills: Vec<u32> = cfg.skills.clone();
-        for s in extra_skills {
-            let i = *table
-                .skill_index
-                .get(*s)
-                .ok_or_else(|| RunError::UnknownSkill(s.to_string()))?;
-            if !skills.contains(&i) {
-                skills.push(i);
-            }
-        }
-        Ok(RunState {
-            allowed: spec.allow_list_of(&skills),
-            excluded: Exclusions::Names(cfg.excluded.clone()),
-        })
-    }
-
     /// On resume: `self` is the stored state, `live` the one resolved now.
     /// Allow-lists intersect; exclusions union. Never wider than either.
     pub fn resume(&self, live: &RunState) -> RunState {

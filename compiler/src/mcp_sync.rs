@@ -264,7 +264,7 @@ pub fn stale_statements(project: &mut Project, updated: Registry, drift: &Drift)
 mod tests {
     use super::*;
     use crate::registry::import_mcp;
-    use crate::syntax::source::FileId;
+    use crate::source::FileId;
 
     fn live(json: &str) -> Registry {
         let (r, p) = import_mcp(FileId(0), json, "srv");
