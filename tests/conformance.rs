@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
-use toolgate::compat;
+use toolgate::raw_answer;
 use toolgate_compiler::lower;
 use toolgate_runtime::{LiveTool, LiveToolSpec, Reason, Role, RunState, Table, GATE_ORDER};
 use toolgate_tests::fixtures::{
@@ -228,14 +228,14 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                 Some(h) => hex_decode(h.as_str().expect("hex")),
                 None => a["body"].as_str().expect("body").as_bytes().to_vec(),
             };
-            let answer = compat::RawAnswer {
+            let answer = raw_answer::RawAnswer {
                 body: &body,
                 http_status: a["httpStatus"].as_u64().map(|s| s as u16),
                 headers: &[],
                 origin: opt_str(&a["origin"]),
                 tool: opt_str(&a["tool"]),
             };
-            serde_json::to_value(compat::classify_raw(t.as_ref(), &answer)).expect("json")
+            serde_json::to_value(raw_answer::classify_raw(t.as_ref(), &answer)).expect("json")
         }
         "runStart" => {
             let t = table_of(&case["table"]);

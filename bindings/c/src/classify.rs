@@ -6,7 +6,7 @@ use std::ffi::c_char;
 use crate::boundary::json;
 use crate::boundary::{bytes_arg, err, opt_str_arg, toolgate_buf, with_buf};
 use crate::codes::TOOLGATE_ERR_ARGUMENT;
-use crate::compat;
+use crate::raw_answer;
 use crate::table::toolgate_table;
 
 /// Classify a gateway answer: the body bytes as received, the HTTP status
@@ -43,14 +43,14 @@ pub unsafe extern "C" fn toolgate_classify_json(
         };
         let origin = unsafe { opt_str_arg(origin, origin_len, "origin")? };
         let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
-        let answer = compat::RawAnswer {
+        let answer = raw_answer::RawAnswer {
             body,
             http_status,
             headers: &[],
             origin,
             tool,
         };
-        json(&compat::classify_raw(t, &answer))
+        json(&raw_answer::classify_raw(t, &answer))
     })
 }
 
@@ -75,6 +75,6 @@ pub unsafe extern "C" fn toolgate_classify_envelope(
         let data = unsafe { bytes_arg(data, data_len, "data")? };
         let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
         let envelope = toolgate_runtime::Envelope::read(data);
-        json(&compat::classify_raw(t, &envelope.answer(None, None, tool)))
+        json(&raw_answer::classify_raw(t, &envelope.answer(None, None, tool)))
     })
 }

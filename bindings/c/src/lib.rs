@@ -41,7 +41,7 @@
 pub mod boundary;
 pub mod classify;
 pub mod codes;
-pub mod compat;
+pub mod raw_answer;
 pub mod context;
 pub mod decide;
 pub mod handle;
