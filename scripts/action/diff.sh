@@ -43,6 +43,11 @@ done
 widens=false
 for d in "${dirs[@]}"; do
   status=0
+  # One project: the comment of docs/ci.md as it is; several: each under
+  # its directory's name.
+  if [ "${#dirs[@]}" -gt 1 ]; then
+    printf '### `%s`\n\n' "$d" >>"$comment"
+  fi
   toolgate diff --git "$base" --format markdown --fail-on-widen "$d" >>"$comment" || status=$?
   case "$status" in
     0) ;;
