@@ -41,9 +41,9 @@ rootfs="$out/bundle/rootfs"
 # The root filesystem: the binary, its dynamic loader and libraries (as
 # ldd resolves them here), CA roots for HTTPS upstreams, the user, /tmp.
 install -D -m 0755 "$bin" "$rootfs/usr/bin/toolgate"
-ldd "$bin" | awk '/=> \// { print $3 } /^\s*\/.*ld-linux/ { print $1 }' | sort -u | while read -r lib; do
+ldd "$bin" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]*ld-linux/ { print $1 }' | sort -u | while read -r lib; do
   real="$(readlink -f "$lib")"
-  install -D -m 0644 "$real" "$rootfs$lib"
+  install -D -m 0755 "$real" "$rootfs$lib"
 done
 grep -q ld-linux <(find "$rootfs" -name 'ld-linux*') || fail "no dynamic loader found for $bin (ldd said: $(ldd "$bin" | tr '\n' ' '))"
 if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
@@ -92,7 +92,7 @@ ref="$registry/toolgate:$version"
 skopeo copy --quiet --dest-tls-verify=false "oci:$layout:toolgate" "docker://$ref"
 pushed="$(skopeo inspect --tls-verify=false --format '{{.Digest}}' "docker://$ref")"
 [ "$pushed" = "$digest" ] || fail "the registry has $pushed for $ref, the layout $digest"
-skopeo copy --quiet --src-tls-verify=false "docker://$ref@$digest" "oci:$out/pulled:toolgate"
+skopeo copy --quiet --src-tls-verify=false "docker://$registry/toolgate@$digest" "oci:$out/pulled:toolgate"
 pulled="$(skopeo inspect --format '{{.Digest}}' "oci:$out/pulled:toolgate")"
 [ "$pulled" = "$digest" ] || fail "pulled $pulled, pushed $digest"
 umoci unpack --image "$out/pulled:toolgate" "$out/pulled-bundle" >/dev/null
