@@ -71,7 +71,7 @@ echo "image: toolgate $version, $digest, $(du -sk "$layout/blobs" | cut -f1) KiB
 
 # Push to a registry, pull back, compare.
 reg_pid=""
-cleanup() { [ -z "$reg_pid" ] || kill "$reg_pid" 2>/dev/null || true; }
+cleanup() { [ -z "$reg_pid" ] || { kill "$reg_pid" 2>/dev/null; wait "$reg_pid" 2>/dev/null; } || true; }
 trap cleanup EXIT
 if [ -z "$registry" ]; then
   command -v docker-registry >/dev/null || fail "no docker-registry (apt-get install docker-registry)"
