@@ -16,7 +16,8 @@ use Toolgate\Exception\UnknownSkillException;
  * The FFI binding of libtoolgate (the C ABI of bindings/c). One instance
  * per process: the preloaded scope `toolgate` when opcache preloaded it
  * (PHP-FPM with ffi.enable=preload, see README.md), else the library named by
- * TOOLGATE_LIB, configure(), or found next to this package in a checkout.
+ * TOOLGATE_LIB, configure(), the package's own lib/ (a prebuilt library
+ * carried by the Composer package), or found next to this package in a checkout.
  *
  * @internal
  */
@@ -174,7 +175,7 @@ final class Native
         ));
     }
 
-    /** The shared library to load: configure(), TOOLGATE_LIB, a checkout's target/, or the loader's search path. */
+    /** The shared library to load: configure(), TOOLGATE_LIB, the package's lib/, a checkout's target/, or the loader's search path. */
     public static function library(): string
     {
         if (self::$library !== null) {
@@ -183,6 +184,13 @@ final class Native
         $env = getenv('TOOLGATE_LIB');
         if (is_string($env) && $env !== '') {
             return $env;
+        }
+        // A prebuilt library carried by the package itself: the release
+        // tarball (libtoolgate-VERSION-TRIPLE.tar.gz) unpacked into it puts
+        // lib/libtoolgate.so here and include/toolgate.h beside it.
+        $bundled = dirname(__DIR__) . '/lib/libtoolgate.so';
+        if (is_file($bundled)) {
+            return $bundled;
         }
         foreach (['release', 'debug'] as $profile) {
             $candidate = dirname(__DIR__, 3) . '/target/' . $profile . '/libtoolgate.so';

@@ -327,6 +327,40 @@ final class ApiTest extends TestCase
         self::assertSame($r['prompt'] . "- purge_everything: only administrators may use it\n", $r2['prompt']);
     }
 
+    /**
+     * A Composer package carrying a prebuilt library (docs/install.md): the
+     * release tarball unpacked into the package puts lib/libtoolgate.so and
+     * include/toolgate.h beside src/, and they are found with no TOOLGATE_LIB,
+     * no TOOLGATE_HEADER and no checkout around the package.
+     */
+    public function testAPackageCarryingItsLibraryFindsIt(): void
+    {
+        $pkg = sys_get_temp_dir() . '/toolgate-php-' . bin2hex(random_bytes(6));
+        mkdir($pkg . '/src/Exception', 0777, true);
+        mkdir($pkg . '/lib');
+        mkdir($pkg . '/include');
+        $src = dirname(__DIR__) . '/src';
+        foreach ([...glob($src . '/*.php'), ...glob($src . '/Exception/*.php')] as $file) {
+            copy($file, $pkg . '/src/' . substr($file, strlen($src) + 1));
+        }
+        copy(Native::library(), $pkg . '/lib/libtoolgate.so');
+        copy(Native::header(), $pkg . '/include/toolgate.h');
+        $script = sprintf(
+            'spl_autoload_register(function ($c) { $f = %s . "/src/" . str_replace("\\\\", "/", substr($c, 9)) . ".php"; if (is_file($f)) require $f; }); '
+            . '$t = Toolgate\Table::fromFile(%s); '
+            . 'echo Toolgate\Native::library(), " ", Toolgate\Native::header(), " ", $t->context("editor-chat", Toolgate\Role::User)->decide("delete_record")->reason->value;',
+            var_export($pkg, true),
+            var_export(ConformanceTest::corpus() . '/tables/acceptance-edit.tgt', true),
+        );
+        $cmd = sprintf('%s -n -d extension=ffi -d ffi.enable=1 -r %s 2>&1', escapeshellarg(PHP_BINARY), escapeshellarg($script));
+        exec('TOOLGATE_LIB= TOOLGATE_HEADER= ' . $cmd, $out, $status);
+        exec('rm -rf ' . escapeshellarg($pkg));
+        self::assertSame(
+            [0, "{$pkg}/lib/libtoolgate.so {$pkg}/include/toolgate.h configurationExcluded"],
+            [$status, implode("\n", $out)],
+        );
+    }
+
     /** The documented PHP-FPM setup: opcache preload declares the scope; requests use FFI::scope(). */
     public function testOpcachePreloadWithFfiEnablePreload(): void
     {
