@@ -12,15 +12,6 @@ use crate::model::{self, Audience, Model};
 /// Lower a model into the plain table description.
 pub fn lower(m: &Model) -> TableSpec {
     let least = m.least_trusted_zone().unwrap_or(0);
-    let provider_zone = |p: usize| m.providers[p].zone.unwrap_or(least);
-    // Lower ceiling = less trusted.
-    let less_trusted = |a: usize, b: usize| {
-        if m.zones[b].ceiling < m.zones[a].ceiling {
-            b
-        } else {
-            a
-        }
-    };
     TableSpec {
         policy_digests: m.provenance.policies.clone(),
         registry_digest: m.provenance.registry.clone(),
@@ -43,21 +34,7 @@ pub fn lower(m: &Model) -> TableSpec {
                 default_class: g.default_class.map(|c| c as u32),
             })
             .collect(),
-        tools: m
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| ToolSpec {
-                name: t.name.clone(),
-                group: t.group as u32,
-                remote: t.remote,
-                enabled: m.groups[t.group].state != Some(false)
-                    && t.state.unwrap_or(t.default_enabled),
-                admin_only: t.admin_only,
-                class: m.tool_class(i) as u32,
-                descriptor_bytes: descriptor_bytes(t) as u32,
-            })
-            .collect(),
+        tools: tools(m),
         skills: m
             .skills
             .iter()
@@ -66,53 +43,8 @@ pub fn lower(m: &Model) -> TableSpec {
                 tools: s.tools.clone(),
             })
             .collect(),
-        configurations: m
-            .configurations
-            .iter()
-            .map(|c| {
-                // A missing provider counts as the least trusted zone.
-                let zone = match c.provider {
-                    None => least,
-                    Some(p) => m.providers[p]
-                        .fallback
-                        .iter()
-                        .fold(provider_zone(p), |z, &f| less_trusted(z, provider_zone(f))),
-                };
-                ConfigurationSpec {
-                    name: c.name.clone(),
-                    file: c.file.clone(),
-                    provider: c.provider.map(|p| m.providers[p].name.clone()),
-                    zone: zone as u32,
-                    groups: c
-                        .groups
-                        .as_ref()
-                        .map(|g| g.iter().map(|&x| x as u32).collect()),
-                    excluded: c.excluded.clone(),
-                    skills: c.skills.iter().map(|&s| s as u32).collect(),
-                }
-            })
-            .collect(),
-        profiles: m
-            .profiles
-            .iter()
-            .map(|p| {
-                let mut spec = ProfileSpec {
-                    name: p.name.clone(),
-                    file: p.file.clone(),
-                    tools: Vec::new(),
-                    groups: Vec::new(),
-                    prefixes: Vec::new(),
-                };
-                for s in &p.allow {
-                    match s {
-                        model::Selector::Tool(n) => spec.tools.push(n.clone()),
-                        model::Selector::Group(g) => spec.groups.push(*g as u32),
-                        model::Selector::Prefix(x) => spec.prefixes.push(x.clone()),
-                    }
-                }
-                spec
-            })
-            .collect(),
+        configurations: configurations(m, least),
+        profiles: m.profiles.iter().map(profile).collect(),
         consumers: m
             .consumers
             .iter()
@@ -141,6 +73,79 @@ pub fn lower(m: &Model) -> TableSpec {
         },
         skill_loader: m.settings.skill_loader.clone(),
     }
+}
+
+fn tools(m: &Model) -> Vec<ToolSpec> {
+    m.tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ToolSpec {
+            name: t.name.clone(),
+            group: t.group as u32,
+            remote: t.remote,
+            enabled: m.groups[t.group].state != Some(false) && t.state.unwrap_or(t.default_enabled),
+            admin_only: t.admin_only,
+            class: m.tool_class(i) as u32,
+            descriptor_bytes: descriptor_bytes(t) as u32,
+        })
+        .collect()
+}
+
+/// The configurations, each with the zone its provider (and the provider's
+/// fallbacks) may receive: the least trusted of them.
+fn configurations(m: &Model, least: usize) -> Vec<ConfigurationSpec> {
+    let provider_zone = |p: usize| m.providers[p].zone.unwrap_or(least);
+    // Lower ceiling = less trusted.
+    let less_trusted = |a: usize, b: usize| {
+        if m.zones[b].ceiling < m.zones[a].ceiling {
+            b
+        } else {
+            a
+        }
+    };
+    m.configurations
+        .iter()
+        .map(|c| {
+            // A missing provider counts as the least trusted zone.
+            let zone = match c.provider {
+                None => least,
+                Some(p) => m.providers[p]
+                    .fallback
+                    .iter()
+                    .fold(provider_zone(p), |z, &f| less_trusted(z, provider_zone(f))),
+            };
+            ConfigurationSpec {
+                name: c.name.clone(),
+                file: c.file.clone(),
+                provider: c.provider.map(|p| m.providers[p].name.clone()),
+                zone: zone as u32,
+                groups: c
+                    .groups
+                    .as_ref()
+                    .map(|g| g.iter().map(|&x| x as u32).collect()),
+                excluded: c.excluded.clone(),
+                skills: c.skills.iter().map(|&s| s as u32).collect(),
+            }
+        })
+        .collect()
+}
+
+fn profile(p: &model::Profile) -> ProfileSpec {
+    let mut spec = ProfileSpec {
+        name: p.name.clone(),
+        file: p.file.clone(),
+        tools: Vec::new(),
+        groups: Vec::new(),
+        prefixes: Vec::new(),
+    };
+    for s in &p.allow {
+        match s {
+            model::Selector::Tool(n) => spec.tools.push(n.clone()),
+            model::Selector::Group(g) => spec.groups.push(*g as u32),
+            model::Selector::Prefix(x) => spec.prefixes.push(x.clone()),
+        }
+    }
+    spec
 }
 
 /// What a tool's descriptor costs in a prompt.

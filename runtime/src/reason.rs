@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 /// exception classes from, and the JSON Schemas (derived from the enum).
 macro_rules! gates {
     ($( $(#[$doc:meta])* $variant:ident = $code:literal, $letter:literal, $exception:literal, $message:literal; )*) => {
-        /// Why a tool is not offered or a call may not run. The declaration
-        /// order is the gate order.
+        /// Why a tool is not offered or a call may not run. The declaration order is
+        /// the gate order: the first refusing gate names the reason.
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(rename_all = "camelCase")]

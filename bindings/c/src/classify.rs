@@ -75,6 +75,9 @@ pub unsafe extern "C" fn toolgate_classify_envelope(
         let data = unsafe { bytes_arg(data, data_len, "data")? };
         let tool = unsafe { opt_str_arg(tool, tool_len, "tool")? };
         let envelope = toolgate_runtime::Envelope::read(data);
-        json(&raw_answer::classify_raw(t, &envelope.answer(None, None, tool)))
+        json(&raw_answer::classify_raw(
+            t,
+            &envelope.answer(None, None, tool),
+        ))
     })
 }

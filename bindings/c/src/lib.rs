@@ -41,11 +41,11 @@
 pub mod boundary;
 pub mod classify;
 pub mod codes;
-pub mod raw_answer;
 pub mod context;
 pub mod decide;
 pub mod handle;
 pub mod lists;
+pub mod raw_answer;
 pub mod run;
 pub mod table;
 

@@ -32,6 +32,7 @@
 use std::collections::{HashMap, HashSet};
 
 use toolgate_runtime::bits::BitSet;
+use toolgate_runtime::table::ConfigSets;
 use toolgate_runtime::Table;
 
 use crate::diagnostics::Problem;
@@ -139,15 +140,10 @@ impl Space {
                 }
             }
         }
-        let loader = t.skill_loader_id();
         let declared_ids: Vec<u32> = {
             let mut v: Vec<u32> = declared_by.keys().copied().collect();
             v.sort_unstable();
             v
-        };
-        let ceil_of = |zone: Option<usize>| -> usize {
-            zone.or(m.least_trusted_zone())
-                .map_or(0, |z| m.zones[z].ceiling)
         };
         let mut sp = Space {
             n,
@@ -203,70 +199,98 @@ impl Space {
             }
             // Fallbacks: the ceiling without one occurrence of each.
             if let Some(p) = cfg.provider {
-                sp.used_providers.insert(p);
-                let fb = &m.providers[p].fallback;
-                let own = ceil_of(m.providers[p].zone);
-                for (pos, &f) in fb.iter().enumerate() {
-                    if sp.fallbacks.contains(&(p, f)) {
-                        continue;
-                    }
-                    let without = fb
-                        .iter()
-                        .enumerate()
-                        .filter(|&(i, _)| i != pos)
-                        .fold(own, |c, (_, &g)| c.min(ceil_of(m.providers[g].zone)));
-                    if without > k {
-                        let (lo, hi) = (t.tools_above(k as u32), t.tools_above(without as u32));
-                        if let (Some(lo), Some(hi)) = (lo, hi) {
-                            let band =
-                                (0..words).any(|w| reach[w] & word(lo, w) & !word(hi, w) != 0);
-                            if band {
-                                sp.fallbacks.insert((p, f));
-                            }
-                        }
-                    }
-                }
+                sp.note_fallbacks(m, t, p, k, &reach);
             }
             // Skill tools: how many skills this configuration attaches declare each.
-            let mut count: HashMap<u32, (u32, usize)> = HashMap::new();
-            for &s in &cfg.skills {
-                for name in m.skills[s].tools.iter().flatten() {
-                    if let Some(id) = t.tool_id(name) {
-                        let e = count.entry(id).or_insert((0, s));
-                        e.0 += 1;
-                    }
-                }
+            sp.note_skill_tools(m, t, &cfg.skills, &cs, &declared_ids);
+        }
+        sp
+    }
+
+    /// The fallbacks of provider `p` that matter for a configuration with
+    /// ceiling `k` and the tools `reach` reaching its trust-zone gate: the
+    /// ceiling without one occurrence of the fallback is higher, and some
+    /// reached tool's class lies between the two.
+    fn note_fallbacks(&mut self, m: &Model, t: &Table, p: usize, k: usize, reach: &[u64]) {
+        let words = reach.len();
+        let ceil_of = |zone: Option<usize>| -> usize {
+            zone.or(m.least_trusted_zone())
+                .map_or(0, |z| m.zones[z].ceiling)
+        };
+        self.used_providers.insert(p);
+        let fb = &m.providers[p].fallback;
+        let own = ceil_of(m.providers[p].zone);
+        for (pos, &f) in fb.iter().enumerate() {
+            if self.fallbacks.contains(&(p, f)) {
+                continue;
             }
-            for &id in &declared_ids {
-                let i = id as usize;
-                if Some(id) == loader || !cs.allowed.contains(i) {
-                    continue;
-                }
-                sp.allowed_somewhere.insert(i);
-                if !en.contains(i) {
-                    continue;
-                }
-                // Most configurations attach no skill: no lookup then.
-                let declared = if count.is_empty() {
-                    None
-                } else {
-                    count.get(&id)
-                };
-                match declared {
-                    None => {
-                        sp.any_skill.insert(i);
+            let without = fb
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != pos)
+                .fold(own, |c, (_, &g)| c.min(ceil_of(m.providers[g].zone)));
+            if without > k {
+                let (lo, hi) = (t.tools_above(k as u32), t.tools_above(without as u32));
+                if let (Some(lo), Some(hi)) = (lo, hi) {
+                    let band = (0..words).any(|w| reach[w] & word(lo, w) & !word(hi, w) != 0);
+                    if band {
+                        self.fallbacks.insert((p, f));
                     }
-                    Some(&(1, s)) => {
-                        let sole = sp.sole_skill.entry(id).or_default();
-                        if !sole.contains(&s) {
-                            sole.push(s);
-                        }
-                    }
-                    Some(_) => {}
                 }
             }
         }
-        sp
+    }
+
+    /// For each skill-declared tool a configuration allows: whether some
+    /// run admits it through any skill (none the configuration attaches
+    /// declares it) or through only one of its attached skills.
+    fn note_skill_tools(
+        &mut self,
+        m: &Model,
+        t: &Table,
+        skills: &[usize],
+        cs: &ConfigSets<'_>,
+        declared_ids: &[u32],
+    ) {
+        let en = t.enabled_tools();
+        let loader = t.skill_loader_id();
+        let mut count: HashMap<u32, (u32, usize)> = HashMap::new();
+        for &s in skills {
+            for name in m.skills[s].tools.iter().flatten() {
+                if let Some(id) = t.tool_id(name) {
+                    let e = count.entry(id).or_insert((0, s));
+                    e.0 += 1;
+                }
+            }
+        }
+        for &id in declared_ids {
+            let i = id as usize;
+            if Some(id) == loader || !cs.allowed.contains(i) {
+                continue;
+            }
+            self.allowed_somewhere.insert(i);
+            if !en.contains(i) {
+                continue;
+            }
+            // Most configurations attach no skill: no lookup then.
+            let declared = if count.is_empty() {
+                None
+            } else {
+                count.get(&id)
+            };
+            match declared {
+                None => {
+                    self.any_skill.insert(i);
+                }
+                Some(&(1, s)) => {
+                    let sole = self.sole_skill.entry(id).or_default();
+                    if !sole.contains(&s) {
+                        sole.push(s);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
     }
 
     /// Whether moving tool `id` from class `a` to class `b` changes some
