@@ -11,7 +11,7 @@ mod mcp_client;
 mod progress;
 
 use commands::{
-    check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, review, run,
+    check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, report, review, run,
     schema, serve, shell, show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
@@ -96,6 +96,8 @@ enum Command {
     ///
     /// Exit code 1 with --fail-on-widen when any decision widens.
     Diff(review::DiffArgs),
+    /// The access report: one self-contained HTML file (matrix, readouts; --diff, --decision-log).
+    Report(report::ReportArgs),
     /// Write (or --check) the effective-access file: every configuration, role and tool's verdict.
     Snapshot(review::SnapshotArgs),
     /// Run the policy tests (`*.test.toml` beside the policies); exit 1 on a failure or under the threshold.
@@ -175,6 +177,7 @@ fn main() -> ExitCode {
         Command::Run(c) => run::run(c),
         Command::Stats(a) => stats::stats(a),
         Command::Diff(a) => review::diff(a),
+        Command::Report(a) => report::report(a),
         Command::Snapshot(a) => review::snapshot(a),
         Command::Test(a) => review::test(a),
         Command::Fmt(a) => fmt::fmt(a),

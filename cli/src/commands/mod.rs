@@ -23,6 +23,7 @@ pub mod lsp;
 pub mod query;
 pub mod registry;
 pub mod replay;
+pub mod report;
 pub mod review;
 pub mod run;
 pub mod schema;

@@ -81,7 +81,7 @@ pub struct SnapshotArgs {
 }
 
 /// Extract `project` as it is at git revision `rev` into a temporary directory.
-fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::TempDir), Failure> {
+pub(crate) fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::TempDir), Failure> {
     let abs = std::fs::canonicalize(project)?;
     let top = std::process::Command::new("git")
         .arg("-C")
@@ -196,7 +196,7 @@ fn paint_diff(text: &str) -> String {
 
 /// A project directory, compiled in memory, or a compiled table file (the
 /// one that served the traffic, whose digest its decision log records).
-fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
+pub(crate) fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         load_table(path, Some(path))
     } else {
