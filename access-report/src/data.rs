@@ -82,8 +82,11 @@ pub struct Matrix {
     pub contexts: Vec<ContextInfo>,
     /// `cells[context][configuration]`: an index into `strings`.
     pub cells: Vec<Vec<u32>>,
-    /// Run-length encoded rows of cell characters: a character, then its
-    /// repeat count when above one (`+12x+3`). `+` offered, `~` offered
+    /// Rows of cell characters, each run-length encoded (a character, then
+    /// its repeat count when above one: `+12x+3`) or as its differences
+    /// from an earlier row (`@CTX,CFG;` then per changed cell the count of
+    /// unchanged cells before it, when above zero, and its character:
+    /// `@0,3;12a4a`), whichever is shorter. `+` offered, `~` offered
     /// only because the trust zone is observed, a reason's letter refused;
     /// upper case: refused and the name hidden from this user (`remote-tools
     /// visible-to`), so a person or a model is told `notRegistered`.
@@ -120,7 +123,7 @@ pub fn cell_char(d: &Decision<'_>) -> char {
 pub(crate) fn rle(chars: impl Iterator<Item = char>) -> String {
     let mut out = String::new();
     let mut last: Option<(char, usize)> = None;
-    let mut flush = |out: &mut String, c: char, n: usize| {
+    let flush = |out: &mut String, c: char, n: usize| {
         out.push(c);
         if n > 1 {
             out.push_str(&n.to_string());
@@ -139,6 +142,27 @@ pub(crate) fn rle(chars: impl Iterator<Item = char>) -> String {
     }
     if let Some((l, n)) = last {
         flush(&mut out, l, n);
+    }
+    out
+}
+
+/// `row` as its differences from `reference`, the row of context
+/// `ctx_ref` and configuration `cfg_ref`: `@CTX,CFG;` then per changed
+/// position the count of unchanged positions before it (when above zero)
+/// and its character.
+pub(crate) fn delta(ctx_ref: usize, cfg_ref: usize, reference: &[u8], row: &[u8]) -> String {
+    let mut out = format!("@{ctx_ref},{cfg_ref};");
+    let mut gap = 0usize;
+    for (a, b) in reference.iter().zip(row) {
+        if a == b {
+            gap += 1;
+        } else {
+            if gap > 0 {
+                out.push_str(&gap.to_string());
+            }
+            out.push(char::from(*b));
+            gap = 0;
+        }
     }
     out
 }
@@ -175,30 +199,62 @@ pub fn matrix(table: &Table, opts: MatrixOptions) -> Matrix {
     let mut cells = Vec::with_capacity(points.len());
     let mut refused_cells = 0usize;
     let mut contexts_out = Vec::with_capacity(points.len());
-    for (role, consumer, mode) in &points {
+    // The rows of each consumer's base context (a user, the policy's mode),
+    // to write the other contexts' rows as differences from them.
+    let mut raw: Vec<Option<Vec<Vec<u8>>>> = Vec::with_capacity(points.len());
+    for (i, (role, consumer, mode)) in points.iter().enumerate() {
         let mut row = Vec::with_capacity(configs.len());
+        let mut raw_row: Vec<Vec<u8>> = Vec::with_capacity(configs.len());
         let mut effective = "enforce";
-        for cfg in &configs {
+        // The same consumer as a user under the policy's mode.
+        let base = points
+            .iter()
+            .position(|(r, c, m)| *r == Role::User && c == consumer && m.is_none())
+            .unwrap_or(0);
+        for (k, cfg) in configs.iter().enumerate() {
             let Ok(ctx) = table.context(cfg) else {
                 continue;
             };
-            let ctx = ctx.role(*role).consumer(consumer.as_deref()).enforcement(*mode);
+            let ctx = ctx
+                .role(*role)
+                .consumer(consumer.as_deref())
+                .enforcement(*mode);
             effective = ctx.mode().as_str();
-            let s = rle(ctx.decisions().map(|d| {
-                let c = cell_char(&d);
-                if !d.allowed {
-                    refused_cells += 1;
+            let chars: Vec<u8> = ctx
+                .decisions()
+                .map(|d| {
+                    if !d.allowed {
+                        refused_cells += 1;
+                    }
+                    cell_char(&d) as u8
+                })
+                .collect();
+            let mut best = rle(chars.iter().map(|&b| char::from(b)));
+            let mut consider = |ctx_ref: usize, cfg_ref: usize, reference: &[u8]| {
+                let d = delta(ctx_ref, cfg_ref, reference, &chars);
+                if d.len() < best.len() {
+                    best = d;
                 }
-                c
-            }));
+            };
+            if k > 0 {
+                consider(i, k - 1, &raw_row[k - 1]);
+            }
+            if let Some(Some(r)) = raw.get(base).filter(|_| base != i) {
+                consider(base, k, &r[k]);
+            }
+            if let Some(Some(r)) = raw.first().filter(|_| i > 0 && base != 0) {
+                consider(0, k, &r[k]);
+            }
             let next = strings.len() as u32;
-            let i = *seen.entry(s.clone()).or_insert_with(|| {
-                strings.push(s);
+            let idx = *seen.entry(best.clone()).or_insert_with(|| {
+                strings.push(best);
                 next
             });
-            row.push(i);
+            row.push(idx);
+            raw_row.push(chars);
         }
         cells.push(row);
+        raw.push((base == i).then_some(raw_row));
         contexts_out.push(ContextInfo {
             role: role.as_str(),
             consumer: consumer.clone(),
@@ -206,6 +262,7 @@ pub fn matrix(table: &Table, opts: MatrixOptions) -> Matrix {
             effective_mode: effective,
         });
     }
+    drop(raw);
     let refusals = (opts.refusal_texts && refused_cells <= REFUSAL_TEXT_LIMIT)
         .then(|| refusal_texts(table, &points, &configs));
     let mut excluded_by = Vec::new();
@@ -280,7 +337,10 @@ fn refusal_texts(
         for cfg in configs {
             let mut flat = Vec::new();
             if let Ok(ctx) = table.context(cfg) {
-                let ctx = ctx.role(*role).consumer(consumer.as_deref()).enforcement(*mode);
+                let ctx = ctx
+                    .role(*role)
+                    .consumer(consumer.as_deref())
+                    .enforcement(*mode);
                 for (i, d) in ctx.decisions().enumerate() {
                     let Some(r) = ctx.refusal(&d) else { continue };
                     let key = (r.model_text, r.remediation);
@@ -310,5 +370,12 @@ mod tests {
         assert_eq!(rle("".chars()), "");
         assert_eq!(rle("a".chars()), "a");
         assert_eq!(rle(std::iter::repeat_n('+', 12)), "+12");
+    }
+
+    #[test]
+    fn a_delta_names_its_reference_and_the_changed_cells() {
+        assert_eq!(super::delta(0, 3, b"++++x+", b"+a++x+"), "@0,3;1a");
+        assert_eq!(super::delta(2, 0, b"++", b"ap"), "@2,0;ap");
+        assert_eq!(super::delta(1, 1, b"++", b"++"), "@1,1;");
     }
 }

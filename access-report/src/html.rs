@@ -140,13 +140,18 @@ mod tests {
 
     #[test]
     fn script_json_cannot_close_its_element() {
-        let s = script_json(&serde_json::json!({"t": "</script><img src=x onerror=alert(1)>&\u{2028}\u{2029}"}));
+        let s = script_json(
+            &serde_json::json!({"t": "</script><img src=x onerror=alert(1)>&\u{2028}\u{2029}"}),
+        );
         assert_eq!(
             s,
             r#"{"t":"\u003c/script\u003e\u003cimg src=x onerror=alert(1)\u003e\u0026\u2028\u2029"}"#
         );
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(back["t"], "</script><img src=x onerror=alert(1)>&\u{2028}\u{2029}");
+        assert_eq!(
+            back["t"],
+            "</script><img src=x onerror=alert(1)>&\u{2028}\u{2029}"
+        );
     }
 
     #[test]

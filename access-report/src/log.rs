@@ -73,7 +73,9 @@ fn parse_rfc3339(s: &str) -> Option<u64> {
     }
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let t = s.get(r)?;
-        t.bytes().all(|c| c.is_ascii_digit()).then(|| t.parse().ok())?
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
     };
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
@@ -91,12 +93,21 @@ fn parse_rfc3339(s: &str) -> Option<u64> {
             return None;
         }
         let frac = &f[..digits];
-        ms = frac.chars().chain("000".chars()).take(3).collect::<String>().parse().ok()?;
+        ms = frac
+            .chars()
+            .chain("000".chars())
+            .take(3)
+            .collect::<String>()
+            .parse()
+            .ok()?;
         rest = &f[digits..];
     }
     let offset_min: i64 = match rest {
         "Z" | "z" => 0,
-        o if o.len() == 6 && (o.starts_with('+') || o.starts_with('-')) && o.as_bytes()[3] == b':' => {
+        o if o.len() == 6
+            && (o.starts_with('+') || o.starts_with('-'))
+            && o.as_bytes()[3] == b':' =>
+        {
             let hh: i64 = o.get(1..3)?.parse().ok()?;
             let mm: i64 = o.get(4..6)?.parse().ok()?;
             let sign = if o.starts_with('-') { -1 } else { 1 };

@@ -27,3 +27,6 @@ pub fn changes(old: &Table, new: &Table, old_name: &str) -> Changes {
         diff: diff(old, new),
     }
 }
+
+/// `toolgate explain --format json`'s entries: the simulation's gate by gate.
+pub use toolgate_compiler::readout::Explained;

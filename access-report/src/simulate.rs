@@ -62,10 +62,14 @@ pub struct Simulation<'t> {
 }
 
 /// Answer `req` from `table`.
-pub fn simulate<'t>(table: &'t Table, req: &'t SimulateRequest) -> Result<Simulation<'t>, SimulateError> {
+pub fn simulate<'t>(
+    table: &'t Table,
+    req: &'t SimulateRequest,
+) -> Result<Simulation<'t>, SimulateError> {
     let role = match req.role.as_deref() {
         None => Role::User,
-        Some(r) => Role::from_name(r).ok_or_else(|| SimulateError(format!("`role`: `{r}` is not admin, user or none")))?,
+        Some(r) => Role::from_name(r)
+            .ok_or_else(|| SimulateError(format!("`role`: `{r}` is not admin, user or none")))?,
     };
     let mut ctx = table
         .context(&req.configuration)
@@ -76,9 +80,7 @@ pub fn simulate<'t>(table: &'t Table, req: &'t SimulateRequest) -> Result<Simula
     if let Some(run) = &req.run {
         let bytes = serde_json::to_vec(run).map_err(|e| SimulateError(e.to_string()))?;
         let state = RunState::parse(&bytes).map_err(|e| {
-            SimulateError(format!(
-                "`run`: {e}; a run stored like this admits no tool"
-            ))
+            SimulateError(format!("`run`: {e}; a run stored like this admits no tool"))
         })?;
         ctx = ctx.run(&state);
     }
@@ -88,7 +90,11 @@ pub fn simulate<'t>(table: &'t Table, req: &'t SimulateRequest) -> Result<Simula
         .iter()
         .map(|t| Explained::of(&ctx.shown_trace(t)))
         .collect();
-    let refusals = req.tools.iter().map(|t| ctx.refusal(&ctx.decide(t))).collect();
+    let refusals = req
+        .tools
+        .iter()
+        .map(|t| ctx.refusal(&ctx.decide(t)))
+        .collect();
     Ok(Simulation {
         digest: table.digest_hex(),
         configuration: ctx.configuration_name(),

@@ -29,23 +29,43 @@ const EXAMPLES: [&str; 5] = [
     "trust-zones",
 ];
 
-/// The cells decoded: run-length, as the page decodes them.
-fn decode(s: &str) -> Vec<char> {
-    let mut out = Vec::new();
+/// A row of cells decoded as the page decodes it: run-length, or the
+/// differences from an earlier row (`@CTX,CFG;`).
+fn decode(m: &toolgate_access_report::Matrix, ctx: usize, cfg: usize) -> Vec<char> {
+    let s = &m.strings[m.cells[ctx][cfg] as usize];
+    let digits = |cs: &[char], i: &mut usize| -> Option<usize> {
+        let start = *i;
+        while *i < cs.len() && cs[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        (*i > start).then(|| cs[start..*i].iter().collect::<String>().parse().unwrap())
+    };
+    if let Some(rest) = s.strip_prefix('@') {
+        let (head, body) = rest.split_once(';').unwrap();
+        let (c, k) = head.split_once(',').unwrap();
+        let (c, k): (usize, usize) = (c.parse().unwrap(), k.parse().unwrap());
+        assert!(
+            c < ctx || (c == ctx && k < cfg),
+            "a reference is to an earlier row"
+        );
+        let mut out = decode(m, c, k);
+        let cs: Vec<char> = body.chars().collect();
+        let (mut i, mut pos) = (0, 0);
+        while i < cs.len() {
+            pos += digits(&cs, &mut i).unwrap_or(0);
+            out[pos] = cs[i];
+            i += 1;
+            pos += 1;
+        }
+        return out;
+    }
     let cs: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
     let mut i = 0;
     while i < cs.len() {
         let c = cs[i];
         i += 1;
-        let start = i;
-        while i < cs.len() && cs[i].is_ascii_digit() {
-            i += 1;
-        }
-        let n: usize = if i > start {
-            cs[start..i].iter().collect::<String>().parse().unwrap()
-        } else {
-            1
-        };
+        let n = digits(&cs, &mut i).unwrap_or(1);
         out.extend(std::iter::repeat_n(c, n));
     }
     out
@@ -58,17 +78,23 @@ fn every_cell_is_the_runtime_decision_of_its_context() {
         let m = matrix(&table, MatrixOptions::default());
         let consumers = 2 + table.spec().consumers.len();
         assert_eq!(m.contexts.len(), 3 * consumers * 3, "{name}");
-        let refusals = m.refusals.as_ref().expect("small projects carry refusal texts");
+        let refusals = m
+            .refusals
+            .as_ref()
+            .expect("small projects carry refusal texts");
         for (ci, c) in m.contexts.iter().enumerate() {
             for (k, cfg) in table.configuration_names().enumerate() {
-                let role = Role::ALL.into_iter().find(|r| r.as_str() == c.role).unwrap();
+                let role = Role::ALL
+                    .into_iter()
+                    .find(|r| r.as_str() == c.role)
+                    .unwrap();
                 let ctx = table
                     .context(cfg)
                     .unwrap()
                     .role(role)
                     .consumer(c.consumer.as_deref())
                     .enforcement(c.mode);
-                let cells = decode(&m.strings[m.cells[ci][k] as usize]);
+                let cells = decode(&m, ci, k);
                 let flat = &refusals.cells[ci][k];
                 let mut texts = flat.chunks(2);
                 assert_eq!(cells.len(), table.tool_count());
@@ -115,11 +141,22 @@ fn every_cell_is_the_runtime_decision_of_its_context() {
 fn the_demo_matrix_holds_the_documented_refusals() {
     let table = compile(&root().join("policies/demo"));
     let m = matrix(&table, MatrixOptions::default());
-    let cfg = m.configs.iter().position(|c| c.name == "demo-chat").unwrap();
+    let cfg = m
+        .configs
+        .iter()
+        .position(|c| c.name == "demo-chat")
+        .unwrap();
     let tool = |n: &str| m.tools.iter().position(|t| t.0 == n).unwrap();
     // Context 0: user, no consumer, as configured.
-    assert_eq!((m.contexts[0].role, m.contexts[0].consumer.as_deref(), m.contexts[0].mode), ("user", None, None));
-    let cells = decode(&m.strings[m.cells[0][cfg] as usize]);
+    assert_eq!(
+        (
+            m.contexts[0].role,
+            m.contexts[0].consumer.as_deref(),
+            m.contexts[0].mode
+        ),
+        ("user", None, None)
+    );
+    let cells = decode(&m, 0, cfg);
     assert_eq!(cells[tool("search_pages")], '+');
     assert_eq!(cells[tool("read_source")], 'g');
     assert_eq!(cells[tool("get_env_raw")], 'a');
@@ -146,7 +183,9 @@ fn the_page_is_one_file_whose_policy_admits_exactly_its_script_and_style() {
         // base64 by the standard alphabet, checked against a second encoder.
         let mut out = String::new();
         for ch in d.chunks(3) {
-            let n = (u32::from(ch[0]) << 16) | (u32::from(*ch.get(1).unwrap_or(&0)) << 8) | u32::from(*ch.get(2).unwrap_or(&0));
+            let n = (u32::from(ch[0]) << 16)
+                | (u32::from(*ch.get(1).unwrap_or(&0)) << 8)
+                | u32::from(*ch.get(2).unwrap_or(&0));
             let a = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
             for j in 0..=ch.len() {
                 out.push(a[((n >> (18 - 6 * j)) & 63) as usize] as char);
@@ -205,12 +244,18 @@ fn the_diff_is_the_compilers_and_the_log_the_runtimes() {
     assert_eq!(c.diff, toolgate_compiler::diff::diff(&old, &new));
     assert_eq!(c.old_digest, old.digest_hex());
     let same = changes(&old, &old, "same");
-    assert_eq!(same.diff.summary.widened + same.diff.summary.narrowed + same.diff.summary.reason_changed, 0);
+    assert_eq!(
+        same.diff.summary.widened + same.diff.summary.narrowed + same.diff.summary.reason_changed,
+        0
+    );
 
     let runtime = r#"{"timeUnixMs":60000,"table":"t","configuration":"a","role":"user","consumer":null,"tool":"x","allowed":false,"reason":"requiresAdmin","observedOnly":false}
 {"timeUnixMs":180000,"table":"t","configuration":"b","role":"user","consumer":null,"tool":"y","allowed":true,"reason":null,"observedOnly":false}"#;
     let d = denials(runtime).unwrap();
-    assert_eq!(d.stats, toolgate_runtime::log::LogStats::read(runtime).unwrap());
+    assert_eq!(
+        d.stats,
+        toolgate_runtime::log::LogStats::read(runtime).unwrap()
+    );
     assert_eq!((d.start_ms, d.bucket_ms), (60_000, 10_000));
     assert_eq!(d.buckets.len(), 13);
     assert_eq!(d.buckets[0], vec![1, 1, 1]);
@@ -230,15 +275,32 @@ fn the_simulation_answers_as_the_cli_and_refuses_bad_input_with_the_field() {
     let ctx = table.context("demo-chat").unwrap();
     assert_eq!(s.unavailable, ctx.unavailable());
     assert_eq!(s.prompt, ctx.unavailable_prompt());
-    assert_eq!(s.explain[0].reason, Some(toolgate_runtime::Reason::ConfigurationGroup));
-    assert_eq!(s.explain[1].reason, Some(toolgate_runtime::Reason::NotRegistered));
-    assert_eq!(s.refusals[0].as_ref().unwrap(), &ctx.refusal(&ctx.decide("read_source")).unwrap());
+    assert_eq!(
+        s.explain[0].reason,
+        Some(toolgate_runtime::Reason::ConfigurationGroup)
+    );
+    assert_eq!(
+        s.explain[1].reason,
+        Some(toolgate_runtime::Reason::NotRegistered)
+    );
+    assert_eq!(
+        s.refusals[0].as_ref().unwrap(),
+        &ctx.refusal(&ctx.decide("read_source")).unwrap()
+    );
     let bad = |j: &str| {
         let r: SimulateRequest = serde_json::from_str(j).unwrap();
         simulate(&table, &r).unwrap_err().to_string()
     };
-    assert_eq!(bad(r#"{"configuration":"demo-chta"}"#), "`configuration`: unknown configuration `demo-chta`; did you mean `demo-chat`?");
-    assert_eq!(bad(r#"{"configuration":"demo-chat","role":"root"}"#), "`role`: `root` is not admin, user or none");
-    assert!(bad(r#"{"configuration":"demo-chat","run":{"allowedToolNames":7}}"#).starts_with("`run`: "));
+    assert_eq!(
+        bad(r#"{"configuration":"demo-chta"}"#),
+        "`configuration`: unknown configuration `demo-chta`; did you mean `demo-chat`?"
+    );
+    assert_eq!(
+        bad(r#"{"configuration":"demo-chat","role":"root"}"#),
+        "`role`: `root` is not admin, user or none"
+    );
+    assert!(
+        bad(r#"{"configuration":"demo-chat","run":{"allowedToolNames":7}}"#).starts_with("`run`: ")
+    );
     assert!(serde_json::from_str::<SimulateRequest>(r#"{"configuration":"x","extra":1}"#).is_err());
 }

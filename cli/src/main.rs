@@ -11,8 +11,8 @@ mod mcp_client;
 mod progress;
 
 use commands::{
-    check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, report, review, run,
-    schema, serve, shell, show, sign, stats,
+    check, classify, distribute, drift, fmt, gateway, init, lsp, query, registry, report, review,
+    run, schema, serve, shell, show, sign, stats,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 

@@ -40,7 +40,7 @@ pub struct Console {
 }
 
 fn json(status: StatusCode, body: impl Into<Body>) -> Response {
-    let mut r = Response::new(Body::from(body));
+    let mut r = Response::new(body.into());
     *r.status_mut() = status;
     let h = r.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -90,7 +90,10 @@ async fn page() -> Response {
     )) {
         h.insert("content-security-policy", v);
     }
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     r
 }

@@ -58,23 +58,40 @@
     if (M.tools.length <= 300) M.groups.forEach(function (_, g) { state.expanded[g] = true; });
   }
 
+  function digitsAt(s, i) { var j = i; while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++; return j; }
+  // A row: run-length ("+12x+3") or the differences from an earlier row
+  // ("@CTX,CFG;" then per changed cell the unchanged count before it and its character).
   function decode(s, n) {
-    var out = new Uint8Array(n);
-    var pos = 0, i = 0;
+    var i, j, pos = 0;
+    if (s.charAt(0) === '@') {
+      var semi = s.indexOf(';'), ref = s.slice(1, semi).split(',');
+      var out = rows(parseInt(ref[0], 10))[parseInt(ref[1], 10)].slice();
+      i = semi + 1;
+      while (i < s.length) {
+        j = digitsAt(s, i);
+        if (j > i) pos += parseInt(s.slice(i, j), 10);
+        out[pos++] = s.charCodeAt(j);
+        i = j + 1;
+      }
+      return out;
+    }
+    var res = new Uint8Array(n);
+    i = 0;
     while (i < s.length) {
       var c = s.charCodeAt(i++);
-      var j = i;
-      while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+      j = digitsAt(s, i);
       var count = j > i ? parseInt(s.slice(i, j), 10) : 1;
-      out.fill(c, pos, pos + count);
+      res.fill(c, pos, pos + count);
       pos += count; i = j;
     }
-    return out;
+    return res;
   }
   function rows(ctx) {
     if (!decoded[ctx]) {
-      var n = M.tools.length;
-      decoded[ctx] = M.cells[ctx].map(function (si) { return decode(M.strings[si], n); });
+      var n = M.tools.length, list = [];
+      decoded[ctx] = list;
+      // A row may refer to an earlier row of its own context: fill in order.
+      M.cells[ctx].forEach(function (si) { list.push(decode(M.strings[si], n)); });
     }
     return decoded[ctx];
   }

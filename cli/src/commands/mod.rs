@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use toolgate_compiler::project::Project;
-use toolgate_compiler::{lower, report};
+use toolgate_compiler::lower;
 use toolgate_runtime::{RunState, Table};
 
 use crate::io::{read_file, Failure};
@@ -90,7 +90,7 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
         Some(m) => Ok((project, m)),
         None => {
             let diags = checked.errors();
-            Err(Failure::Findings(report::human(
+            Err(Failure::Findings(toolgate_compiler::report::human(
                 &project.sources,
                 &diags,
                 false,

@@ -58,13 +58,9 @@ pub fn report(a: ReportArgs) -> Res {
     let denials = match &a.decision_log {
         None => None,
         Some(log) => {
-            let text = String::from_utf8(read_file(log)?).map_err(|e| {
-                Failure::Usage(format!("{}: not UTF-8 text: {e}", log.display()))
-            })?;
-            Some(
-                denials(&text)
-                    .map_err(|e| Failure::Usage(format!("{}:{e}", log.display())))?,
-            )
+            let text = String::from_utf8(read_file(log)?)
+                .map_err(|e| Failure::Usage(format!("{}: not UTF-8 text: {e}", log.display())))?;
+            Some(denials(&text).map_err(|e| Failure::Usage(format!("{}:{e}", log.display())))?)
         }
     };
     let report = Report {

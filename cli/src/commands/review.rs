@@ -81,7 +81,10 @@ pub struct SnapshotArgs {
 }
 
 /// Extract `project` as it is at git revision `rev` into a temporary directory.
-pub(crate) fn project_at_revision(project: &Path, rev: &str) -> Result<(PathBuf, tempfile::TempDir), Failure> {
+pub(crate) fn project_at_revision(
+    project: &Path,
+    rev: &str,
+) -> Result<(PathBuf, tempfile::TempDir), Failure> {
     let abs = std::fs::canonicalize(project)?;
     let top = std::process::Command::new("git")
         .arg("-C")
