@@ -60,15 +60,15 @@ fn error(e: &ApiError) -> Response {
 fn admitted(
     c: &Console,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
-) -> Result<Arc<toolgate_runtime::Table>, Response> {
+) -> Result<Arc<toolgate_runtime::Table>, ApiError> {
     if let Some(t) = caller {
         let admin = toolgate_runtime::Role::Admin;
         if !(t.roles.contains(&admin) && t.role.is_none_or(|r| r == admin)) {
-            return Err(error(&ApiError {
+            return Err(ApiError {
                 status: 403,
                 code: "forbidden",
                 message: "the console shows the whole table: it needs a caller that may claim the admin role".into(),
-            }));
+            });
         }
     }
     // No caller: nothing authenticates (the service is on loopback, or the
@@ -104,7 +104,7 @@ async fn report(
 ) -> Response {
     let table = match admitted(&c, caller) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(e) => return error(&e),
     };
     let digest = table.digest_hex();
     if let Ok(cache) = c.cache.lock() {
@@ -152,7 +152,7 @@ async fn digest(
 ) -> Response {
     let table = match admitted(&c, caller) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(e) => return error(&e),
     };
     json(
         StatusCode::OK,
@@ -168,7 +168,7 @@ async fn simulation(
 ) -> Response {
     let table = match admitted(&c, caller) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(e) => return error(&e),
     };
     // As the decision routes: JSON bodies only, so no page elsewhere can
     // post one without a CORS preflight (which is never answered).

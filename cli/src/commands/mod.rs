@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use toolgate_compiler::project::Project;
 use toolgate_compiler::lower;
+use toolgate_compiler::project::Project;
 use toolgate_runtime::{RunState, Table};
 
 use crate::io::{read_file, Failure};
