@@ -13,8 +13,8 @@ mod schemas;
 
 use commands::{
     check, classify, compile, decide, diff, drift, explain, fmt, gateway, init, keygen, lsp,
-    offered, pull, push, registry, run, schema, serve, shell, show, simulate, snapshot, stats,
-    test, unavailable,
+    offered, pull, push, registry, report, run, schema, serve, shell, show, simulate, snapshot,
+    stats, test, unavailable,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -98,6 +98,8 @@ enum Command {
     ///
     /// Exit code 1 with --fail-on-widen when any decision widens.
     Diff(diff::DiffArgs),
+    /// The access report: one self-contained HTML file (matrix, readouts; --diff, --decision-log).
+    Report(report::ReportArgs),
     /// Write (or --check) the effective-access file: every configuration, role and tool's verdict.
     Snapshot(snapshot::SnapshotArgs),
     /// Run the policy tests (`*.test.toml` beside the policies); exit 1 on a failure or under the threshold.
@@ -177,6 +179,7 @@ fn main() -> ExitCode {
         Command::Run(c) => run::run(c),
         Command::Stats(a) => stats::stats(a),
         Command::Diff(a) => diff::diff(a),
+        Command::Report(a) => report::report(a),
         Command::Snapshot(a) => snapshot::snapshot(a),
         Command::Test(a) => test::test(a),
         Command::Fmt(a) => fmt::fmt(a),

@@ -209,6 +209,7 @@ fn help_explains_each_subcommand() {
         "show",
         "run",
         "stats",
+        "report",
     ] {
         assert!(
             out.contains(&format!("  {cmd} ")),

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use toolgate_runtime::{Table, TableHandle, TrustedKeys};
 
 pub mod api;
+pub mod console;
 pub mod declog;
 pub mod metrics;
 pub mod poll;
@@ -149,6 +150,8 @@ pub struct Options {
     pub auth: Option<std::path::PathBuf>,
     /// Serve HTTPS with this certificate chain and key (PEM files).
     pub tls: Option<TlsFiles>,
+    /// `--console`: serve the console (docs/report.md).
+    pub console: bool,
 }
 
 /// `--tls-cert`, `--tls-key` and, for client certificates, `--tls-client-ca`.
@@ -222,6 +225,7 @@ impl Options {
             allow_unauthenticated: false,
             auth: None,
             tls: None,
+            console: false,
         }
     }
 }
@@ -368,6 +372,8 @@ impl Shared {
 #[derive(Clone)]
 pub struct Service {
     pub shared: Arc<Shared>,
+    /// `--console`: the console's routes, under this title.
+    pub console: Option<String>,
 }
 
 impl Service {
@@ -405,6 +411,7 @@ impl Service {
             )?),
         };
         Ok(Service {
+            console: None,
             shared: Arc::new(Shared {
                 handle: TableHandle::new(table),
                 source,
@@ -491,10 +498,23 @@ impl Service {
             None => Ok(s),
             Some(files) => Ok(s.with_tls(files.server_config()?)),
         })
+        .map(|s| {
+            if opts.console {
+                s.with_console(opts.source.title())
+            } else {
+                s
+            }
+        })
     }
 
     pub fn router(&self) -> axum::Router {
-        server::router(self.shared.clone())
+        server::router_with(self.shared.clone(), self.console.clone())
+    }
+
+    /// Serve the console (`--console`) too, its page titled `title`.
+    pub fn with_console(mut self, title: String) -> Service {
+        self.console = Some(title);
+        self
     }
 
     /// Serve on `listener` until `shutdown` completes, then finish the
@@ -644,6 +664,12 @@ pub fn run(opts: Options) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     // Nothing authenticates a caller: only the machine itself may ask,
     // unless the operator says the network in front is private.
+    if opts.console && !opts.addr.ip().is_loopback() && opts.auth.is_none() {
+        return Err(format!(
+            "refusing to serve the console on {}: not a loopback address, and nothing authenticates its callers (the console shows the whole table). Give --auth FILE, or bind 127.0.0.1 (docs/report.md)",
+            opts.addr
+        ));
+    }
     if !opts.addr.ip().is_loopback() && opts.auth.is_none() {
         if !opts.allow_unauthenticated {
             return Err(format!(

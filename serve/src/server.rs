@@ -52,6 +52,12 @@ impl MakeRequestId for MakeId {
 }
 
 pub fn router(shared: Arc<Shared>) -> Router<()> {
+    router_with(shared, None)
+}
+
+/// [`router`], with the console's routes when `console` names its title
+/// (`serve --console`).
+pub fn router_with(shared: Arc<Shared>, console: Option<String>) -> Router<()> {
     let limits = shared.limits;
     // The decisions: JSON bodies only, a deadline per request, and the
     // concurrency slots.
@@ -64,22 +70,32 @@ pub fn router(shared: Arc<Shared>) -> Router<()> {
         .route_layer(axum::middleware::from_fn_with_state(
             shared.clone(),
             authenticate,
-        ))
-        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            limits.request_timeout,
-        ))
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-            limits.max_concurrency,
         ));
+    // One set of slots for every bounded route (the console's data too).
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency));
+    let decisions = bounded(decisions, &limits, &slots);
     // Health, readiness, metrics and discovery take no decision slot: they
     // answer while every slot is held.
+    let console = match console {
+        None => Router::new(),
+        Some(title) => {
+            let auth = shared.clone();
+            crate::console::router(shared.clone(), title, move |r| {
+                let r = r.route_layer(axum::middleware::from_fn_with_state(
+                    auth.clone(),
+                    authenticate,
+                ));
+                bounded(r, &limits, &slots)
+            })
+        }
+    };
     Router::new()
         .route("/.well-known/authzen-configuration", get(configuration))
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/metrics", get(metrics))
         .merge(decisions)
+        .merge(console)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
@@ -93,6 +109,22 @@ pub fn router(shared: Arc<Shared>) -> Router<()> {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeId(shared.clone())))
         .with_state(shared)
+}
+
+/// A deadline per request and the concurrency slots: the decision routes'
+/// bounds, which the console's data routes share.
+fn bounded<S: Clone + Send + Sync + 'static>(
+    r: Router<S>,
+    limits: &crate::Limits,
+    slots: &Arc<tokio::sync::Semaphore>,
+) -> Router<S> {
+    r.layer(tower_http::timeout::TimeoutLayer::with_status_code(
+        StatusCode::REQUEST_TIMEOUT,
+        limits.request_timeout,
+    ))
+    .layer(tower::limit::GlobalConcurrencyLimitLayer::with_semaphore(
+        slots.clone(),
+    ))
 }
 
 /// `/health`, for a room that serves other endpoints over the same shared
@@ -165,13 +197,7 @@ async fn authenticate(
 /// `charset=utf-8`): a web page cannot post one cross-site without a CORS
 /// preflight, which this service never answers (415 otherwise).
 async fn json_only(req: Request<Body>, next: axum::middleware::Next) -> Response {
-    let json = req
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
-    if json {
+    if is_json(req.headers()) {
         next.run(req).await
     } else {
         error_response(&ApiError {
@@ -180,6 +206,16 @@ async fn json_only(req: Request<Body>, next: axum::middleware::Next) -> Response
             message: "a decision request's Content-Type must be application/json".into(),
         })
     }
+}
+
+/// Whether a request's body is declared `application/json` (with parameters
+/// such as `charset=utf-8`).
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// Accept connections on `listener` until `shutdown`, each served by hyper

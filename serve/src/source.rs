@@ -26,6 +26,14 @@ pub enum Source {
 
 impl Source {
     /// Load (or compile) the table. The error is a message for the operator.
+    /// How the console names what it serves.
+    pub fn title(&self) -> String {
+        match self {
+            Source::Table(p) | Source::Project(p) => p.display().to_string(),
+            Source::Oci { reference, .. } => reference.clone(),
+        }
+    }
+
     pub fn load(&self) -> Result<Table, String> {
         self.load_with(None)
     }

@@ -45,7 +45,7 @@ pub struct DiffArgs {
 }
 
 /// Extract `project` as it is at git revision `rev` into a temporary directory.
-pub(super) fn project_at_revision(
+pub(crate) fn project_at_revision(
     project: &Path,
     rev: &str,
 ) -> Result<(PathBuf, tempfile::TempDir), Failure> {
@@ -161,7 +161,7 @@ pub(super) fn paint_diff(text: &str) -> String {
 
 /// A project directory, compiled in memory, or a compiled table file (the
 /// one that served the traffic, whose digest its decision log records).
-pub(super) fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
+pub(crate) fn project_or_table(path: &Path) -> Result<toolgate_runtime::Table, Failure> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         load_table(path, Some(path))
     } else {

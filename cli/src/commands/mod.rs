@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use toolgate_compiler::lower;
 use toolgate_compiler::project::Project;
-use toolgate_compiler::{lower, report};
 use toolgate_runtime::{RunState, Table};
 
 use crate::io::{read_file, Failure};
@@ -31,6 +31,7 @@ pub mod offered;
 pub mod pull;
 pub mod push;
 pub mod registry;
+pub mod report;
 pub mod run;
 pub mod schema;
 pub mod serve;
@@ -99,7 +100,7 @@ pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model
         Some(m) => Ok((project, m)),
         None => {
             let diags = checked.errors();
-            Err(Failure::Findings(report::human(
+            Err(Failure::Findings(toolgate_compiler::report::human(
                 &project.sources,
                 &diags,
                 false,

@@ -100,6 +100,11 @@ pub struct ServeArgs {
     /// Do not watch the table or project for changes.
     #[arg(long)]
     no_watch: bool,
+    /// Serve the read-only console at /console: the access report's views
+    /// over the served table and a simulation (docs/report.md). Off a
+    /// loopback address it needs --auth.
+    #[arg(long)]
+    console: bool,
 }
 
 pub fn serve(a: ServeArgs) -> Res {
@@ -166,6 +171,7 @@ pub fn serve(a: ServeArgs) -> Res {
     });
     opts.log_buffer = a.log_buffer;
     opts.watch = !a.no_watch;
+    opts.console = a.console;
     toolgate_serve::run(opts).map_err(Failure::Usage)?;
     Ok(0)
 }
