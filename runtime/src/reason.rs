@@ -26,30 +26,10 @@ macro_rules! gates {
         /// THE gate order: the rows of the gate table, in order.
         pub const GATE_ORDER: [Reason; [$($code),*].len()] = [$(Reason::$variant),*];
 
-        impl Reason {
-            /// The stable code, as in JSON.
-            pub fn code(self) -> &'static str {
-                match self { $(Reason::$variant => $code,)* }
-            }
-
-            /// A short text for people and models. It speaks of this gate
-            /// only: it never mentions a gate later in the order.
-            pub fn message(self) -> &'static str {
-                match self { $(Reason::$variant => $message,)* }
-            }
-
-            /// The one-letter code of the conformance corpus' compact
-            /// decisions (docs/conformance.md).
-            pub fn letter(self) -> char {
-                match self { $(Reason::$variant => $letter,)* }
-            }
-
-            /// The name of the exception a host raises for a refusal by this
-            /// gate (`RefusalKind::exception_name`).
-            pub fn exception_name(self) -> &'static str {
-                match self { $(Reason::$variant => $exception,)* }
-            }
-        }
+        /// The gate table's rows, indexed by rank.
+        const ROWS: [Row; GATE_ORDER.len()] = [
+            $(Row { code: $code, letter: $letter, exception: $exception, message: $message }),*
+        ];
     };
 }
 
@@ -80,6 +60,43 @@ gates! {
     /// The tool's data class is above the ceiling of the provider's trust zone.
     TrustZone = "trustZone", 'z', "TrustZone",
         "its data is more sensitive than this provider may receive";
+}
+
+/// One row of the gate table.
+struct Row {
+    code: &'static str,
+    letter: char,
+    exception: &'static str,
+    message: &'static str,
+}
+
+impl Reason {
+    fn row(self) -> &'static Row {
+        &ROWS[self as usize]
+    }
+
+    /// The stable code, as in JSON.
+    pub fn code(self) -> &'static str {
+        self.row().code
+    }
+
+    /// A short text for people and models. It speaks of this gate only: it
+    /// never mentions a gate later in the order.
+    pub fn message(self) -> &'static str {
+        self.row().message
+    }
+
+    /// The one-letter code of the conformance corpus' compact decisions
+    /// (docs/conformance.md).
+    pub fn letter(self) -> char {
+        self.row().letter
+    }
+
+    /// The name of the exception a host raises for a refusal by this gate
+    /// (`RefusalKind::exception_name`).
+    pub fn exception_name(self) -> &'static str {
+        self.row().exception
+    }
 }
 
 // A host number is a byte (`Reason::number`), and every number and 0 must
