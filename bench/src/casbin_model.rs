@@ -22,7 +22,7 @@
 //! link build, not one per added rule).
 
 use casbin::prelude::*;
-use casbin::{DefaultCache, MemoryAdapter};
+use casbin::{Adapter, DefaultCache, MemoryAdapter};
 use toolgate_runtime::spec::TableSpec;
 
 use crate::peers::{config_facts, profile_gate, profile_tools, PeerContext, ProfileGate};
@@ -114,10 +114,10 @@ pub struct CasbinWorld {
 
 async fn adapter(p: &[Vec<String>], g: &[Vec<String>]) -> MemoryAdapter {
     let mut a = MemoryAdapter::default();
-    a.add_policies("p", "p", p.to_vec())
+    Adapter::add_policies(&mut a, "p", "p", p.to_vec())
         .await
         .expect("policy lines load");
-    a.add_policies("g", "g", g.to_vec())
+    Adapter::add_policies(&mut a, "g", "g", g.to_vec())
         .await
         .expect("role links load");
     a
@@ -131,11 +131,15 @@ impl CasbinWorld {
             .build()
             .expect("a runtime");
         rt.block_on(async {
-            let m = DefaultModel::from_str(MODEL).await.expect("the model parses");
+            let m = DefaultModel::from_str(MODEL)
+                .await
+                .expect("the model parses");
             let enforcer = Enforcer::new(m, adapter(&p, &g).await)
                 .await
                 .expect("the enforcer loads");
-            let m = DefaultModel::from_str(MODEL).await.expect("the model parses");
+            let m = DefaultModel::from_str(MODEL)
+                .await
+                .expect("the model parses");
             let mut cached = CachedEnforcer::new(m, adapter(&p, &g).await)
                 .await
                 .expect("the cached enforcer loads");

@@ -140,6 +140,10 @@ impl RegoWorld {
             .expect("the policy compiles to RVM bytecode");
         let mut vm = RegoVM::new();
         vm.load_program(program);
+        // No instruction limit (the VM's default stops at 25,000, which the
+        // set rule passes from a few hundred tools), as Regorus's benchmark
+        // runs it without limits.
+        vm.set_max_instructions(usize::MAX);
         vm.set_data(data).expect("data loads into the VM");
         RegoWorld { vm }
     }

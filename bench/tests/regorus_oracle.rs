@@ -35,8 +35,14 @@ fn rego_agrees_with_the_table_on_generated_workloads() {
                     refused.push(world.unavailable(&input).into_iter().collect());
                     last = key;
                 }
-                let input =
-                    world.input(spec, c.config, c.role, c.consumer, c.observe, Some(&spec.tools[i].name));
+                let input = world.input(
+                    spec,
+                    c.config,
+                    c.role,
+                    c.consumer,
+                    c.observe,
+                    Some(&spec.tools[i].name),
+                );
                 let allowed = world.allowed(&input);
                 assert_eq!(
                     !allowed,

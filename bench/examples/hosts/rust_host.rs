@@ -56,7 +56,9 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
     let offered_want: Vec<&str> = tools_allowed.iter().map(String::as_str).collect();
     let (offered, listed) = request();
     if offered != offered_want || listed.len() != list.len() {
-        return Err("a request's offered set or unavailable list differs from the runtime's".into());
+        return Err(
+            "a request's offered set or unavailable list differs from the runtime's".into(),
+        );
     }
     let iters = timing::iters(20_000_000 / n);
     let ns = ns_per_op(iters, || {
