@@ -282,7 +282,8 @@ test('a context keeps its unavailable list; a swap gives new contexts their own'
   const live = new LiveTool('late_tool', 'nowhere', { class: 'publicContent' });
   const withLive = ctx.unavailable({ live: [live] });
   assert.equal(withLive.length, first.length + 1);
-  assert.deepEqual(withLive.at(-1), { tool: 'late_tool', reason: 'configurationGroup' });
+  // (The consumer's profile is the first gate to refuse it here.)
+  assert.deepEqual(withLive.at(-1), { tool: 'late_tool', reason: 'notInProfile' });
   assert.equal(ctx.unavailable().length, first.length);
   // After a swap, a context of the current table answers from that table.
   const h = new TableHandle(t);
