@@ -33,7 +33,7 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
             ));
         }
     }
-    let mut list = |world: &mut RegoWorld| -> Vec<&str> {
+    let list = |world: &mut RegoWorld| -> Vec<&str> {
         inputs
             .iter()
             .zip(&tools)
