@@ -4,10 +4,18 @@
 //! the baseline. Agreement is checked before anything is timed. Cedar's
 //! requests are built outside the timed loop (generous to Cedar).
 //! `TOOLGATE_SIZES=1000,10000` limits the tool counts.
+//!
+//! With `--features regorus` and `--features casbin`, Rego (Regorus's
+//! bytecode VM) and Casbin (`Enforcer`, `CachedEnforcer`) run in the same
+//! groups at 1k, 10k and 100k tools, each checked first on every decision of
+//! the timed context (and, up to 10k, every context of the first
+//! configuration). Cedar also runs at 1M tools (its entity store built once,
+//! outside the timed loop); there its list is not timed (about 10 s an
+//! iteration).
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
 use std::hint::black_box;
 use toolgate_bench::cedar::{check_agreement, CedarWorld};
 use toolgate_bench::{walk, AskedNames, Cycle, Subject};
@@ -15,7 +23,7 @@ use toolgate_runtime::Role;
 use toolgate_tests::{reference_decide, reference_unavailable};
 
 fn bench(c: &mut Criterion) {
-    for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000]) {
+    for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {
         let s = Subject::new(n);
         // Every context up to 10k tools; above, the timed context over every
         // tool (checked below), as the full space takes minutes of Cedar.
@@ -37,6 +45,68 @@ fn bench(c: &mut Criterion) {
             );
         }
         eprintln!("{n} tools: Cedar and toolgate agree on the timed context's {n} decisions");
+        #[cfg(any(feature = "regorus", feature = "casbin"))]
+        let pctx = toolgate_bench::peers::timed_context(spec, &s.w.configurations[0]);
+        #[cfg(any(feature = "regorus", feature = "casbin"))]
+        let refused: Vec<bool> = (0..n).map(|i| !ctx.decide_id(i as u32).allowed).collect();
+        #[cfg(feature = "regorus")]
+        let refused_names: Vec<String> = (0..n)
+            .filter(|&i| refused[i])
+            .map(|i| names[i].clone())
+            .collect();
+        let peers = n <= 100_000;
+
+        #[cfg(feature = "regorus")]
+        let rego = peers.then(|| {
+            let mut world = toolgate_bench::rego::RegoWorld::new(spec);
+            if n <= 10_000 {
+                let checked = toolgate_bench::peers::check_agreement(
+                    &s.table,
+                    1,
+                    |c, i| {
+                        let input = world.input(spec, c.config, c.role, c.consumer, c.observe, Some(&names[i]));
+                        world.allowed(&input)
+                    },
+                    "regorus",
+                )
+                .expect("Rego and toolgate agree");
+                eprintln!("{n} tools: Rego and toolgate agree on {checked} decisions");
+            }
+            let inputs = world.inputs(spec, &pctx);
+            for (i, input) in inputs.iter().enumerate() {
+                assert_eq!(world.allowed(input), !refused[i], "Rego, tool {i}");
+            }
+            let list_input = world.input(spec, pctx.config, pctx.role, pctx.consumer, pctx.observe, None);
+            let (mut theirs, mut expected) = (world.unavailable(&list_input), refused_names.clone());
+            theirs.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(theirs, expected, "Rego's unavailable set");
+            eprintln!("{n} tools: Rego and toolgate agree on the timed context's {n} decisions and its unavailable set");
+            (std::cell::RefCell::new(world), inputs, list_input)
+        });
+
+        #[cfg(feature = "casbin")]
+        let casbin = peers.then(|| {
+            use toolgate_bench::casbin_model::CasbinWorld;
+            let world = CasbinWorld::new(spec, n);
+            if n <= 10_000 {
+                let checked = toolgate_bench::peers::check_agreement(
+                    &s.table,
+                    1,
+                    |c, i| world.allowed(&CasbinWorld::request(spec, c, &names[i])),
+                    "casbin",
+                )
+                .expect("Casbin and toolgate agree");
+                eprintln!("{n} tools: Casbin and toolgate agree on {checked} decisions");
+            }
+            let requests = CasbinWorld::requests(spec, &pctx);
+            for (i, r) in requests.iter().enumerate() {
+                assert_eq!(world.allowed(r), !refused[i], "Casbin, tool {i}");
+                assert_eq!(world.allowed_cached(r), !refused[i], "Casbin cached, tool {i}");
+            }
+            eprintln!("{n} tools: Casbin (both enforcers) and toolgate agree on the timed context's {n} decisions");
+            (world, requests)
+        });
 
         let mut g = c.benchmark_group("cedar_decide");
         g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
@@ -55,6 +125,27 @@ fn bench(c: &mut Criterion) {
             let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
             b.iter(|| black_box(world.allowed(black_box(asked.next()))))
         });
+        #[cfg(feature = "regorus")]
+        if let Some((world, inputs, _)) = &rego {
+            g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
+                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &inputs[i]).collect());
+                let mut world = world.borrow_mut();
+                b.iter(|| black_box(world.allowed(black_box(asked.next()))))
+            });
+        }
+        #[cfg(feature = "casbin")]
+        if let Some((world, requests)) = &casbin {
+            g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
+                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
+                b.iter(|| black_box(world.allowed(black_box(asked.next()))))
+            });
+            // Every request of the walk was asked in the agreement check
+            // above, so the cache (sized to the tool count) answers.
+            g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
+                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
+                b.iter(|| black_box(world.allowed_cached(black_box(asked.next()))))
+            });
+        }
         if n <= 10_000 {
             g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
                 let names = AskedNames::new(names);
@@ -66,13 +157,37 @@ fn bench(c: &mut Criterion) {
 
         let mut g = c.benchmark_group("cedar_unavailable");
         g.sample_size(10);
+        // Equal samples: a peer's loop takes up to seconds an iteration at
+        // 100k, and linear sampling would run 55 of them.
+        g.sampling_mode(SamplingMode::Flat);
         g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
             b.iter(|| black_box(ctx.unavailable()))
         });
-        // Cedar looping takes about 15 µs a tool: 1.5 s an iteration at 100k.
-        if n <= 10_000 {
+        // Cedar looping takes about 10 µs a tool: 1 s an iteration at 100k,
+        // 10 s at 1M (not timed there).
+        if peers {
             g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
                 b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
+            });
+        }
+        #[cfg(feature = "regorus")]
+        if let Some((world, inputs, list_input)) = &rego {
+            let mut world = world.borrow_mut();
+            g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
+                b.iter(|| black_box(inputs.iter().filter(|r| !world.allowed(r)).count()))
+            });
+            // Rego's own form of the list: the set rule, one evaluation.
+            g.bench_with_input(BenchmarkId::new("regorus_set_rule", n), &n, |b, _| {
+                b.iter(|| black_box(world.unavailable(black_box(list_input)).len()))
+            });
+        }
+        #[cfg(feature = "casbin")]
+        if let Some((world, requests)) = &casbin {
+            g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
+                b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
+            });
+            g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
+                b.iter(|| black_box(requests.iter().filter(|r| !world.allowed_cached(r)).count()))
             });
         }
         if n <= 1_000 {

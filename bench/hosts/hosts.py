@@ -97,6 +97,36 @@ def main() -> None:
     k = iters(max(5, 20_000 // n))
     row("plain-python", "unavailable", n, best_ns(timed_list(k, lambda: gate.unavailable(*ARGS)), k, REPS), k)
 
+    # A chat host's request: a new context, then every registered tool (the
+    # offered set and the unavailable list together), checked first.
+    offered_want = [r[0] for r in rows if r[1] == "1"]
+
+    def request() -> Any:
+        c = t.context("config0", role="user", consumer="k0")
+        return c.offered(), c.unavailable()
+
+    if request() != (offered_want, want_list):
+        fail("a request's offered set or unavailable list differs from the runtime's")
+    policy = t.policy()
+    visible = policy["remoteVisibility"] == "everyone"  # the context's role is a user
+    remote = {tool["name"]: tool["remote"] for tool in policy["tools"]}
+
+    def plain_request() -> Any:
+        offered, out = [], []
+        for name in names:
+            allowed, reason = plain(name, "config0", "user", "k0", None, None)[:2]
+            if allowed:
+                offered.append(name)
+            elif visible or not remote[name]:
+                out.append((name, reason))
+        return offered, out
+
+    if plain_request() != (offered_want, want_list):
+        fail("the plain gate's request differs from the runtime's")
+    k2 = iters(max(5, 2_000_000 // n))
+    row("python", "request", n, best_ns(timed_list(k2, request), k2, REPS), k2)
+    row("plain-python", "request", n, best_ns(timed_list(k, plain_request), k, REPS), k)
+
 
 if __name__ == "__main__":
     main()

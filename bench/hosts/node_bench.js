@@ -86,6 +86,33 @@ function main() {
   row('plain-js', 'decide', n, medianNs(timedPlain(passes), passes * n), passes * n);
   k = iters(Math.max(5, Math.floor(200_000 / n)));
   row('plain-js', 'unavailable', n, medianNs(timedList(k, () => gate.unavailable(...ARGS)), k), k);
+
+  // A chat host's request: a new context, then every registered tool (the
+  // offered set and the unavailable list together), checked first. (The
+  // 'unavailable' rows above ask the same context again: it keeps its list.)
+  const offeredWant = rows.filter((r) => r[1] === '1').map((r) => r[0]);
+  const request = () => {
+    const c = t.context('config0', { role: 'user', consumer: 'k0' });
+    return [c.offered(), c.unavailable()];
+  };
+  if (JSON.stringify(request()) !== JSON.stringify([offeredWant, wantList])) fail("a request's offered set or unavailable list differs from the runtime's");
+  const policy = t.policy();
+  const visible = policy.remoteVisibility === 'everyone'; // the context's role is a user
+  const remote = new Map(policy.tools.map((x) => [x.name, x.remote]));
+  const plainRequest = () => {
+    const offered = [];
+    const out = [];
+    for (const name of names) {
+      const [allowed, reason] = gate.decide(name, 'config0', 'user', 'k0', null, null);
+      if (allowed) offered.push(name);
+      else if (visible || !remote.get(name)) out.push({ tool: name, reason });
+    }
+    return [offered, out];
+  };
+  if (JSON.stringify(plainRequest()) !== JSON.stringify([offeredWant, wantList])) fail("the plain gate's request differs from the runtime's");
+  const k2 = iters(Math.max(5, Math.floor(2_000_000 / n)));
+  row('node', 'request', n, medianNs(timedList(k2, request), k2), k2);
+  row('plain-js', 'request', n, medianNs(timedList(k, plainRequest), k), k);
   if (sink === 0.5) console.log(sink);
 }
 

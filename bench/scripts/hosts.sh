@@ -4,8 +4,10 @@
 # the unavailable list of one context (config0, a user, consumer k0) through
 # the Rust runtime, the C ABI from C, the Python binding, PHP FFI (tracing
 # JIT), the Node package (napi-rs), the decision service over HTTP on
-# 127.0.0.1, Cedar's is_authorized, and the plain-PHP, plain-Python and
-# plain-JavaScript gates. Each part first checks that it
+# 127.0.0.1, Cedar's is_authorized, Rego through Regorus, Casbin, and the
+# plain-PHP, plain-Python and plain-JavaScript gates; and, for the hosts with
+# a binding and the plain gates, a chat host's request (a new context, then
+# the offered set and the unavailable list together). Each part first checks that it
 # agrees with the runtime (decisions and list) and fails loudly otherwise,
 # then prints `ROW path= op= n= ns= iters= reps=` lines; this script prints
 # them as one markdown table. Release builds first (the abi3 wheel with
@@ -44,7 +46,7 @@ trap cleanup EXIT
 # ---- builds (not timed) -----------------------------------------------------
 echo "building (release) ..." >&2
 cargo build -q --release -p toolgate -p toolgate-c
-cargo build -q --release -p toolgate-bench --features cedar --example hosts
+cargo build -q --release -p toolgate-bench --features cedar,regorus,casbin --example hosts
 gcc -std=c11 -O2 -Wall -Wextra -Werror -Ibindings/c/include bench/hosts/c_bench.c \
   -L"$target/release" -l:libtoolgate.so -Wl,-rpath,"$target/release" -o "$work/c_bench"
 # The Python wheel of this commit: maturin in its own venv, the wheel into a fresh venv.
@@ -102,6 +104,8 @@ for n in $sizes; do
   part "$hosts" http "$work" "$n" "$addr"
   stop
   part "$hosts" cedar "$work" "$n"
+  part "$hosts" regorus "$work" "$n"
+  part "$hosts" casbin "$work" "$n"
 done
 uptime >&2
 echo "timed part: $(($(date +%s) - start)) s" >&2
@@ -120,22 +124,25 @@ for line in open(rows_file):
     rows[(f["path"], f["op"], int(f["n"]))] = float(f["ns"])
     loops.setdefault((f["path"], f["op"]), []).append(f"{int(f['iters']):,} x {f['reps']} at {int(f['n']):,}")
 PATHS = [
-    ("rust", "Rust runtime: `Context::decide`, `Context::unavailable`"),
+    ("rust", "Rust runtime: `Context::decide`, `Context::unavailable`; request: `offered`, `unavailable`"),
     ("c", "C ABI from C (gcc -O2): `toolgate_decide_packed`; `toolgate_unavailable_reasons` into (name, reason) entries"),
     ("c-many", "C ABI from C: `toolgate_decide_many`, 64 names a call, per name (no list form)"),
-    ("python", f"Python {python}, the abi3 wheel: `ctx.decide`, `ctx.unavailable()`"),
-    ("php", f"PHP {php} FFI, tracing JIT: `decide` (`Decision`), `unavailableMap()`"),
+    ("python", f"Python {python}, the abi3 wheel: `ctx.decide`, `ctx.unavailable()`; request: `offered()`, `unavailable()`"),
+    ("php", f"PHP {php} FFI, tracing JIT: `decide` (`Decision`, kept by the context), `unavailableColumns()` (kept by the context); request: `offered()`, `unavailableColumns()`"),
     ("php-many", f"PHP {php} FFI: `decideMany`, 64 names a call, per name (no list form)"),
-    ("node", f"Node {node}, napi-rs: `ctx.decide`, `ctx.unavailable()`"),
+    ("node", f"Node {node}, napi-rs: `ctx.decide`, `ctx.unavailable()` (kept by the context); request: `offered()`, `unavailable()`"),
     ("node-packed", f"Node {node}: `ctx.unavailablePacked()`, one `Uint32Array` (no decide form)"),
     ("http", "decision service, HTTP/1.1 keep-alive on 127.0.0.1 (p50): `/access/v1/evaluation`, `/toolgate/v1/unavailable`"),
     ("cedar", "Cedar `is_authorized` (request built beforehand); list: one request per tool"),
-    ("plain-php", "plain PHP `PlainGate`, tracing JIT"),
-    ("plain-python", "plain Python `plain_gate.py`"),
-    ("plain-js", f"plain JavaScript `plain_gate.js`, Node {node}"),
+    ("regorus", "Rego, Regorus's VM (`set_input` + `execute`, input built beforehand); list: one evaluation per tool"),
+    ("casbin", "Casbin `Enforcer::enforce` (request built beforehand); list: one request per tool"),
+    ("plain-php", "plain PHP `PlainGate`, tracing JIT; request: every tool decided once, split"),
+    ("plain-python", "plain Python `plain_gate.py`; request: the same"),
+    ("plain-js", f"plain JavaScript `plain_gate.js`, Node {node}; request: the same"),
 ]
-# Paths that time one operation only (the cells of the other show "—").
+# The operations a path does not time (their cells show "—").
 ONE_OP = {("c-many", "unavailable"), ("php-many", "unavailable"), ("node-packed", "decide")}
+ONE_OP |= {(p, "request") for p in ("c", "c-many", "php-many", "node-packed", "http", "cedar", "regorus", "casbin")}
 def fmt(ns):
     if ns is None:
         return "—"
@@ -144,7 +151,7 @@ def fmt(ns):
     if ns >= 1e3:
         return f"{ns / 1e3:.2f} µs"
     return f"{ns:.1f} ns"
-cols = [("decide", n) for n in sizes] + [("unavailable", n) for n in sizes]
+cols = [(op, n) for op in ("decide", "unavailable", "request") for n in sizes]
 print("| path | " + " | ".join(f"{op} at {n:,}" for op, n in cols) + " |")
 print("| --- |" + " ---: |" * len(cols))
 missing = []
@@ -155,7 +162,7 @@ for key, label in PATHS:
 print()
 print("Loop sizes (calls per timed repetition x repetitions, after one warm-up repetition; each cell the median):")
 for key, _ in PATHS:
-    for op in ("decide", "unavailable"):
+    for op in ("decide", "unavailable", "request"):
         if (key, op) not in ONE_OP:
             print(f"- {key} {op}: " + "; ".join(loops.get((key, op), ["none"])))
 if missing:

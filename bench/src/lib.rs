@@ -195,6 +195,15 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
 #[cfg(feature = "cedar")]
 pub mod cedar;
 
+#[cfg(any(feature = "regorus", feature = "casbin"))]
+pub mod peers;
+
+#[cfg(feature = "regorus")]
+pub mod rego;
+
+#[cfg(feature = "casbin")]
+pub mod casbin_model;
+
 /// The tool counts a bench runs: `TOOLGATE_SIZES=1000,1000000` (commas),
 /// else `default`. Keeps a run on a shared machine short.
 pub fn sizes(default: &[usize]) -> Vec<usize> {

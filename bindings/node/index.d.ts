@@ -123,7 +123,11 @@ export class Context {
   decisions(): Decision[];
   offered(): string[];
   offeredCount(): number;
-  unavailable(options?: { live?: LiveTool[] | null }): UnavailableEntry[];
+  /** The registered tools refused, and why, in registry order (hidden remote
+   * names left out), then the refused `live` tools. Without `live`, one
+   * frozen array made on the first call and returned again on every later
+   * call (a context's list never changes); with `live`, a new array. */
+  unavailable(options?: { live?: LiveTool[] | null }): readonly Readonly<UnavailableEntry>[];
   /** One `id << 3 | reason number` per unavailable registered tool. */
   unavailablePacked(): Uint32Array;
   unavailableCount(): number;

@@ -13,6 +13,7 @@ const NATIVE = Symbol('toolgate.native');
 const RAW = Symbol('toolgate.raw');
 const NAMES = Symbol('toolgate.names');
 const INDEX = Symbol('toolgate.index');
+const ENTRIES = Symbol('toolgate.entries');
 
 /** The gates in their fixed order, as reason codes (the catalogue's). */
 const GATE_ORDER = Object.freeze(CATALOGUE.gates.map((g) => g.code));
@@ -274,6 +275,7 @@ class Context {
   #table;
   #index;
   #cache;
+  #unavailable = null;
   constructor(n, table, index) {
     this.#n = n;
     this.#table = table;
@@ -355,16 +357,39 @@ class Context {
    * registry order, then the refused `live` tools the table does not know.
    * Remote names this user may not see are left out. */
   unavailable({ live = null } = {}) {
-    const names = this.#table[NAMES];
+    const listed = this.#unavailable ?? this.#listed();
+    const specs = liveSpecs(live);
+    if (specs === null) return listed;
+    const out = listed.slice();
+    for (const u of call(() => this.#n.unavailableLiveTail(specs))) out.push(u);
+    return out;
+  }
+
+  /** The table's part of the list, made once per context: a context never
+   * changes (its table, configuration, role, consumer, run and enforcement
+   * are fixed when it is made; a TableHandle swap gives new contexts), so the
+   * frozen array is the answer for the context's whole life. Its entries are
+   * frozen `{tool, reason}` objects kept by the table per tool, shared by the
+   * contexts that refuse the tool for the same reason. */
+  #listed() {
+    const table = this.#table;
+    const names = table[NAMES];
+    const entries = table[ENTRIES];
     const packed = this.#n.unavailableIds();
     const out = new Array(packed.length);
     for (let i = 0; i < packed.length; i++) {
       const v = packed[i];
-      out[i] = { tool: names[v >>> 3], reason: REASON_BY_NUMBER[v & 7] };
+      const id = v >>> 3;
+      const reason = REASON_BY_NUMBER[v & 7];
+      let e = entries[id];
+      if (e === undefined || e.reason !== reason) {
+        e = Object.freeze({ tool: names[id], reason });
+        entries[id] = e;
+      }
+      out[i] = e;
     }
-    const specs = liveSpecs(live);
-    if (specs !== null) for (const u of call(() => this.#n.unavailableLiveTail(specs))) out.push(u);
-    return out;
+    this.#unavailable = Object.freeze(out);
+    return this.#unavailable;
   }
 
   /** The unavailable registered tools as the addon gives them, one
@@ -419,6 +444,8 @@ class Table {
     const names = Object.freeze(n.tools);
     this[NAMES] = names;
     this[INDEX] = new Map(names.map((x, i) => [x, i]));
+    // The unavailable list's entries by tool id, made as contexts list them.
+    this[ENTRIES] = new Array(names.length).fill(undefined);
   }
 
   /** Load a table from bytes (Buffer, Uint8Array, ArrayBuffer) or a file

@@ -234,13 +234,14 @@ pub fn diff(old: &Table, new: &Table) -> Diff {
 pub fn diff_with_progress(old: &Table, new: &Table, tick: &dyn Fn()) -> Diff {
     let (os, ns) = (old.spec(), new.spec());
     let mut d = inventory(old, new);
+    let removed = d.tools_removed.clone();
     let old_cfg: BTreeSet<&str> = old.configuration_names().collect();
     // Tool names in the order of the new registry, then the removed ones.
     let names: Vec<&str> = ns
         .tools
         .iter()
         .map(|t| t.name.as_str())
-        .chain(d.tools_removed.iter().map(String::as_str))
+        .chain(removed.iter().map(String::as_str))
         .collect();
     let same_registry = os.tools.len() == ns.tools.len()
         && os
@@ -319,6 +320,17 @@ pub fn diff_with_progress(old: &Table, new: &Table, tick: &dyn Fn()) -> Diff {
         }
         tick();
     }
+    finish(d, groups, &per_config_points, &names)
+}
+
+/// The changes found, grouped by (configuration, tool, kind, verdicts), in
+/// the diff's order (widenings first), and the summary's counts.
+fn finish(
+    mut d: Diff,
+    groups: BTreeMap<(String, usize, ChangeKind, Verdict, Verdict), Vec<Point>>,
+    per_config_points: &BTreeMap<String, usize>,
+    names: &[&str],
+) -> Diff {
     for ((configuration, ti, kind, old, new), mut points) in groups {
         points.sort();
         let everywhere = per_config_points.get(&configuration) == Some(&points.len());

@@ -531,6 +531,67 @@ impl<'a> Reader<'a> {
         self.list(8, |r| Ok((r.str()?, r.str()?)))
     }
 
+    fn tool(&mut self) -> R<ToolSpec> {
+        let name = self.str()?;
+        let group = self.u32()?;
+        let flags = self.u8()?;
+        if flags > 7 {
+            return Err(format!("bad tool flags {flags}"));
+        }
+        Ok(ToolSpec {
+            name,
+            group,
+            remote: flags & 1 != 0,
+            enabled: flags & 2 != 0,
+            admin_only: flags & 4 != 0,
+            class: self.u32()?,
+            descriptor_bytes: self.u32()?,
+        })
+    }
+
+    fn configuration(&mut self) -> R<ConfigurationSpec> {
+        Ok(ConfigurationSpec {
+            name: self.str()?,
+            file: self.str()?,
+            provider: self.opt_str()?,
+            zone: self.u32()?,
+            groups: if self.tag()? {
+                Some(self.list(4, |r| r.u32())?)
+            } else {
+                None
+            },
+            excluded: self.list(4, |r| r.str())?,
+            skills: self.list(4, |r| r.u32())?,
+        })
+    }
+
+    fn gateway(&mut self) -> R<GatewaySpec> {
+        Ok(GatewaySpec {
+            name: self.str()?,
+            rules: self.list(19, |r| {
+                Ok(RuleSpec {
+                    name: r.str()?,
+                    http_status: r.opt_i64()?,
+                    error_code: r.opt_i64()?,
+                    message: r.opt_str()?,
+                    data: r.strs2()?,
+                    result_text: r.opt_str()?,
+                    headers: r.strs2()?,
+                    body: r.opt_str()?,
+                    remediation: r.opt_str()?,
+                    outcome: match r.u8()? {
+                        0 => RuleOutcome::NotInProfile,
+                        1 => RuleOutcome::ContentPolicy,
+                        2 => RuleOutcome::Policy,
+                        3 => RuleOutcome::ToolFailure,
+                        4 => RuleOutcome::NotRegistered,
+                        x => return Err(format!("bad rule outcome {x}")),
+                    },
+                })
+            })?,
+        })
+    }
+
     fn spec(&mut self) -> R<TableSpec> {
         let policy_digests = self.strs2()?;
         let registry_digest = self.str()?;
@@ -549,23 +610,7 @@ impl<'a> Reader<'a> {
                 default_class: r.opt_u32()?,
             })
         })?;
-        let tools = self.list(17, |r| {
-            let name = r.str()?;
-            let group = r.u32()?;
-            let flags = r.u8()?;
-            if flags > 7 {
-                return Err(format!("bad tool flags {flags}"));
-            }
-            Ok(ToolSpec {
-                name,
-                group,
-                remote: flags & 1 != 0,
-                enabled: flags & 2 != 0,
-                admin_only: flags & 4 != 0,
-                class: r.u32()?,
-                descriptor_bytes: r.u32()?,
-            })
-        })?;
+        let tools = self.list(17, Reader::tool)?;
         let skills = self.list(5, |r| {
             Ok(SkillSpec {
                 name: r.str()?,
@@ -576,21 +621,7 @@ impl<'a> Reader<'a> {
                 },
             })
         })?;
-        let configurations = self.list(22, |r| {
-            Ok(ConfigurationSpec {
-                name: r.str()?,
-                file: r.str()?,
-                provider: r.opt_str()?,
-                zone: r.u32()?,
-                groups: if r.tag()? {
-                    Some(r.list(4, |r| r.u32())?)
-                } else {
-                    None
-                },
-                excluded: r.list(4, |r| r.str())?,
-                skills: r.list(4, |r| r.u32())?,
-            })
-        })?;
+        let configurations = self.list(22, Reader::configuration)?;
         let profiles = self.list(20, |r| {
             Ok(ProfileSpec {
                 name: r.str()?,
@@ -606,32 +637,7 @@ impl<'a> Reader<'a> {
                 profile: r.u32()?,
             })
         })?;
-        let gateways = self.list(8, |r| {
-            Ok(GatewaySpec {
-                name: r.str()?,
-                rules: r.list(19, |r| {
-                    Ok(RuleSpec {
-                        name: r.str()?,
-                        http_status: r.opt_i64()?,
-                        error_code: r.opt_i64()?,
-                        message: r.opt_str()?,
-                        data: r.strs2()?,
-                        result_text: r.opt_str()?,
-                        headers: r.strs2()?,
-                        body: r.opt_str()?,
-                        remediation: r.opt_str()?,
-                        outcome: match r.u8()? {
-                            0 => RuleOutcome::NotInProfile,
-                            1 => RuleOutcome::ContentPolicy,
-                            2 => RuleOutcome::Policy,
-                            3 => RuleOutcome::ToolFailure,
-                            4 => RuleOutcome::NotRegistered,
-                            x => return Err(format!("bad rule outcome {x}")),
-                        },
-                    })
-                })?,
-            })
-        })?;
+        let gateways = self.list(8, Reader::gateway)?;
         let observe = self.bool()?;
         let remote_visibility = match self.u8()? {
             0 => Visibility::Admins,

@@ -28,6 +28,11 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
         return Err("the runtime's unavailable list differs from the TSV".into());
     }
 
+    let tools_allowed: Vec<String> = tools
+        .iter()
+        .filter(|t| t.allowed)
+        .map(|t| t.name.clone())
+        .collect();
     let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
     let seq = strided(&names);
     let passes = timing::passes(1_000_000, n);
@@ -42,5 +47,23 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
         black_box(ctx.unavailable());
     });
     row("rust", "unavailable", n, ns, iters);
+    // A chat host's request: a new context, then every registered tool (the
+    // offered set and the unavailable list together).
+    let request = || {
+        let c = expected::context(&table).expect("config0");
+        (c.offered(), c.unavailable())
+    };
+    let offered_want: Vec<&str> = tools_allowed.iter().map(String::as_str).collect();
+    let (offered, listed) = request();
+    if offered != offered_want || listed.len() != list.len() {
+        return Err(
+            "a request's offered set or unavailable list differs from the runtime's".into(),
+        );
+    }
+    let iters = timing::iters(20_000_000 / n);
+    let ns = ns_per_op(iters, || {
+        black_box(request());
+    });
+    row("rust", "request", n, ns, iters);
     Ok(())
 }

@@ -262,6 +262,38 @@ test('offered, unavailable, prompt and the tool set', () => {
   assert.throws(() => ctx.toolSet({ audience: 'people' }), ArgumentError);
 });
 
+test('a context keeps its unavailable list; a swap gives new contexts their own', () => {
+  const t = Table.load(PROFILES);
+  const ctx = t.context('support-chat', { role: 'user', consumer: 'support-bot' });
+  const first = ctx.unavailable();
+  assert.ok(Object.isFrozen(first) && first.every((u) => Object.isFrozen(u)));
+  assert.equal(ctx.unavailable(), first, 'the same array again');
+  assert.throws(() => first.push({ tool: 'x', reason: 'toolDisabled' }), TypeError);
+  // Exactly the runtime's list: the packed form, entry by entry.
+  assert.deepEqual(first.map((u) => [u.tool, u.reason]), Array.from(ctx.unavailablePacked(), (v) => [t.tools[v >>> 3], toolgate.GATE_ORDER[(v & 7) - 1]]));
+  // Another context of the same table, with other answers, has its own list;
+  // an entry shared by the table is only shared for the same reason.
+  const admin = t.context('support-chat', { role: 'admin' });
+  const adminList = admin.unavailable();
+  assert.notEqual(adminList, first);
+  assert.deepEqual(adminList.map((u) => [u.tool, u.reason]), Array.from(admin.unavailablePacked(), (v) => [t.tools[v >>> 3], toolgate.GATE_ORDER[(v & 7) - 1]]));
+  assert.deepEqual(ctx.unavailable().map((u) => [u.tool, u.reason]), first.map((u) => [u.tool, u.reason]));
+  // A live tail makes a new array and leaves the kept list as it was.
+  const live = new LiveTool('late_tool', 'nowhere', { class: 'publicContent' });
+  const withLive = ctx.unavailable({ live: [live] });
+  assert.equal(withLive.length, first.length + 1);
+  // (The consumer's profile is the first gate to refuse it here.)
+  assert.deepEqual(withLive.at(-1), { tool: 'late_tool', reason: 'notInProfile' });
+  assert.equal(ctx.unavailable().length, first.length);
+  // After a swap, a context of the current table answers from that table.
+  const h = new TableHandle(t);
+  const before = h.current().context('support-chat', { role: 'user', consumer: 'support-bot' }).unavailable();
+  h.swap(Table.load(DEMO));
+  const after = h.current().context('demo-chat', { role: 'user' });
+  assert.deepEqual(after.unavailable().map((u) => [u.tool, u.reason]), Array.from(after.unavailablePacked(), (v) => [h.current().tools[v >>> 3], toolgate.GATE_ORDER[(v & 7) - 1]]));
+  assert.notDeepEqual(after.unavailable(), before);
+});
+
 test('stored runs are read strictly', () => {
   const t = Table.load(DEMO);
   const run = RunState.start(t, 'demo-chat');

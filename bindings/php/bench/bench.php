@@ -156,10 +156,35 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             }
         }
     });
+    // The context keeps its list (Context::unavailableColumns): this row asks
+    // the same context again; the 'request' row below pays for a new one.
     $k = $iters(intdiv(2_000_000, $n));
     $row('php', 'unavailable', $k, static function () use ($ctx, $k): void {
         for ($i = 0; $i < $k; $i++) {
             $ctx->unavailableColumns();
+        }
+    });
+    // A chat host's request: a new context, then every registered tool
+    // (the offered set and the unavailable list together), checked first.
+    $table = $ctx->table();
+    $offeredWant = [];
+    foreach ($lines as $line) {
+        [$name, $allowed] = explode("\t", $line);
+        if ($allowed === '1') {
+            $offeredWant[] = $name;
+        }
+    }
+    $request = static function () use ($table): array {
+        $c = $table->context('config0', Role::User, 'k0');
+        return [$c->offered(), $c->unavailableColumns()];
+    };
+    if ($request() !== [$offeredWant, $columns]) {
+        $fail('a request\'s offered set or unavailable list differs from the runtime\'s');
+    }
+    $k = $iters(max(5, intdiv(2_000_000, $n)));
+    $row('php', 'request', $k, static function () use ($request, $k): void {
+        for ($i = 0; $i < $k; $i++) {
+            $request();
         }
     });
     $row('plain-php', 'decide', $passes * $n, static function () use ($plain, $seq, $passes): void {
@@ -173,6 +198,38 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
     $row('plain-php', 'unavailable', $k, static function () use ($plain, $k): void {
         for ($i = 0; $i < $k; $i++) {
             $plain->unavailable('config0', 'user', 'k0', null, null);
+        }
+    });
+    // The plain gate's request: every tool decided once, split into the
+    // offered set and the unavailable list (as PlainGate::unavailable lists).
+    $visible = match ($table->policy()['remoteVisibility']) {
+        'everyone' => true,
+        'nobody' => false,
+        default => false, // the context's role is a user
+    };
+    $remote = [];
+    foreach ($table->policy()['tools'] as $t) {
+        $remote[(string) $t['name']] = $t['remote'];
+    }
+    $plainRequest = static function () use ($plain, $names, $remote, $visible): array {
+        $offered = [];
+        $out = [];
+        foreach ($names as $name) {
+            [$allowed, $reason] = $plain->decide($name, 'config0', 'user', 'k0', null, null);
+            if ($allowed) {
+                $offered[] = $name;
+            } elseif ($visible || !$remote[$name]) {
+                $out[] = ['tool' => $name, 'reason' => $reason];
+            }
+        }
+        return [$offered, $out];
+    };
+    if ($plainRequest() !== [$offeredWant, $want]) {
+        $fail('the plain gate\'s request differs from the runtime\'s');
+    }
+    $row('plain-php', 'request', $k, static function () use ($plainRequest, $k): void {
+        for ($i = 0; $i < $k; $i++) {
+            $plainRequest();
         }
     });
     exit(0);

@@ -18,6 +18,21 @@ final class Context
 {
     private FFI $ffi;
 
+    /**
+     * The decisions this context has made for names its table holds, by
+     * name. A context never changes (its table, configuration, role,
+     * consumer, run and enforcement are fixed when it is made, and a
+     * TableHandle swap makes new contexts, never changes this one), so a
+     * decision once made is the answer for the context's whole life. Names
+     * the table does not hold are never kept: each of them goes to the
+     * library again (and a stranger's names cannot grow this array).
+     * @var array<string, Decision>
+     */
+    private array $decisions = [];
+
+    /** @var array{tools:list<string>,reasons:list<string>}|null unavailableColumns(), made once */
+    private ?array $columns = null;
+
     private function __construct(private CData $ptr, private Table $table)
     {
         $this->ffi = Native::ffi();
@@ -54,24 +69,36 @@ final class Context
         return $this->table;
     }
 
-    /** Decide for a tool by name; an unknown name is a NotRegistered refusal. */
+    /**
+     * Decide for a tool by name; an unknown name is a NotRegistered refusal.
+     * The first decision for a name the table holds crosses into the
+     * library (toolgate_decide_packed) and is kept by this context; asking
+     * again returns the same Decision object without a call. A name the table
+     * does not hold is asked of the library every time.
+     */
     public function decide(string $tool): Decision
+    {
+        return $this->decisions[$tool] ?? $this->decideFresh($tool);
+    }
+
+    /** The library's decision, kept when the table holds the name. */
+    private function decideFresh(string $tool): Decision
     {
         $p = $this->ffi->toolgate_decide_packed($this->ptr, $tool, strlen($tool));
         if ($p < 0) {
             Native::check(-$p);
         }
-        return Decision::fromPacked($tool, $p);
+        $d = Decision::fromPacked($tool, $p);
+        if ($d->reason !== Reason::NotRegistered) {
+            $this->decisions[$tool] = $d;
+        }
+        return $d;
     }
 
     /** Whether a call to the tool may run (the cheapest question). Errors throw; never a silent allow. */
     public function isAllowed(string $tool): bool
     {
-        $p = $this->ffi->toolgate_decide_packed($this->ptr, $tool, strlen($tool));
-        if ($p < 0) {
-            Native::check(-$p);
-        }
-        return ($p & 1) === 1;
+        return ($this->decisions[$tool] ?? $this->decideFresh($tool))->allowed;
     }
 
     /**
@@ -169,10 +196,19 @@ final class Context
      * reason cannot be offered: PHP turns a key like "123" into the integer
      * 123.) Per call only one reason byte per tool crosses the boundary
      * (toolgate_unavailable_reasons); the names are the table's strings,
-     * read once per table (Table::toolNames()).
+     * read once per table (Table::toolNames()). Made on the first call and
+     * kept: the list of a context never changes (its table is fixed; a
+     * TableHandle swap makes new contexts), and PHP arrays are values, so a
+     * caller that changes the returned arrays changes its own copy.
      * @return array{tools:list<string>,reasons:list<string>}
      */
     public function unavailableColumns(): array
+    {
+        return $this->columns ??= $this->unavailableColumnsFresh();
+    }
+
+    /** @return array{tools:list<string>,reasons:list<string>} */
+    private function unavailableColumnsFresh(): array
     {
         $bytes = Native::string('toolgate_unavailable_reasons', $this->ptr);
         $names = $this->table->toolNames();

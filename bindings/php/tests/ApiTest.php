@@ -95,6 +95,47 @@ final class ApiTest extends TestCase
         self::assertSame(['editor-chat', 'other'], $t->configurations());
     }
 
+    public function testAContextKeepsItsDecisionsAndItsListButNotStrangersNames(): void
+    {
+        $h = TableHandle::fromBytes(self::bytes('acceptance-edit'));
+        $ctx = $h->current()->context('editor-chat', Role::User);
+        $kept = (fn (): array => $this->decisions);
+        self::assertSame([], $kept->call($ctx));
+        $d = $ctx->decide('delete_record');
+        self::assertSame([false, Reason::ConfigurationExcluded, false], [$d->allowed, $d->reason, $d->observedOnly]);
+        self::assertSame($d, $ctx->decide('delete_record'), 'the same Decision again');
+        self::assertFalse($ctx->isAllowed('delete_record'));
+        self::assertTrue($ctx->isAllowed('update_record'));
+        self::assertSame(['delete_record', 'update_record'], array_keys($kept->call($ctx)));
+        // A name the table does not hold goes to the library every time and is never kept.
+        foreach (['no_such_tool', 'no_such_tool', '', 'Delete_record'] as $name) {
+            $u = $ctx->decide($name);
+            self::assertSame([$name, false, Reason::NotRegistered], [$u->tool, $u->allowed, $u->reason]);
+            self::assertFalse($ctx->isAllowed($name));
+        }
+        self::assertSame(['delete_record', 'update_record'], array_keys($kept->call($ctx)));
+        // Every kept answer is the library's: a fresh context's, name by name,
+        // through the uncached batch call.
+        $names = $h->current()->toolNames();
+        $fresh = $h->current()->context('editor-chat', Role::User)->decideMany($names);
+        foreach ($names as $i => $name) {
+            $k = $ctx->decide($name);
+            self::assertSame([$fresh[$i]->allowed, $fresh[$i]->reason, $fresh[$i]->observedOnly], [$k->allowed, $k->reason, $k->observedOnly], $name);
+        }
+        $columns = $ctx->unavailableColumns();
+        self::assertSame(['tools' => ['delete_record', 'get_env_raw'], 'reasons' => ['configurationExcluded', 'requiresAdmin']], $columns);
+        // A swap makes new contexts over the new table; the old context keeps its own answers.
+        $h->reload(self::bytes('acceptance-edit-exclusion-removed'));
+        $now = $h->current()->context('editor-chat', Role::User);
+        self::assertTrue($now->decide('delete_record')->allowed);
+        self::assertSame(['tools' => ['get_env_raw'], 'reasons' => ['requiresAdmin']], $now->unavailableColumns());
+        self::assertFalse($ctx->decide('delete_record')->allowed);
+        self::assertSame($columns, $ctx->unavailableColumns());
+        // A clone answers as its original.
+        $c = clone $ctx;
+        self::assertSame([false, Reason::ConfigurationExcluded], [$c->decide('delete_record')->allowed, $c->decide('delete_record')->reason]);
+    }
+
     public function testTheUnavailableColumnsByReasonBytes(): void
     {
         $t = Table::fromBytes(self::bytes('acceptance-edit'));
