@@ -301,6 +301,19 @@ pub fn catalogue() -> Value {
     })
 }
 
+// ------------------------------------------------------- load error codes
+
+/// The stable code a host reports for a load error: the conformance corpus'
+/// `error` field, Python's `LoadError.code` and PHP's exceptions use these
+/// names.
+impl crate::LoadError {
+    /// The error's code, in camelCase, as hosts and the conformance corpus name it.
+    pub fn code(&self) -> &'static str {
+        // Every load error's status has a load code (`Status::load_code`).
+        self.status().load_code().unwrap_or("corrupt")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,18 +345,5 @@ mod tests {
             Some((true, true, Some(Reason::TrustZone)))
         );
         assert_eq!(packed::unpack(1), Some((true, false, None)));
-    }
-}
-
-// ------------------------------------------------------- load error codes
-
-/// The stable code a host reports for a load error: the conformance corpus'
-/// `error` field, Python's `LoadError.code` and PHP's exceptions use these
-/// names.
-impl crate::LoadError {
-    /// The error's code, in camelCase, as hosts and the conformance corpus name it.
-    pub fn code(&self) -> &'static str {
-        // Every load error's status has a load code (`Status::load_code`).
-        self.status().load_code().unwrap_or("corrupt")
     }
 }
