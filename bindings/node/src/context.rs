@@ -10,6 +10,12 @@ use toolgate_runtime::host::codes::packed;
 use toolgate_runtime::{HostContext, Reason};
 
 use crate::errors;
+
+/// The reason bits of a packed unavailable entry (`id << 3 | reason
+/// number`, as `index.d.ts` documents it): every reason number fits, or the
+/// build stops here when a gate is added.
+const LIST_REASON_BITS: u32 = 3;
+const _: () = assert!(rt::GATE_ORDER.len() < 1 << LIST_REASON_BITS);
 use crate::live::{live_tool, live_tools, LiveToolSpec};
 
 /// One tool's answer, as it crosses the boundary.
@@ -130,8 +136,9 @@ impl NativeContext {
     #[napi]
     pub fn unavailable_ids(&self) -> Uint32Array {
         let mut out = Vec::with_capacity(self.rt().unavailable_count());
-        self.rt()
-            .for_each_unavailable_id(|i, r| out.push(i << 3 | u32::from(r.number())));
+        self.rt().for_each_unavailable_id(|i, r| {
+            out.push(i << LIST_REASON_BITS | u32::from(r.number()))
+        });
         Uint32Array::new(out)
     }
 
