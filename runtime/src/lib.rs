@@ -11,6 +11,24 @@
 //! assert!(!d.allowed);
 //! print!("{}", ctx.unavailable_prompt());
 //! ```
+//!
+//! # Where the API is
+//!
+//! One concern per file; the two types hosts use are spread over them:
+//!
+//! | type | file | what |
+//! | --- | --- | --- |
+//! | [`Table`] | `table.rs` | load, names, configurations, consumers, bit sets |
+//! | | `signature.rs` | `Table::load_verified` (feature `signature`) |
+//! | | `policy_json.rs` | [`Table::policy_json`] |
+//! | | `decide.rs` | [`Table::context`]: a [`Context`] for a configuration |
+//! | [`Context`] | `decide.rs` | the builder (role, consumer, run, mode), `decide`, `explain`, the gate masks |
+//! | | `resolve.rs` | offered, unavailable, the prompt section, tool sets |
+//! | | `live.rs` | tools registered at run time |
+//! | | `refusal.rs` | typed refusals |
+//!
+//! The gates themselves are the table in `reason.rs`; hosts in other
+//! languages go through `host/` ([`HostContext`], the codes).
 
 pub mod bits;
 pub mod classify;
