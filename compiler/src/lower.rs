@@ -155,8 +155,21 @@ fn descriptor_bytes(t: &model::Tool) -> usize {
 
 /// The compiled artifact: header + payload, byte-identical for the same input.
 pub fn compile(m: &Model) -> Vec<u8> {
-    let payload = format::encode_payload(&lower(m));
+    encode(&lower(m))
+}
+
+/// The table file of a lowered model: its payload framed with its digest.
+pub fn encode(spec: &TableSpec) -> Vec<u8> {
+    let payload = format::encode_payload(spec);
     format::frame(&payload, digest(&payload))
+}
+
+/// The model lowered into a table to analyse, not to ship: its digest is
+/// left unset, since the payload is not encoded (the no-effect lint reads
+/// the table; `toolgate compile` then [`encode`]s its spec rather than
+/// lowering the model again).
+pub fn lowered(m: &Model) -> Result<Table, LoadError> {
+    Table::from_spec(lower(m), [0; 32])
 }
 
 fn digest(payload: &[u8]) -> [u8; 32] {

@@ -8,7 +8,8 @@ use crate::model::{Model, Provenance};
 use crate::project::{redact_problem, sha256_hex, Project};
 use crate::source::FileId;
 use crate::syntax::{ast, parse};
-use crate::{registry, validate};
+use crate::{lower, registry, validate};
+use toolgate_runtime::Table;
 
 /// The outcome of checking a project.
 pub struct Checked {
@@ -23,6 +24,9 @@ pub struct Checked {
     /// The syntax tree of every policy file that parsed (an editor's outline
     /// and name index read them; nothing is parsed twice).
     pub asts: Vec<(FileId, ast::PolicyFile)>,
+    /// The model lowered for the no-effect lint ([`lower::lowered`], no
+    /// digest), kept with the model: `compile` encodes its spec.
+    pub lowered: Option<Table>,
 }
 
 impl Checked {
@@ -63,10 +67,10 @@ impl Project {
 pub fn check(project: &Project) -> Checked {
     let mut problems = project.problems.clone();
     let Some(reg_id) = project.registry else {
-        return finish(project, None, problems, Vec::new());
+        return finish(project, None, None, problems, Vec::new());
     };
     let parsed_here;
-    let (registry, reg_problems) = match &project.parsed_registry {
+    let (registry, reg_problems) = match project.parsed_registry.as_deref() {
         Some(r) => r,
         None => {
             let file = project.sources.get(reg_id);
@@ -84,7 +88,7 @@ pub fn check(project: &Project) -> Checked {
         .iter()
         .any(|p| matches!(p, Problem::TooLarge { .. }));
     if syntax_errors || unread {
-        return finish(project, None, problems, asts);
+        return finish(project, None, None, problems, asts);
     }
     let parsed: Vec<validate::Parsed> = asts
         .iter()
@@ -92,16 +96,19 @@ pub fn check(project: &Project) -> Checked {
         .collect();
     let provenance = provenance(project, reg_id);
     let (model, mut found) = validate::validate(&project.sources, &parsed, registry, provenance);
-    // The no-effect lint needs the table, so it runs on a model that validated.
-    if let Some(m) = &model {
-        let lints = crate::lints::no_effect::lint(m, registry, &parsed);
+    // The no-effect lint needs the table, so it runs on a model that
+    // validated (a model the runtime would refuse to load gets no lint here;
+    // `compile` reports the load error).
+    let lowered = model.as_ref().and_then(|m| lower::lowered(m).ok());
+    if let (Some(m), Some(table)) = (&model, &lowered) {
+        let lints = crate::lints::no_effect::lint(m, registry, &parsed, table);
         if !lints.is_empty() {
             found.extend(lints);
             found.sort_by_key(|p| p.span());
         }
     }
     problems.append(&mut found);
-    finish(project, model, problems, asts)
+    finish(project, model, lowered, problems, asts)
 }
 
 /// Every policy file's syntax tree, and whether any file failed to parse
@@ -144,6 +151,7 @@ fn provenance(project: &Project, registry: FileId) -> Provenance {
 fn finish(
     project: &Project,
     model: Option<Model>,
+    lowered: Option<Table>,
     problems: Vec<Problem>,
     asts: Vec<(FileId, ast::PolicyFile)>,
 ) -> Checked {
@@ -160,9 +168,11 @@ fn finish(
         severities,
         suppressed,
         asts,
+        lowered,
     };
     if checked.has_errors() {
         checked.model = None;
+        checked.lowered = None;
     }
     checked
 }

@@ -6,7 +6,7 @@ use clap::Args;
 use toolgate_compiler::lower;
 use toolgate_runtime::Table;
 
-use super::{compile_project, Res};
+use super::{lower_project, Res};
 use crate::io::write_atomic;
 
 #[derive(Args)]
@@ -22,8 +22,12 @@ pub struct CompileArgs {
 }
 
 pub fn compile(a: CompileArgs) -> Res {
-    let (_, model) = compile_project(&a.project)?;
-    let bytes = lower::compile(&model);
+    let (_, model, lowered) = lower_project(&a.project)?;
+    let bytes = match lowered {
+        Some(table) => lower::encode(table.spec()),
+        None => lower::compile(&model),
+    };
+    drop(model);
     // Verify by loading before anything is written: never leave a table the runtime would refuse.
     let table = Table::load(&bytes)?;
     let (bytes, signed) = match &a.sign {

@@ -94,10 +94,18 @@ impl SourceArgs {
 
 /// Compile a project in memory; on errors, the rendered diagnostics.
 pub fn compile_project(path: &Path) -> Result<(Project, toolgate_compiler::model::Model), Failure> {
+    lower_project(path).map(|(project, model, _)| (project, model))
+}
+
+/// Like [`compile_project`], with the table the check lowered for its lint
+/// (`None` when it lowered none).
+pub fn lower_project(
+    path: &Path,
+) -> Result<(Project, toolgate_compiler::model::Model, Option<Table>), Failure> {
     let project = Project::load(path)?;
     let checked = project.check();
     match checked.model {
-        Some(m) => Ok((project, m)),
+        Some(m) => Ok((project, m, checked.lowered)),
         None => {
             let diags = checked.errors();
             Err(Failure::Findings(toolgate_compiler::report::human(

@@ -36,28 +36,29 @@ use toolgate_runtime::table::ConfigSets;
 use toolgate_runtime::Table;
 
 use crate::diagnostics::Problem;
-use crate::lower;
 use crate::model::Model;
 use crate::registry::Registry;
 use crate::syntax::ast::{self, Block, Name, Prop, Statement};
 use crate::validate::Parsed;
 
-/// Every TG3009 finding of a model that validated without errors.
-pub fn lint<'a>(model: &'a Model, registry: &'a Registry, policies: &[Parsed<'a>]) -> Vec<Problem> {
+/// Every TG3009 finding of a model that validated without errors; `table`
+/// is the model lowered ([`lower::lowered`]).
+pub fn lint<'a>(
+    model: &'a Model,
+    registry: &'a Registry,
+    policies: &[Parsed<'a>],
+    table: &'a Table,
+) -> Vec<Problem> {
     // No configuration: nothing is decided, and every statement would be
     // "without effect"; that is not a useful thing to say line by line.
     if model.configurations.is_empty() || registry.tools.len() != model.tools.len() {
         return Vec::new();
     }
-    // The digest is not read by the analysis.
-    let Ok(table) = Table::from_spec(lower::lower(model), [0; 32]) else {
-        return Vec::new();
-    };
-    let space = Space::new(model, &table);
+    let space = Space::new(model, table);
     let mut lint = Lint {
         model,
         registry,
-        table: &table,
+        table,
         space: &space,
         group_index: model
             .groups

@@ -6,6 +6,7 @@ pub mod discover;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -90,7 +91,9 @@ pub struct Project {
     pub lints: Lints,
     /// The registry, parsed at load (so that a registry file that is not a
     /// registry is known before anything renders it); `None`: parse in `check`.
-    pub(crate) parsed_registry: Option<(Registry, Vec<Problem>)>,
+    /// Shared with the [`RegistryCache`] that parsed it (a million-tool
+    /// registry is not copied).
+    pub(crate) parsed_registry: Option<Arc<(Registry, Vec<Problem>)>>,
     /// The registry file, when it lies inside the project (the only one
     /// `registry sync --write` may write).
     registry_path: Option<PathBuf>,
@@ -108,7 +111,7 @@ pub type Overlay<'a> = &'a dyn Fn(&Path) -> Option<String>;
 #[derive(Default)]
 pub struct RegistryCache {
     key: Option<(FileId, bool, String)>,
-    parsed: Option<Result<(Registry, Vec<Problem>), Problem>>,
+    parsed: Option<Result<Arc<(Registry, Vec<Problem>)>, Problem>>,
 }
 
 /// Read a text file capped, from the overlay when it holds the file.
@@ -482,7 +485,7 @@ impl Project {
             self.read_source(overlay, reg, "registry file", registry::MAX_REGISTRY_BYTES)?;
         self.registry = Some(id);
         if let Some(p) = too_large {
-            self.parsed_registry = Some((Registry::default(), vec![p]));
+            self.parsed_registry = Some(Arc::new((Registry::default(), vec![p])));
             return Ok(());
         }
         if reg.inside {
@@ -494,7 +497,7 @@ impl Project {
             _ => None,
         };
         let parsed = parsed.unwrap_or_else(|| {
-            let p = registry::parse(id, text, is_json);
+            let p = registry::parse(id, text, is_json).map(Arc::new);
             cache.key = Some((id, is_json, text.clone()));
             cache.parsed = Some(p.clone());
             p
@@ -509,7 +512,7 @@ impl Project {
             }
             Err(p) => {
                 self.sources.forbid_quoting(id);
-                (Registry::default(), vec![redact_problem(p)])
+                Arc::new((Registry::default(), vec![redact_problem(p)]))
             }
         };
         self.parsed_registry = Some(parsed);
@@ -596,7 +599,7 @@ impl Project {
     /// The registry as read at load with its problems (`None` for a
     /// project made from texts).
     pub fn registry_as_loaded(&self) -> Option<&(Registry, Vec<Problem>)> {
-        self.parsed_registry.as_ref()
+        self.parsed_registry.as_deref()
     }
 
     /// The registry file's path, when it lies inside the project.
@@ -607,13 +610,13 @@ impl Project {
     /// Check against this registry instead of the registry file (a registry
     /// about to be written, as `registry sync` does).
     pub fn set_registry(&mut self, registry: Registry) {
-        self.parsed_registry = Some((registry, Vec::new()));
+        self.parsed_registry = Some(Arc::new((registry, Vec::new())));
     }
 
     /// The registry as parsed at load (`None` for [`Project::from_texts`],
     /// whose registry is parsed in [`Project::check`]).
     pub fn parsed_registry(&self) -> Option<&Registry> {
-        self.parsed_registry.as_ref().map(|(r, _)| r)
+        self.parsed_registry.as_deref().map(|(r, _)| r)
     }
 
     /// The file read from `path` (as [`Project::paths`] holds it).

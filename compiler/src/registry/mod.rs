@@ -16,6 +16,13 @@ use crate::source::{FileId, Span};
 pub const MAX_REGISTRY_BYTES: usize = 256 * 1024 * 1024;
 /// At most this many tools in one registry (TG0002 beyond).
 pub const MAX_TOOLS: usize = 1 << 20;
+/// At most this many threads parse a TOML registry's tables (and only when
+/// each gets [`MIN_TABLES_PER_THREAD`] tables: a thread costs more than a
+/// small registry's parse).
+pub const PARSE_THREADS: usize = 4;
+const MIN_TABLES_PER_THREAD: usize = 4096;
+/// How many tables are parsed at a time, ahead of being added.
+const PARSE_WINDOW: usize = 65536;
 /// The longest a remote tool's local name may be.
 pub use toolgate_runtime::names::MAX_REMOTE_NAME;
 
@@ -187,7 +194,7 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
         cursor: 0,
         count: 0,
     };
-    let read: Result<(), (std::ops::Range<usize>, String)> = if is_json {
+    let read: Result<(), ReadError> = if is_json {
         let mut de = serde_json::Deserializer::from_str(text);
         RegistrySeed(&mut state)
             .deserialize(&mut de)
@@ -199,23 +206,14 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
     } else {
         // The toml crate parses a whole document into its own tree before
         // serde sees it (about 26x the file). A registry is a run of
-        // `[[tool]]` tables, so read it table by table: the peak is one
-        // table's tree. Anything the split cannot be sure of (text before
+        // `[[tool]]` tables, so read it table by table (on several threads:
+        // `read_tables`): the peak is a window of tables' trees. Anything the split cannot be sure of (text before
         // the first table, a table that does not parse on its own, such as
         // a multi-line string holding a `[[tool]]` line) is read whole
         // again, so errors and results are those of the whole document.
         match toml_tables(text) {
             Some(chunks) => {
-                let mut ok = Ok(());
-                for (start, chunk) in chunks {
-                    let r = toml::Deserializer::parse(chunk)
-                        .and_then(|de| RegistrySeed(&mut state).deserialize(de));
-                    if let Err(e) = r {
-                        let r = e.span().unwrap_or(0..0);
-                        ok = Err((start + r.start..start + r.end, e.message().to_string()));
-                        break;
-                    }
-                }
+                let mut ok = read_tables(&chunks, &mut state);
                 if ok.is_err() {
                     state.reset();
                     ok = toml_whole(text, &mut state);
@@ -243,13 +241,106 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
     Ok((Registry { tools: state.tools }, state.problems))
 }
 
-fn toml_whole(
-    text: &str,
-    state: &mut LoadState<'_>,
-) -> Result<(), (std::ops::Range<usize>, String)> {
+fn toml_whole(text: &str, state: &mut LoadState<'_>) -> Result<(), ReadError> {
     toml::Deserializer::parse(text)
         .and_then(|de| RegistrySeed(state).deserialize(de))
         .map_err(|e| (e.span().unwrap_or(0..0), e.message().to_string()))
+}
+
+type ReadError = (std::ops::Range<usize>, String);
+
+/// Every table's entries added to `state` in file order, or the first
+/// failing table's error (its range in the file). A large registry's tables
+/// are parsed a window at a time on other threads while this one adds the
+/// window before: the adding (spans, duplicates, the limit) stays one pass
+/// in file order, and at most two windows wait parsed.
+fn read_tables(chunks: &[(usize, &str)], state: &mut LoadState<'_>) -> Result<(), ReadError> {
+    // One tool a table, at most MAX_TOOLS kept: grown once, not by doubling
+    // a million-entry vector and map.
+    let expected = chunks.len().min(MAX_TOOLS);
+    state.tools.reserve(expected);
+    state.seen.reserve(expected);
+    let add = |state: &mut LoadState<'_>, parsed: Parsed| {
+        for (start, read) in parsed {
+            match read {
+                Ok(tools) => tools.into_iter().for_each(|t| state.entry(t)),
+                Err(e) => {
+                    let r = e.span().unwrap_or(0..0);
+                    return Err((start + r.start..start + r.end, e.message().to_string()));
+                }
+            }
+        }
+        Ok(())
+    };
+    if chunks.len() <= PARSE_WINDOW {
+        return add(state, parse_tables(chunks));
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Parsed>(1);
+        scope.spawn(move || {
+            for window in chunks.chunks(PARSE_WINDOW) {
+                let parsed = parse_tables(window);
+                let failed = parsed.last().is_some_and(|(_, r)| r.is_err());
+                // A send fails once the adding stopped at an error.
+                if tx.send(parsed).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        rx.into_iter().try_for_each(|parsed| add(state, parsed))
+    })
+}
+
+/// Tables parsed: each one's offset in the file and its entries or error.
+type Parsed = Vec<(usize, Result<Vec<RawTool>, toml::de::Error>)>;
+
+/// Each table's entries (or its error), in file order, up to the first
+/// table that fails. Parsing is most of a large registry's cost and the
+/// tables are independent, so a registry of many tables is parsed on up to
+/// [`PARSE_THREADS`] threads, each a contiguous run of tables; the entries
+/// are then added in file order on the calling thread, so spans, duplicates
+/// and problems are exactly those of a reading in one pass.
+fn parse_tables<'t>(chunks: &[(usize, &'t str)]) -> Parsed {
+    let parse_run = |run: &[(usize, &'t str)]| {
+        let mut out = Vec::with_capacity(run.len());
+        for &(start, chunk) in run {
+            let mut tools = Vec::new();
+            let r = toml::Deserializer::parse(chunk)
+                .and_then(|de| RegistrySeed(&mut tools).deserialize(de));
+            let failed = r.is_err();
+            out.push((start, r.map(|()| tools)));
+            if failed {
+                break;
+            }
+        }
+        out
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(PARSE_THREADS)
+        .min(chunks.len() / MIN_TABLES_PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return parse_run(chunks);
+    }
+    let per = chunks.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = chunks
+            .chunks(per)
+            .map(|run| scope.spawn(move || parse_run(run)))
+            .collect();
+        let mut out = Vec::with_capacity(chunks.len());
+        for run in runs {
+            // A panic in a parser thread is a bug; carry it to this thread.
+            let run = run.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let failed = run.last().is_some_and(|(_, r)| r.is_err());
+            out.extend(run);
+            if failed {
+                break;
+            }
+        }
+        out
+    })
 }
 
 /// A TOML registry cut before each line that is exactly `[[tool]]` (or
@@ -406,17 +497,56 @@ fn unescape_toml(value: &mut Option<JsonText>) -> Result<(), String> {
     Ok(())
 }
 
-/// The top level: `tool` (or `tools`) and nothing else.
-struct RegistrySeed<'s, 't>(&'s mut LoadState<'t>);
+/// Where the reader puts the entries it reads: the [`LoadState`] (each
+/// turned into a tool at once), or a list (one table parsed on a thread of
+/// [`parse_tables`], added later in file order).
+trait Entries {
+    fn entry(&mut self, t: RawTool);
+    /// Past [`MAX_TOOLS`]: the rest is counted, not kept.
+    fn full(&self) -> bool;
+    fn count_one(&mut self);
+}
 
-impl<'de> DeserializeSeed<'de> for RegistrySeed<'_, '_> {
+impl Entries for LoadState<'_> {
+    fn entry(&mut self, t: RawTool) {
+        if self.full() {
+            self.count_one();
+            return;
+        }
+        self.count += 1;
+        self.add(t);
+    }
+    fn full(&self) -> bool {
+        self.count >= MAX_TOOLS
+    }
+    fn count_one(&mut self) {
+        self.count += 1;
+    }
+}
+
+impl Entries for Vec<RawTool> {
+    fn entry(&mut self, t: RawTool) {
+        self.push(t);
+    }
+    // One table holds one entry: the limit is the state's, applied as the
+    // entries are added.
+    fn full(&self) -> bool {
+        false
+    }
+    fn count_one(&mut self) {}
+}
+
+/// The top level: `tool` (or `tools`) and nothing else.
+struct RegistrySeed<'s, E>(&'s mut E);
+
+impl<'de, E: Entries> DeserializeSeed<'de> for RegistrySeed<'_, E> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for RegistrySeed<'_, '_> {
+impl<'de, E: Entries> Visitor<'de> for RegistrySeed<'_, E> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a registry: a table with a `tool` list")
@@ -441,36 +571,33 @@ impl<'de> Visitor<'de> for RegistrySeed<'_, '_> {
     }
 }
 
-/// The list of entries, each turned into a tool as soon as it is read.
-struct ToolsSeed<'s, 't>(&'s mut LoadState<'t>);
+/// The list of entries, each handed on as soon as it is read.
+struct ToolsSeed<'s, E>(&'s mut E);
 
-impl<'de> DeserializeSeed<'de> for ToolsSeed<'_, '_> {
+impl<'de, E: Entries> DeserializeSeed<'de> for ToolsSeed<'_, E> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for ToolsSeed<'_, '_> {
+impl<'de, E: Entries> Visitor<'de> for ToolsSeed<'_, E> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a list of tools")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         loop {
-            if self.0.count >= MAX_TOOLS {
+            if self.0.full() {
                 // Over the limit: count the rest without keeping anything.
                 match seq.next_element::<IgnoredAny>()? {
-                    Some(_) => self.0.count += 1,
+                    Some(_) => self.0.count_one(),
                     None => return Ok(()),
                 }
                 continue;
             }
             match seq.next_element::<RawTool>()? {
-                Some(t) => {
-                    self.0.count += 1;
-                    self.0.add(t);
-                }
+                Some(t) => self.0.entry(t),
                 None => return Ok(()),
             }
         }
@@ -482,8 +609,14 @@ impl<'de> Visitor<'de> for ToolsSeed<'_, '_> {
 fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize, is_json: bool) -> Span {
     // As written without escapes: a literal string, or a basic string (a name
     // holding a newline is written `"a\nb"` in TOML and JSON alike).
-    let escaped = serde_json::to_string(name).unwrap_or_default();
-    for needle in [format!("\"{name}\""), format!("'{name}'"), escaped] {
+    // Each needle is made only when the one before is not found (the first
+    // almost always is).
+    let needles: [&dyn Fn() -> String; 3] =
+        [&|| format!("\"{name}\""), &|| format!("'{name}'"), &|| {
+            serde_json::to_string(name).unwrap_or_default()
+        }];
+    for make in needles {
+        let needle = make();
         if let Some(i) = text.get(*cursor..).and_then(|t| t.find(&needle)) {
             let start = *cursor + i;
             *cursor = start + needle.len();

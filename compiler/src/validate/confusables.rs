@@ -20,13 +20,7 @@ use crate::source::{FileId, Span};
 /// no ASCII prototype starts with a combining mark), so registries of plain
 /// names pay no normalisation.
 pub fn skeleton_of(name: &str) -> String {
-    static ASCII: OnceLock<Vec<String>> = OnceLock::new();
-    if name.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        let table = ASCII.get_or_init(|| {
-            (0u8..128)
-                .map(|b| skeleton(&char::from(b).to_string()).collect())
-                .collect()
-        });
+    if let Some(table) = ascii_table(name) {
         let mut out = String::with_capacity(name.len());
         for b in name.bytes() {
             out.push_str(&table[b as usize]);
@@ -34,6 +28,20 @@ pub fn skeleton_of(name: &str) -> String {
         return out;
     }
     skeleton(name).collect()
+}
+
+/// The per-character skeletons of ASCII, when `name` is printable ASCII.
+fn ascii_table(name: &str) -> Option<&'static [String]> {
+    static ASCII: OnceLock<Vec<String>> = OnceLock::new();
+    name.bytes().all(|b| (0x20..0x7f).contains(&b)).then(|| {
+        ASCII
+            .get_or_init(|| {
+                (0u8..128)
+                    .map(|b| skeleton(&char::from(b).to_string()).collect())
+                    .collect()
+            })
+            .as_slice()
+    })
 }
 
 /// The registered names by skeleton. Keyed by a 64-bit hash of the skeleton
@@ -44,9 +52,23 @@ pub struct Lookalikes<'a> {
     by_skeleton: HashMap<u64, u32>,
 }
 
-fn hash(s: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(s)
+/// The hash of `name`'s skeleton. An ASCII name's skeleton is streamed
+/// into the hasher piece by piece, not built: at a million names the
+/// strings were most of the index's cost.
+fn skeleton_hash(name: &str) -> u64 {
+    use std::hash::Hasher;
+    // SipHash is a function of the byte stream, however it is cut, so both
+    // paths hash the same bytes for the same skeleton.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match ascii_table(name) {
+        Some(table) => {
+            for b in name.bytes() {
+                h.write(table[b as usize].as_bytes());
+            }
+        }
+        None => h.write(skeleton(name).collect::<String>().as_bytes()),
+    }
+    h.finish()
 }
 
 impl<'a> Lookalikes<'a> {
@@ -57,12 +79,11 @@ impl<'a> Lookalikes<'a> {
         let mut by_skeleton: HashMap<u64, u32> = HashMap::with_capacity(names.len());
         let mut twins = Vec::new();
         for (i, n) in names.iter().enumerate() {
-            let sk = skeleton_of(n);
-            match by_skeleton.entry(hash(&sk)) {
+            match by_skeleton.entry(skeleton_hash(n)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let first = *e.get() as usize;
                     // Equal names are the registry's duplicates (TG4003), not twins.
-                    if names[first] != *n && skeleton_of(names[first]) == sk {
+                    if names[first] != *n && skeleton_of(names[first]) == skeleton_of(n) {
                         twins.push((first, i));
                     }
                 }
@@ -76,9 +97,8 @@ impl<'a> Lookalikes<'a> {
 
     /// A registered name that reads like `name` but is a different text.
     pub fn of(&self, name: &str) -> Option<&'a str> {
-        let sk = skeleton_of(name);
-        let r = self.names[*self.by_skeleton.get(&hash(&sk))? as usize];
-        (r != name && skeleton_of(r) == sk).then_some(r)
+        let r = self.names[*self.by_skeleton.get(&skeleton_hash(name))? as usize];
+        (r != name && skeleton_of(r) == skeleton_of(name)).then_some(r)
     }
 
     /// A registered name that a prefix selector reads as matching, though
@@ -139,8 +159,9 @@ pub fn invisible_in_policy(file: FileId, text: &str) -> Vec<Problem> {
 }
 
 /// The registry's own name checks: control or format characters in tool,
-/// group and server names; builtins in the remote namespace; twins.
-pub fn registry_problems(registry: &Registry) -> Vec<Problem> {
+/// group and server names; builtins in the remote namespace; the `twins`
+/// that [`Lookalikes::new`] found among its names.
+pub fn registry_problems(registry: &Registry, twins: &[(usize, usize)]) -> Vec<Problem> {
     let mut out = Vec::new();
     for t in &registry.tools {
         let fields = [
@@ -186,8 +207,7 @@ pub fn registry_problems(registry: &Registry) -> Vec<Problem> {
             }
         }
     }
-    let (_, twins) = Lookalikes::new(registry.tools.iter().map(|t| t.name.as_str()));
-    for (a, b) in twins {
+    for &(a, b) in twins {
         let (a, b) = (&registry.tools[a], &registry.tools[b]);
         out.push(Problem::RegistryTwins {
             name: b.name.clone(),

@@ -52,10 +52,13 @@ pub fn validate(
     registry: &Registry,
     provenance: model::Provenance,
 ) -> (Option<Model>, Vec<Problem>) {
+    // One skeleton index of the registry's names serves both its twins
+    // (TG4004) and the policies' lookalikes (TG1011).
+    let (lookalikes, twins) = Lookalikes::new(registry.tools.iter().map(|t| t.name.as_str()));
     let mut v = Validator {
         sources,
         registry,
-        problems: crate::validate::confusables::registry_problems(registry),
+        problems: crate::validate::confusables::registry_problems(registry, &twins),
     };
     for p in policies {
         v.problems
@@ -64,7 +67,7 @@ pub fn validate(
                 &sources.get(p.file).text,
             ));
     }
-    let model = v.run(policies, provenance);
+    let model = v.run(policies, provenance, lookalikes);
     // An error that a suppression may acknowledge keeps the model: whether it
     // stays an error is decided with the project's suppressions
     // (`project::Project::check`).
@@ -112,12 +115,14 @@ struct Scope<'a> {
     /// Providers and skills, in order of definition (zones, skills).
     providers: Vec<model::Provider>,
     skills: Vec<model::Skill>,
+    /// What each prefix selector matches, by its text (profiles): a profile
+    /// list repeats its prefixes, and each is a pass over every tool.
+    prefixes: HashMap<String, profiles::PrefixMatch>,
 }
 
 impl<'a> Scope<'a> {
-    fn new(registry: &'a Registry, classes: Vec<String>) -> Self {
+    fn new(registry: &'a Registry, classes: Vec<String>, lookalikes: Lookalikes<'a>) -> Self {
         let tool_names: Vec<&'a str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
-        let (lookalikes, _) = Lookalikes::new(tool_names.iter().copied());
         Scope {
             class_index: index(classes.iter().map(String::as_str)),
             classes,
@@ -134,6 +139,7 @@ impl<'a> Scope<'a> {
             zone_spans: Vec::new(),
             providers: Vec::new(),
             skills: Vec::new(),
+            prefixes: HashMap::new(),
         }
     }
 
@@ -260,12 +266,17 @@ fn texts(names: &[Name]) -> Vec<String> {
 }
 
 impl<'a> Validator<'a> {
-    fn run(&mut self, policies: &[Parsed<'_>], provenance: model::Provenance) -> Model {
+    fn run(
+        &mut self,
+        policies: &[Parsed<'_>],
+        provenance: model::Provenance,
+        lookalikes: Lookalikes<'a>,
+    ) -> Model {
         let (defined, settings) = self.collect(policies);
         let classes = self.classes(settings.ladder);
-        let mut scope = Scope::new(self.registry, classes);
-        let group_state_spans = self.groups(&mut scope, &defined.groups);
-        self.tools(&mut scope, &defined.tools, &group_state_spans);
+        let mut scope = Scope::new(self.registry, classes, lookalikes);
+        let (group_state_spans, tool_groups) = self.groups(&mut scope, &defined.groups);
+        self.tools(&mut scope, &defined.tools, &group_state_spans, &tool_groups);
         self.zones(&mut scope, &defined.zones, settings.ladder);
         self.providers(&mut scope, &defined.providers);
         self.skills(&mut scope, &defined.skills);

@@ -3,7 +3,6 @@
 use super::{Defs, Once, Scope, Validator};
 use crate::diagnostics::{NameKind, Problem, RefKind};
 use crate::model;
-use crate::source::Span;
 use crate::syntax::ast::{self, Prop};
 
 impl<'a> Validator<'a> {
@@ -76,12 +75,11 @@ impl<'a> Validator<'a> {
                 Some(model::Selector::Group(scope.groups.len() - 1))
             }
             ast::Selector::Prefix(n) => {
-                let matched: Vec<&model::Tool> = scope
-                    .tools
-                    .iter()
-                    .filter(|t| t.name.starts_with(&n.text))
-                    .collect();
-                if matched.is_empty() {
+                let found = *scope
+                    .prefixes
+                    .entry(n.text.clone())
+                    .or_insert_with(|| prefix_match(&scope.tools, &n.text));
+                if !found.any {
                     self.problems
                         .push(match scope.lookalikes.prefix_of(&n.text) {
                             Some(registered) => Problem::Lookalike {
@@ -96,8 +94,16 @@ impl<'a> Validator<'a> {
                             },
                         });
                 }
-                if let Some(p) = crosses_servers(&n.text, &matched, n.span) {
-                    self.problems.push(p);
+                if let Some(other) = found.crossing {
+                    let other = &scope.tools[other];
+                    let server = n.text["mcp_".len()..n.text.len() - 1].to_string();
+                    self.problems.push(Problem::PrefixCrossesServers {
+                        pattern: format!("{}*", n.text),
+                        span: n.span,
+                        server,
+                        other_server: other.server.clone().unwrap_or_default(),
+                        example: other.name.clone(),
+                    });
                 }
                 Some(model::Selector::Prefix(n.text.clone()))
             }
@@ -161,28 +167,43 @@ fn selectors(list: &[ast::Selector]) -> Vec<(u8, String)> {
         .collect()
 }
 
-/// TG3007: a prefix `mcp_<server>_` that also matches tools of another server
-/// (`mcp_crm_*` admits server `crm_admin`'s `mcp_crm_admin_wipe_all`).
-fn crosses_servers(prefix: &str, matched: &[&model::Tool], span: Span) -> Option<Problem> {
-    // The prefix names a server that has tools here (a longer prefix inside
-    // one server, `mcp_crm_customer-360_*`, names none and is left alone).
-    let meant = matched
-        .iter()
-        .filter_map(|t| t.server.as_deref())
-        .find(|s| {
-            prefix
-                .strip_prefix("mcp_")
-                .and_then(|p| p.strip_suffix('_'))
-                == Some(*s)
-        })?;
-    let other = matched
-        .iter()
-        .find(|t| t.server.as_deref().is_some_and(|s| s != meant))?;
-    Some(Problem::PrefixCrossesServers {
-        pattern: format!("{prefix}*"),
-        span,
-        server: meant.to_string(),
-        other_server: other.server.clone().unwrap_or_default(),
-        example: other.name.clone(),
-    })
+/// What a prefix selector matches, found in one pass over the tools (a
+/// profile list is resolved per selector, and at a million tools collecting
+/// the matches of each one cost more than the rest of validation).
+#[derive(Clone, Copy)]
+pub(super) struct PrefixMatch {
+    /// Whether any tool's name starts with the prefix.
+    any: bool,
+    /// TG3007: the prefix is `mcp_<server>_` for a server with tools it
+    /// matches, and this is the first tool (registry order) of another
+    /// server it matches too.
+    crossing: Option<usize>,
+}
+
+/// TG3007 is a prefix `mcp_<server>_` that also matches tools of another
+/// server (`mcp_crm_*` admits server `crm_admin`'s `mcp_crm_admin_wipe_all`).
+/// A longer prefix inside one server (`mcp_crm_customer-360_*`) names no
+/// server with tools here and is left alone.
+fn prefix_match(tools: &[model::Tool], prefix: &str) -> PrefixMatch {
+    let named = prefix
+        .strip_prefix("mcp_")
+        .and_then(|p| p.strip_suffix('_'));
+    let mut any = false;
+    let mut meant = false;
+    let mut other = None;
+    for (i, t) in tools.iter().enumerate() {
+        if !t.name.starts_with(prefix) {
+            continue;
+        }
+        any = true;
+        match t.server.as_deref() {
+            Some(s) if Some(s) == named => meant = true,
+            Some(_) => other = other.or(Some(i)),
+            None => {}
+        }
+    }
+    PrefixMatch {
+        any,
+        crossing: other.filter(|_| meant),
+    }
 }

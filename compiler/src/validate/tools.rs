@@ -12,23 +12,30 @@ use crate::syntax::ast::{self, Name, Prop};
 
 impl<'a> Validator<'a> {
     /// Every registry group in order of first appearance, with the policy's
-    /// `group` blocks applied. Returns where each group's state was set.
+    /// `group` blocks applied. Returns where each group's state was set, and
+    /// each registry tool's group (so no tool's group is looked up twice).
     pub(super) fn groups(
         &mut self,
         scope: &mut Scope<'a>,
         defs: &Defs<'_, ast::GroupProp>,
-    ) -> HashMap<usize, Span> {
+    ) -> (HashMap<usize, Span>, Vec<usize>) {
+        let mut tool_groups = Vec::with_capacity(self.registry.tools.len());
         for t in &self.registry.tools {
-            if !scope.group_index.contains_key(&t.group) {
-                scope
-                    .group_index
-                    .insert(t.group.clone(), scope.groups.len());
-                scope.groups.push(model::Group {
-                    name: t.group.clone(),
-                    state: None,
-                    default_class: None,
-                });
-            }
+            let gi = match scope.group_index.get(&t.group) {
+                Some(&gi) => gi,
+                None => {
+                    scope
+                        .group_index
+                        .insert(t.group.clone(), scope.groups.len());
+                    scope.groups.push(model::Group {
+                        name: t.group.clone(),
+                        state: None,
+                        default_class: None,
+                    });
+                    scope.groups.len() - 1
+                }
+            };
+            tool_groups.push(gi);
         }
         scope.registry_groups = scope.groups.len();
         let mut state_spans = HashMap::new();
@@ -61,29 +68,33 @@ impl<'a> Validator<'a> {
                 scope.groups[gi].default_class = self.class(scope, c);
             }
         }
-        state_spans
+        (state_spans, tool_groups)
     }
 
     /// The registry's tools (their classes resolved), then the policy's
-    /// `tool` blocks over them.
+    /// `tool` blocks over them. `tool_groups` is each registry tool's group.
     pub(super) fn tools(
         &mut self,
         scope: &mut Scope<'a>,
         defs: &Defs<'_, ast::ToolProp>,
         group_state_spans: &HashMap<usize, Span>,
+        tool_groups: &[usize],
     ) {
-        for t in &self.registry.tools {
+        for (t, &group) in self.registry.tools.iter().zip(tool_groups) {
+            // Looked up as written; a name is made only for the diagnostic.
             let class = t.class.as_ref().and_then(|c| {
-                let name = Name {
-                    text: c.clone(),
-                    span: t.span,
-                };
-                self.class(scope, &name)
+                scope.class_index.get(c.as_str()).copied().or_else(|| {
+                    let name = Name {
+                        text: c.clone(),
+                        span: t.span,
+                    };
+                    self.class(scope, &name)
+                })
             });
             scope.tool_index.insert(t.name.as_str(), scope.tools.len());
             scope.tools.push(model::Tool {
                 name: t.name.clone(),
-                group: scope.group_index[&t.group],
+                group,
                 remote: t.is_remote(),
                 server: match &t.origin {
                     Origin::Remote { server } => Some(server.clone()),

@@ -1,0 +1,49 @@
+//! The stages of `toolgate compile` over a project on disk, each timed in
+//! one process, with the peak RSS at the end:
+//! `cargo run --release -p toolgate-bench --example compile_stages -- DIR`
+//! (write DIR with `examples/dump TOOLS CONFIGS DIR`). BENCHMARKS.md, "A
+//! million tools × 1,000 configurations".
+
+use std::time::Instant;
+use toolgate_compiler::{lower, project::Project};
+use toolgate_runtime::Table;
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    println!("{name:<40} {:>9.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    out
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: compile_stages DIR");
+    let all = Instant::now();
+    let project = stage("load (read, parse the registry)", || {
+        Project::load(std::path::Path::new(&dir)).expect("loads")
+    });
+    let checked = stage("check (parse, validate, lint)", || project.check());
+    let lowered = checked.lowered.expect("the project compiles");
+    let bytes = stage("encode the lowered table", || lower::encode(lowered.spec()));
+    stage("drop the check's table", || drop(lowered));
+    let table = stage("verify by loading", || Table::load(&bytes).expect("loads"));
+    println!(
+        "{:<40} {:>9.1} ms  ({} tools, {} bytes, peak RSS {:.0} MiB)",
+        "total",
+        all.elapsed().as_secs_f64() * 1e3,
+        table.tool_count(),
+        bytes.len(),
+        peak_rss_mib()
+    );
+}
