@@ -313,9 +313,7 @@ impl Printer<'_> {
                         p.line(d, &format!("ceiling {}", name(n)), sp.end as usize)
                     }
                 },
-                |v| match v {
-                    ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
-                },
+                simple_zone,
             ),
             Statement::Provider(b) => self.block(
                 "provider",
@@ -326,10 +324,7 @@ impl Printer<'_> {
                     }
                     ProviderProp::Fallback(l) => p.list_prop(d, "fallback", &names(l), sp),
                 },
-                |v| match v {
-                    ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
-                    ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
-                },
+                simple_provider,
             ),
             Statement::Skill(b) => self.block(
                 "skill",
@@ -337,9 +332,7 @@ impl Printer<'_> {
                 |p, v, sp, d| match v {
                     SkillProp::Tools(l) => p.list_prop(d, "tools", &names(l), sp),
                 },
-                |v| match v {
-                    SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
-                },
+                simple_skill,
             ),
             Statement::Configuration(b) => self.block(
                 "configuration",
@@ -352,12 +345,7 @@ impl Printer<'_> {
                     ConfigurationProp::Exclude(l) => p.list_prop(d, "exclude", &names(l), sp),
                     ConfigurationProp::Skills(l) => p.list_prop(d, "skills", &names(l), sp),
                 },
-                |v| match v {
-                    ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
-                    ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
-                    ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
-                    ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
-                },
+                simple_configuration,
             ),
             Statement::Profile(b) => self.block(
                 "profile",
@@ -367,12 +355,7 @@ impl Printer<'_> {
                         p.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp)
                     }
                 },
-                |v| match v {
-                    ProfileProp::Allow(l) => Some(format!(
-                        "allow [{}]",
-                        join(&l.iter().map(selector).collect::<Vec<_>>())
-                    )),
-                },
+                simple_profile,
             ),
             Statement::Consumer(b) => self.block(
                 "consumer",
@@ -382,9 +365,7 @@ impl Printer<'_> {
                         p.line(d, &format!("profile {}", name(n)), sp.end as usize)
                     }
                 },
-                |v| match v {
-                    ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
-                },
+                simple_consumer,
             ),
             Statement::Gateway(b) => {
                 self.block("gateway", b, |p, r, sp, d| p.rule(r, sp, d), |_| None)
@@ -511,6 +492,49 @@ fn simple_tool(v: &ToolProp) -> Option<String> {
         ToolProp::AdminOnly(a) => (if *a { "admin-only" } else { "not admin-only" }).to_string(),
         ToolProp::Class(n) => format!("class {}", name(n)),
     })
+}
+
+fn simple_zone(v: &ZoneProp) -> Option<String> {
+    match v {
+        ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
+    }
+}
+
+fn simple_provider(v: &ProviderProp) -> Option<String> {
+    match v {
+        ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
+        ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_skill(v: &SkillProp) -> Option<String> {
+    match v {
+        SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_configuration(v: &ConfigurationProp) -> Option<String> {
+    match v {
+        ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
+        ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
+        ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
+        ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_profile(v: &ProfileProp) -> Option<String> {
+    match v {
+        ProfileProp::Allow(l) => Some(format!(
+            "allow [{}]",
+            join(&l.iter().map(selector).collect::<Vec<_>>())
+        )),
+    }
+}
+
+fn simple_consumer(v: &ConsumerProp) -> Option<String> {
+    match v {
+        ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
+    }
 }
 
 #[cfg(test)]
