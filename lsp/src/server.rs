@@ -214,8 +214,11 @@ fn name_at<'w>(ws: &'w Workspace, p: &TextDocumentPositionParams) -> Option<Name
     })
 }
 
+/// What answers one kind of request.
+type Handler = fn(&Workspace, Request) -> Answer;
+
 /// The requests answered, each by its own function.
-const HANDLERS: &[(&str, fn(&Workspace, Request) -> Answer)] = &[
+const HANDLERS: &[(&str, Handler)] = &[
     (Completion::METHOD, completion),
     (HoverRequest::METHOD, hover_card),
     (GotoDefinition::METHOD, definition),
