@@ -3,11 +3,10 @@
 //! outputs of every command on the example projects and the fixtures
 //! validate against them.
 
-mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 #[test]

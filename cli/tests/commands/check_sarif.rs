@@ -4,10 +4,9 @@
 //! with `%SRCROOT%`, catalogue links that exist, and what GitHub code
 //! scanning needs of a result and a rule.
 
-mod common;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 const POLICY: &str =
