@@ -285,7 +285,16 @@ async fn main() {
     )
     .await;
     let list = request("tools/list", json!({}));
-    let (ld, lg) = interleaved(&clients, &up, &gw_url, (&list, None), (&list, None), 10, 200).await;
+    let (ld, lg) = interleaved(
+        &clients,
+        &up,
+        &gw_url,
+        (&list, None),
+        (&list, None),
+        10,
+        200,
+    )
+    .await;
     let f = filter_times(&gw, n);
     print_table(
         n,

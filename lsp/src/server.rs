@@ -269,17 +269,15 @@ fn hover_card(ws: &Workspace, req: Request) -> Answer {
 
 fn definition(ws: &Workspace, req: Request) -> Answer {
     let p: lsp_types::GotoDefinitionParams = params(req)?;
-    let found = name_at(ws, &p.text_document_position_params).map(|n| {
-        GotoDefinitionResponse::Array(navigate::definitions(n.state, n.kind, &n.name))
-    });
+    let found = name_at(ws, &p.text_document_position_params)
+        .map(|n| GotoDefinitionResponse::Array(navigate::definitions(n.state, n.kind, &n.name)));
     to_value(found)
 }
 
 fn references(ws: &Workspace, req: Request) -> Answer {
     let p: lsp_types::ReferenceParams = params(req)?;
-    let found = name_at(ws, &p.text_document_position).map(|n| {
-        navigate::references(n.state, n.kind, &n.name, p.context.include_declaration)
-    });
+    let found = name_at(ws, &p.text_document_position)
+        .map(|n| navigate::references(n.state, n.kind, &n.name, p.context.include_declaration));
     to_value(found)
 }
 

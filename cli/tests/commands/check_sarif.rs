@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::*;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 const POLICY: &str =
     "configuration editor-chat {\n  exclude [delete_recrod]\n}\nconfiguration editor-chat {\n}\n";

@@ -14,7 +14,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
-use crate::common::*;
 use ed25519_dalek::pkcs8::EncodePrivateKey;
 use ed25519_dalek::SigningKey;
 use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, ProtocolVersion};
@@ -22,6 +21,8 @@ use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 const SUPPORT_KEY: &str = "support-key-5b1e";
 const BILLING_KEY: &str = "billing-key-77aa";

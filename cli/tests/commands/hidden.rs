@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{assert_contains, assert_starts_with, scratch_project, stdout as out, toolgate};
+use crate::common::{
+    assert_contains, assert_starts_with, scratch_project, stdout as out, toolgate,
+};
 
 const REGISTRY: &str = r#"
 [[tool]]

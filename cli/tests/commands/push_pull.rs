@@ -5,7 +5,9 @@
 mod hostile;
 #[path = "../../../oci/tests/common/registry.rs"]
 mod registry;
-use crate::common::{assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate};
+use crate::common::{
+    assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate,
+};
 
 #[test]
 fn keygen_compile_sign_push_pull_verify() {

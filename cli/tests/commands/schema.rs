@@ -6,8 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::common::*;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 #[test]
 fn docs_schemas_are_what_toolgate_schema_prints() {
