@@ -211,7 +211,7 @@ fn reproduce<'t>(
     let modes: &[Option<&str>] = if l.mode_known { &known } else { &guessed };
     let mut found = None;
     for &mode in modes {
-        let pair = if let Some(run) = &l.run {
+        let made = || {
             make(
                 old,
                 new,
@@ -220,7 +220,9 @@ fn reproduce<'t>(
                 l.consumer.as_deref(),
                 mode,
             )
-            .map(|(a, b)| (a.run(run), b.run(run)))
+        };
+        let pair = if let Some(run) = &l.run {
+            made().map(|(a, b)| (a.run(run), b.run(run)))
         } else {
             let key = (
                 l.configuration.clone(),
@@ -228,19 +230,7 @@ fn reproduce<'t>(
                 l.consumer.clone(),
                 mode.map(str::to_string),
             );
-            contexts
-                .entry(key)
-                .or_insert_with(|| {
-                    make(
-                        old,
-                        new,
-                        &l.configuration,
-                        role,
-                        l.consumer.as_deref(),
-                        mode,
-                    )
-                })
-                .clone()
+            contexts.entry(key).or_insert_with(made).clone()
         };
         let Some((oc, nc)) = pair else {
             // OLD has the configuration (it decided), NEW does not.
