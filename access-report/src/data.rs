@@ -184,6 +184,77 @@ pub(crate) fn contexts(table: &Table) -> Vec<(Role, Option<String>, Option<&'sta
     out
 }
 
+/// The shortest text of a row of cells (`chars`, of context `i` in
+/// configuration `k`): run-length encoded, or as the difference from the
+/// row before it, from its consumer's base context (`base`) or from the
+/// first context, whichever is shortest (the first of equals).
+fn shortest_encoding(
+    chars: &[u8],
+    (i, k, base): (usize, usize, usize),
+    raw_row: &[Vec<u8>],
+    raw: &[Option<Vec<Vec<u8>>>],
+) -> String {
+    let mut best = rle(chars.iter().map(|&b| char::from(b)));
+    let mut consider = |ctx_ref: usize, cfg_ref: usize, reference: &[u8]| {
+        let d = delta(ctx_ref, cfg_ref, reference, chars);
+        if d.len() < best.len() {
+            best = d;
+        }
+    };
+    if k > 0 {
+        consider(i, k - 1, &raw_row[k - 1]);
+    }
+    if let Some(Some(r)) = raw.get(base).filter(|_| base != i) {
+        consider(base, k, &r[k]);
+    }
+    if let Some(Some(r)) = raw.first().filter(|_| i > 0 && base != 0) {
+        consider(0, k, &r[k]);
+    }
+    best
+}
+
+/// For each tool some configuration excludes (by tool index): those
+/// configurations' indices.
+fn excluded_by(table: &Table, cfg_index: &HashMap<&str, u32>) -> Vec<(u32, Vec<u32>)> {
+    let mut excluded_by = Vec::new();
+    for (i, t) in table.spec().tools.iter().enumerate() {
+        let by: Vec<u32> = table
+            .configurations_excluding(&t.name)
+            .into_iter()
+            .filter_map(|c| cfg_index.get(c).copied())
+            .collect();
+        if !by.is_empty() {
+            excluded_by.push((i as u32, by));
+        }
+    }
+    excluded_by
+}
+
+fn config_infos(table: &Table) -> Vec<ConfigInfo> {
+    let spec = table.spec();
+    spec.configurations
+        .iter()
+        .map(|c| {
+            let (registered, stale) = table.exclusions_of(&c.name).unwrap_or_default();
+            let zone = &spec.zones[c.zone as usize];
+            ConfigInfo {
+                name: c.name.clone(),
+                file: c.file.clone(),
+                provider: c.provider.clone(),
+                zone: zone.name.clone(),
+                ceiling: table.class_name(zone.ceiling).to_string(),
+                groups: c.groups.as_ref().map(|g| {
+                    g.iter()
+                        .map(|&i| spec.groups[i as usize].name.clone())
+                        .collect()
+                }),
+                excluded: registered.iter().filter_map(|n| table.tool_id(n)).collect(),
+                no_longer_registered: stale.iter().map(|s| s.to_string()).collect(),
+            }
+        })
+        .collect()
+}
+
 /// The matrix of `table`, every decision asked of the runtime.
 pub fn matrix(table: &Table, opts: MatrixOptions) -> Matrix {
     let spec = table.spec();
@@ -229,22 +300,7 @@ pub fn matrix(table: &Table, opts: MatrixOptions) -> Matrix {
                     cell_char(&d) as u8
                 })
                 .collect();
-            let mut best = rle(chars.iter().map(|&b| char::from(b)));
-            let mut consider = |ctx_ref: usize, cfg_ref: usize, reference: &[u8]| {
-                let d = delta(ctx_ref, cfg_ref, reference, &chars);
-                if d.len() < best.len() {
-                    best = d;
-                }
-            };
-            if k > 0 {
-                consider(i, k - 1, &raw_row[k - 1]);
-            }
-            if let Some(Some(r)) = raw.get(base).filter(|_| base != i) {
-                consider(base, k, &r[k]);
-            }
-            if let Some(Some(r)) = raw.first().filter(|_| i > 0 && base != 0) {
-                consider(0, k, &r[k]);
-            }
+            let best = shortest_encoding(&chars, (i, k, base), &raw_row, &raw);
             let next = strings.len() as u32;
             let idx = *seen.entry(best.clone()).or_insert_with(|| {
                 strings.push(best);
@@ -265,39 +321,8 @@ pub fn matrix(table: &Table, opts: MatrixOptions) -> Matrix {
     drop(raw);
     let refusals = (opts.refusal_texts && refused_cells <= REFUSAL_TEXT_LIMIT)
         .then(|| refusal_texts(table, &points, &configs));
-    let mut excluded_by = Vec::new();
-    for (i, t) in spec.tools.iter().enumerate() {
-        let by: Vec<u32> = table
-            .configurations_excluding(&t.name)
-            .into_iter()
-            .filter_map(|c| cfg_index.get(c).copied())
-            .collect();
-        if !by.is_empty() {
-            excluded_by.push((i as u32, by));
-        }
-    }
-    let configs_out = spec
-        .configurations
-        .iter()
-        .map(|c| {
-            let (registered, stale) = table.exclusions_of(&c.name).unwrap_or_default();
-            let zone = &spec.zones[c.zone as usize];
-            ConfigInfo {
-                name: c.name.clone(),
-                file: c.file.clone(),
-                provider: c.provider.clone(),
-                zone: zone.name.clone(),
-                ceiling: table.class_name(zone.ceiling).to_string(),
-                groups: c.groups.as_ref().map(|g| {
-                    g.iter()
-                        .map(|&i| spec.groups[i as usize].name.clone())
-                        .collect()
-                }),
-                excluded: registered.iter().filter_map(|n| table.tool_id(n)).collect(),
-                no_longer_registered: stale.iter().map(|s| s.to_string()).collect(),
-            }
-        })
-        .collect();
+    let excluded_by = excluded_by(table, &cfg_index);
+    let configs_out = config_infos(table);
     Matrix {
         digest: table.digest_hex(),
         reasons: GATE_ORDER

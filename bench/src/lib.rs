@@ -2,6 +2,8 @@
 //! any size (groups, admin-only and remote tools, exclusions, zones and
 //! fallback chains, skills, profiles), from a seed.
 
+use std::collections::{BTreeSet, HashMap};
+
 /// splitmix64: a tiny deterministic stream; the workload must not depend on a
 /// random crate's version.
 struct Rng(u64);
@@ -47,12 +49,17 @@ impl Workload {
     }
 }
 
-/// `tools` tools in about `tools / 40` groups (a tenth of them remote
-/// servers), `configs` configurations.
-pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
-    let mut r = Rng(seed);
-    let groups = (tools / 40).max(2);
-    let remote_groups = (groups / 10).max(1);
+/// The registry's tools as drawn from `r`: the registry text, and each
+/// tool's name and group (`load_skill` first, in group `skills`).
+struct Tools {
+    registry: String,
+    names: Vec<String>,
+    groups: Vec<String>,
+}
+
+/// `tools` tools over `groups` groups, the first `remote_groups` of them
+/// remote servers.
+fn registry(r: &mut Rng, tools: usize, groups: usize, remote_groups: usize) -> Tools {
     let mut registry = String::with_capacity(tools * 80);
     let mut tool_names = Vec::with_capacity(tools);
     let mut tool_groups: Vec<String> = Vec::with_capacity(tools);
@@ -89,11 +96,19 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
             tool_groups.push(format!("group{g}"));
         }
     }
-    // Groups in order of first appearance, and each group's tools ascending
-    // (looked up per configuration: a scan of every tool per configuration
-    // was a billion steps at a million tools × 1k configurations).
+    Tools {
+        registry,
+        names: tool_names,
+        groups: tool_groups,
+    }
+}
+
+/// Groups in order of first appearance, and each group's tools ascending
+/// (looked up per configuration: a scan of every tool per configuration
+/// was a billion steps at a million tools × 1k configurations).
+fn group_members(tool_groups: &[String]) -> (Vec<String>, HashMap<&str, Vec<usize>>) {
     let mut all_groups: Vec<String> = Vec::new();
-    let mut members: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    let mut members: HashMap<&str, Vec<usize>> = Default::default();
     for (i, g) in tool_groups.iter().enumerate() {
         let m = members.entry(g.as_str()).or_default();
         if m.is_empty() {
@@ -101,9 +116,20 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
         }
         m.push(i);
     }
-    let mut p = String::with_capacity(configs * 200 + groups * 40);
+    (all_groups, members)
+}
+
+/// The policy's group, provider and skill declarations; how many providers
+/// and skills there are.
+fn declarations(
+    r: &mut Rng,
+    p: &mut String,
+    all_groups: &[String],
+    tool_names: &[String],
+    (tools, configs): (usize, usize),
+) -> (usize, usize) {
     p.push_str("enforcement observe\n");
-    for g in &all_groups {
+    for g in all_groups {
         if g.starts_with("group") {
             let state = if r.chance(3) { " disabled" } else { "" };
             p.push_str(&format!(
@@ -124,70 +150,110 @@ pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
     for i in 0..skills {
         let list: Vec<&str> = (0..5)
             .map(|_| tool_names[r.below(tools)].as_str())
-            .collect::<std::collections::BTreeSet<_>>()
+            .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
         p.push_str(&format!("skill s{i} {{ tools [{}] }}\n", list.join(", ")));
     }
+    (providers, skills)
+}
+
+/// What a configuration draws from: the tools, their groups, and how many
+/// providers and skills were declared.
+struct Pool<'a> {
+    tools: usize,
+    tool_names: &'a [String],
+    all_groups: &'a [String],
+    members: &'a HashMap<&'a str, Vec<usize>>,
+    providers: usize,
+    skills: usize,
+}
+
+/// The configuration `name`: a provider, most often some groups, a few
+/// exclusions, sometimes a skill.
+fn configuration(r: &mut Rng, p: &mut String, name: &str, pool: &Pool) {
+    p.push_str(&format!(
+        "configuration {name} {{ provider p{}",
+        r.below(pool.providers)
+    ));
+    let mut chosen: Option<BTreeSet<&str>> = None;
+    if r.chance(80) {
+        let n = 1 + r.below(pool.all_groups.len().min(12));
+        let list: BTreeSet<&str> = (0..n)
+            .map(|_| pool.all_groups[r.below(pool.all_groups.len())].as_str())
+            .collect();
+        p.push_str(&format!(
+            " groups [{}]",
+            list.iter().copied().collect::<Vec<_>>().join(", ")
+        ));
+        chosen = Some(list);
+    }
+    // Exclusions name tools the configuration would otherwise offer (an
+    // administrator excludes from what a configuration has).
+    let candidates: Vec<usize> = match &chosen {
+        None => (0..pool.tools).collect(),
+        Some(gs) => {
+            let mut c: Vec<usize> = gs
+                .iter()
+                .flat_map(|g| pool.members[g].iter().copied())
+                .collect();
+            c.sort_unstable();
+            c
+        }
+    };
+    let ex: BTreeSet<&str> = if candidates.is_empty() {
+        Default::default()
+    } else {
+        (0..r.below(6))
+            .map(|_| pool.tool_names[candidates[r.below(candidates.len())]].as_str())
+            .collect()
+    };
+    if !ex.is_empty() {
+        p.push_str(&format!(
+            " exclude [{}]",
+            ex.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if r.chance(20) {
+        p.push_str(&format!(" skills [s{}]", r.below(pool.skills)));
+    }
+    p.push_str(" }\n");
+}
+
+/// `tools` tools in about `tools / 40` groups (a tenth of them remote
+/// servers), `configs` configurations.
+pub fn generate(tools: usize, configs: usize, seed: u64) -> Workload {
+    let mut r = Rng(seed);
+    let groups = (tools / 40).max(2);
+    let remote_groups = (groups / 10).max(1);
+    let t = registry(&mut r, tools, groups, remote_groups);
+    let (all_groups, members) = group_members(&t.groups);
+    let mut p = String::with_capacity(configs * 200 + groups * 40);
+    let (providers, skills) = declarations(&mut r, &mut p, &all_groups, &t.names, (tools, configs));
+    let pool = Pool {
+        tools,
+        tool_names: &t.names,
+        all_groups: &all_groups,
+        members: &members,
+        providers,
+        skills,
+    };
     let mut configurations = Vec::with_capacity(configs);
     for i in 0..configs {
         let name = format!("config{i}");
-        p.push_str(&format!(
-            "configuration {name} {{ provider p{}",
-            r.below(providers)
-        ));
-        let mut chosen: Option<std::collections::BTreeSet<&str>> = None;
-        if r.chance(80) {
-            let n = 1 + r.below(all_groups.len().min(12));
-            let list: std::collections::BTreeSet<&str> = (0..n)
-                .map(|_| all_groups[r.below(all_groups.len())].as_str())
-                .collect();
-            p.push_str(&format!(
-                " groups [{}]",
-                list.iter().copied().collect::<Vec<_>>().join(", ")
-            ));
-            chosen = Some(list);
-        }
-        // Exclusions name tools the configuration would otherwise offer (an
-        // administrator excludes from what a configuration has).
-        let candidates: Vec<usize> = match &chosen {
-            None => (0..tools).collect(),
-            Some(gs) => {
-                let mut c: Vec<usize> =
-                    gs.iter().flat_map(|g| members[g].iter().copied()).collect();
-                c.sort_unstable();
-                c
-            }
-        };
-        let ex: std::collections::BTreeSet<&str> = if candidates.is_empty() {
-            Default::default()
-        } else {
-            (0..r.below(6))
-                .map(|_| tool_names[candidates[r.below(candidates.len())]].as_str())
-                .collect()
-        };
-        if !ex.is_empty() {
-            p.push_str(&format!(
-                " exclude [{}]",
-                ex.into_iter().collect::<Vec<_>>().join(", ")
-            ));
-        }
-        if r.chance(20) {
-            p.push_str(&format!(" skills [s{}]", r.below(skills)));
-        }
-        p.push_str(" }\n");
+        configuration(&mut r, &mut p, &name, &pool);
         configurations.push(name);
     }
     let profiles = (configs / 10).max(2);
     for i in 0..profiles {
-        let a = tool_names[r.below(tools)].as_str();
+        let a = t.names[r.below(tools)].as_str();
         let g = all_groups[r.below(all_groups.len())].as_str();
         p.push_str(&format!("profile pr{i} {{ allow [{a}, group {g}, mcp_srv0_*] }}\nconsumer k{i} {{ profile pr{i} }}\n"));
     }
     Workload {
-        registry,
+        registry: t.registry,
         policy: p,
-        tool_names,
+        tool_names: t.names,
         configurations,
     }
 }

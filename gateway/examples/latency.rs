@@ -167,24 +167,18 @@ fn pct(v: &mut [Duration], p: f64) -> f64 {
     v[i].as_secs_f64() * 1e3
 }
 
-#[tokio::main]
-async fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let n = args.first().copied().unwrap_or(10_000);
-    let calls = args.get(1).copied().unwrap_or(2_000);
-    let up = serve_upstream(n).await;
-    let dir = std::env::temp_dir().join(format!("toolgate-gateway-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a directory");
-    project(&dir, n);
+/// The gateway in this process, as `toolgate gateway` runs it, in front of
+/// the upstream at `up`; with the URL it answers on.
+async fn start_gateway(
+    dir: &std::path::Path,
+    n: usize,
+    up: &str,
+) -> (Arc<toolgate_gateway::Gateway>, String) {
     let cfg = format!(
         "listen = \"127.0.0.1:0\"\nproject = \".\"\nregistry = \"registry.toml\"\nconfiguration = \"chat\"\n\
          [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nurl = {up:?}\n"
     );
-    let config = toolgate_gateway::Config::from_toml(&cfg, &dir).expect("a configuration");
+    let config = toolgate_gateway::Config::from_toml(&cfg, dir).expect("a configuration");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -192,43 +186,42 @@ async fn main() {
     let gw = toolgate_gateway::Gateway::start(config, format!("http://{addr}"))
         .await
         .expect("the gateway starts");
-    let gw_url = format!("http://{addr}/mcp");
     tokio::spawn(toolgate_gateway::serve(
         gw.clone(),
         listener,
         std::future::pending(),
     ));
+    (gw, format!("http://{addr}/mcp"))
+}
 
-    let direct = reqwest::Client::new();
-    let through = reqwest::Client::new();
-    let call = |name: &str| {
-        request(
-            "tools/call",
-            json!({"name": name, "arguments": {"id": "1"}}),
-        )
-    };
-    let direct_call = call("tool_00002");
-    let gw_call = call("mcp_up_tool_00002");
-    for _ in 0..200 {
-        send(&direct, &up, &direct_call, Some("tool_00002")).await;
-        send(&through, &gw_url, &gw_call, Some("mcp_up_tool_00002")).await;
+/// The times of `body` sent straight to `up` and through the gateway at
+/// `gw_url`, interleaved (so both see the same machine), after `warm`
+/// unmeasured rounds; over the same kept-alive connection per target
+/// (`clients`: straight, through) for every measurement.
+async fn interleaved(
+    clients: &(reqwest::Client, reqwest::Client),
+    up: &str,
+    gw_url: &str,
+    direct: (&serde_json::Value, Option<&str>),
+    through: (&serde_json::Value, Option<&str>),
+    warm: usize,
+    rounds: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let (dc, tc) = clients;
+    for _ in 0..warm {
+        send(dc, up, direct.0, direct.1).await;
+        send(tc, gw_url, through.0, through.1).await;
     }
-    let (mut d, mut g) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
-    for _ in 0..calls {
-        d.push(send(&direct, &up, &direct_call, Some("tool_00002")).await);
-        g.push(send(&through, &gw_url, &gw_call, Some("mcp_up_tool_00002")).await);
+    let (mut d, mut g) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for _ in 0..rounds {
+        d.push(send(dc, up, direct.0, direct.1).await);
+        g.push(send(tc, gw_url, through.0, through.1).await);
     }
-    let list = request("tools/list", json!({}));
-    let (mut ld, mut lg) = (Vec::new(), Vec::new());
-    for _ in 0..10 {
-        send(&direct, &up, &list, None).await;
-        send(&through, &gw_url, &list, None).await;
-    }
-    for _ in 0..200 {
-        ld.push(send(&direct, &up, &list, None).await);
-        lg.push(send(&through, &gw_url, &list, None).await);
-    }
-    // The filter alone: every listed tool decided for the caller, and its pin checked.
+    (d, g)
+}
+
+/// The filter alone: every listed tool decided for the caller, and its pin checked.
+fn filter_times(gw: &toolgate_gateway::Gateway, n: usize) -> Vec<Duration> {
     let table = gw.table();
     let ctx = table.context("chat").expect("chat").consumer(Some("bot"));
     let catalog = gw.catalog.load();
@@ -242,33 +235,83 @@ async fn main() {
         f.push(start.elapsed());
         assert_eq!(offered, n.div_ceil(2));
     }
+    f
+}
+
+/// The Markdown table of BENCHMARKS.md: one row per measurement, p50 and p99.
+fn print_table(n: usize, calls: usize, rows: &mut [(String, Vec<Duration>)]) {
     println!("| what ({n} upstream tools, {calls} calls) | p50 ms | p99 ms |");
     println!("| --- | ---: | ---: |");
-    println!(
-        "| tools/call straight to the server | {:.3} | {:.3} |",
-        pct(&mut d, 0.5),
-        pct(&mut d, 0.99)
-    );
-    println!(
-        "| tools/call through the gateway | {:.3} | {:.3} |",
-        pct(&mut g, 0.5),
-        pct(&mut g, 0.99)
-    );
-    println!(
-        "| tools/list straight to the server (all {n}) | {:.3} | {:.3} |",
-        pct(&mut ld, 0.5),
-        pct(&mut ld, 0.99)
-    );
-    println!(
-        "| tools/list through the gateway (filtered to {}) | {:.3} | {:.3} |",
-        n.div_ceil(2),
-        pct(&mut lg, 0.5),
-        pct(&mut lg, 0.99)
-    );
-    println!(
-        "| the filter alone (decide + pin, in process) | {:.3} | {:.3} |",
-        pct(&mut f, 0.5),
-        pct(&mut f, 0.99)
+    for (what, times) in rows {
+        println!(
+            "| {what} | {:.3} | {:.3} |",
+            pct(times, 0.5),
+            pct(times, 0.99)
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let n = args.first().copied().unwrap_or(10_000);
+    let calls = args.get(1).copied().unwrap_or(2_000);
+    let up = serve_upstream(n).await;
+    let dir = std::env::temp_dir().join(format!("toolgate-gateway-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    project(&dir, n);
+    let (gw, gw_url) = start_gateway(&dir, n, &up).await;
+
+    let call = |name: &str| {
+        request(
+            "tools/call",
+            json!({"name": name, "arguments": {"id": "1"}}),
+        )
+    };
+    let (direct_call, gw_call) = (call("tool_00002"), call("mcp_up_tool_00002"));
+    let clients = (reqwest::Client::new(), reqwest::Client::new());
+    let (d, g) = interleaved(
+        &clients,
+        &up,
+        &gw_url,
+        (&direct_call, Some("tool_00002")),
+        (&gw_call, Some("mcp_up_tool_00002")),
+        200,
+        calls,
+    )
+    .await;
+    let list = request("tools/list", json!({}));
+    let (ld, lg) = interleaved(
+        &clients,
+        &up,
+        &gw_url,
+        (&list, None),
+        (&list, None),
+        10,
+        200,
+    )
+    .await;
+    let f = filter_times(&gw, n);
+    print_table(
+        n,
+        calls,
+        &mut [
+            ("tools/call straight to the server".into(), d),
+            ("tools/call through the gateway".into(), g),
+            (format!("tools/list straight to the server (all {n})"), ld),
+            (
+                format!(
+                    "tools/list through the gateway (filtered to {})",
+                    n.div_ceil(2)
+                ),
+                lg,
+            ),
+            ("the filter alone (decide + pin, in process)".into(), f),
+        ],
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -338,21 +338,21 @@ fn role_named(name: &str) -> Result<Role, ConfigError> {
         .ok_or_else(|| ConfigError::new(format!("role `{name}` is not admin, user or none"), None))
 }
 
-fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
-    let path = |p: &str| dir.join(p);
-    let source = match (&f.table, &f.project, &f.oci) {
-        (Some(t), None, None) => TableSource::Table(path(t)),
-        (None, Some(p), None) => TableSource::Project(path(p)),
-        (None, None, Some(o)) => TableSource::Oci(o.clone()),
-        _ => {
-            return Err(ConfigError::new(
-                "give exactly one of `table`, `project` and `oci`",
-                Some("`table = \"policy.tgt\"` serves a compiled table".into()),
-            ))
-        }
-    };
-    let listen: SocketAddr = f
-        .listen
+/// Where the table comes from: exactly one of `table`, `project` and `oci`.
+fn table_source(f: &File, dir: &Path) -> Result<TableSource, ConfigError> {
+    match (&f.table, &f.project, &f.oci) {
+        (Some(t), None, None) => Ok(TableSource::Table(dir.join(t))),
+        (None, Some(p), None) => Ok(TableSource::Project(dir.join(p))),
+        (None, None, Some(o)) => Ok(TableSource::Oci(o.clone())),
+        _ => Err(ConfigError::new(
+            "give exactly one of `table`, `project` and `oci`",
+            Some("`table = \"policy.tgt\"` serves a compiled table".into()),
+        )),
+    }
+}
+
+fn listen_address(f: &File) -> Result<SocketAddr, ConfigError> {
+    f.listen
         .as_deref()
         .unwrap_or("127.0.0.1:8800")
         .parse()
@@ -361,28 +361,33 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
                 format!("`listen` is not an address and port: {:?}", f.listen),
                 Some("for example `listen = \"127.0.0.1:8800\"`".into()),
             )
-        })?;
-    let identity = identity(&f.identity, dir)?;
-    if !listen.ip().is_loopback() {
-        let authenticated = match &identity {
-            IdentityMode::Auth(_) => true,
-            IdentityMode::Header(h) => h.secret_sha256.is_some() || !h.from.is_empty(),
-            IdentityMode::Fixed { .. } => false,
-        };
-        if !authenticated {
-            return Err(ConfigError::new(
-                format!("refusing to listen on {listen}: not a loopback address, and nothing authenticates the clients"),
-                Some("set `[identity] auth = \"credentials.toml\"` (API keys or JWTs), or a trusted header with `from` or `secret-sha256`, or listen on 127.0.0.1".into()),
-            ));
-        }
+        })
+}
+
+/// Off the loopback address, something must authenticate the clients: an
+/// identity anyone can claim would give every caller on the network its
+/// access profile.
+fn check_exposure(listen: SocketAddr, identity: &IdentityMode) -> Result<(), ConfigError> {
+    if listen.ip().is_loopback() {
+        return Ok(());
     }
-    let pin = f.pin_definitions.unwrap_or(true);
-    if pin && f.registry.is_none() {
-        return Err(ConfigError::new(
-            "tool definitions are pinned, and no `registry` says what they were when reviewed",
-            Some("set `registry = \"registry.toml\"` (the registry the table was compiled from), or `pin-definitions = false`".into()),
-        ));
+    let authenticated = match identity {
+        IdentityMode::Auth(_) => true,
+        IdentityMode::Header(h) => h.secret_sha256.is_some() || !h.from.is_empty(),
+        IdentityMode::Fixed { .. } => false,
+    };
+    if authenticated {
+        return Ok(());
     }
+    Err(ConfigError::new(
+        format!("refusing to listen on {listen}: not a loopback address, and nothing authenticates the clients"),
+        Some("set `[identity] auth = \"credentials.toml\"` (API keys or JWTs), or a trusted header with `from` or `secret-sha256`, or listen on 127.0.0.1".into()),
+    ))
+}
+
+/// The `[[upstream]]` servers, in file order: at least one, each named
+/// once, each with one transport.
+fn upstreams(f: &File) -> Result<Vec<Upstream>, ConfigError> {
     if f.upstream.is_empty() {
         return Err(ConfigError::new(
             "no `[[upstream]]`: the gateway would have no tools",
@@ -403,26 +408,32 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
                 None,
             ));
         }
-        let transport = match (&u.command, &u.url) {
-            (Some(c), None) if !c.is_empty() => Transport::Command(c.clone()),
-            (None, Some(url)) if url.starts_with("http://") || url.starts_with("https://") => {
-                Transport::Url(url.clone())
-            }
-            _ => {
-                return Err(ConfigError::new(
-                    format!("upstream `{}` needs exactly one of `command` (a non-empty list) and `url` (http:// or https://)", u.name),
-                    None,
-                ))
-            }
-        };
         upstreams.push(Upstream {
             name: u.name.clone(),
-            transport,
+            transport: transport(u)?,
         });
     }
+    Ok(upstreams)
+}
+
+fn transport(u: &UpstreamFile) -> Result<Transport, ConfigError> {
+    match (&u.command, &u.url) {
+        (Some(c), None) if !c.is_empty() => Ok(Transport::Command(c.clone())),
+        (None, Some(url)) if url.starts_with("http://") || url.starts_with("https://") => {
+            Ok(Transport::Url(url.clone()))
+        }
+        _ => Err(ConfigError::new(
+            format!("upstream `{}` needs exactly one of `command` (a non-empty list) and `url` (http:// or https://)", u.name),
+            None,
+        )),
+    }
+}
+
+/// The `[limits]` given, the defaults for the rest, each raised to the
+/// least value that still lets the gateway work.
+fn limits(l: &LimitsFile) -> Limits {
     let d = Limits::default();
-    let l = &f.limits;
-    let limits = Limits {
+    Limits {
         max_pages: l.max_pages.unwrap_or(d.max_pages).max(1),
         max_tools: l.max_tools.unwrap_or(d.max_tools).max(1),
         upstream_timeout: l
@@ -438,7 +449,12 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
             .relist_interval_ms
             .map_or(d.relist_interval, Duration::from_millis)
             .max(Duration::from_millis(100)),
-    };
+    }
+}
+
+/// The `Host` headers accepted: those given, or the loopback names and the
+/// public URL's host.
+fn allowed_hosts(f: &File) -> Vec<String> {
     let mut allowed_hosts = f.allowed_hosts.clone().unwrap_or_else(|| {
         let mut h = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
         if let Some(host) = f.public_url.as_deref().and_then(url_host) {
@@ -447,6 +463,23 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
         h
     });
     allowed_hosts.dedup();
+    allowed_hosts
+}
+
+fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
+    let path = |p: &str| dir.join(p);
+    let source = table_source(&f, dir)?;
+    let listen = listen_address(&f)?;
+    let identity = identity(&f.identity, dir)?;
+    check_exposure(listen, &identity)?;
+    let pin = f.pin_definitions.unwrap_or(true);
+    if pin && f.registry.is_none() {
+        return Err(ConfigError::new(
+            "tool definitions are pinned, and no `registry` says what they were when reviewed",
+            Some("set `registry = \"registry.toml\"` (the registry the table was compiled from), or `pin-definitions = false`".into()),
+        ));
+    }
+    let upstreams = upstreams(&f)?;
     Ok(Config {
         listen,
         public_url: f.public_url.clone(),
@@ -459,7 +492,7 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
             None
         },
         stealth: f.stealth,
-        allowed_hosts,
+        allowed_hosts: allowed_hosts(&f),
         allowed_origins: f.allowed_origins.clone(),
         decision_log: f.decision_log.as_deref().map(|p| {
             if p == "-" {
@@ -469,7 +502,7 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
             }
         }),
         identity,
-        limits,
+        limits: limits(&f.limits),
         upstreams,
     })
 }

@@ -80,7 +80,6 @@ fn symbol(
 
 /// The names and outline of one parsed policy file.
 pub fn file_facts(path: &PathBuf, text: &SourceFile, file: &ast::PolicyFile) -> FileFacts {
-    use NameKind as K;
     let mut c = Collector {
         path,
         lines: LineIndex::of(text),
@@ -88,131 +87,150 @@ pub fn file_facts(path: &PathBuf, text: &SourceFile, file: &ast::PolicyFile) -> 
     };
     let mut symbols = Vec::new();
     for st in &file.statements {
-        let block = |c: &Collector, name: &ast::Name, span: Span, kind, children| {
-            symbol(
-                &name.text,
-                st.keyword(),
-                kind,
-                c.range(span),
-                c.range(name.span),
-                children,
-            )
-        };
-        match st {
-            Statement::Classes(cl) => {
-                for n in &cl.ladder {
-                    c.add(K::Class, n, true);
-                }
-                let r = c.range(cl.span);
-                symbols.push(symbol("classes", "classes", SymbolKind::ENUM, r, r, vec![]));
-            }
-            Statement::SkillLoader(s) => c.add(K::Tool, &s.value, false),
-            Statement::Enforcement(_)
-            | Statement::RemoteVisibility(_)
-            | Statement::Unprofiled(_) => {}
-            Statement::Group(b) => {
-                c.add(K::Group, &b.name, false);
-                for p in &b.props {
-                    if let ast::GroupProp::Class(n) = &p.value {
-                        c.add(K::Class, n, false);
-                    }
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::NAMESPACE, vec![]));
-            }
-            Statement::Tool(b) => {
-                c.add(K::Tool, &b.name, false);
-                for p in &b.props {
-                    if let ast::ToolProp::Class(n) = &p.value {
-                        c.add(K::Class, n, false);
-                    }
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::FUNCTION, vec![]));
-            }
-            Statement::Zone(b) => {
-                c.add(K::Zone, &b.name, true);
-                for p in &b.props {
-                    let ast::ZoneProp::Ceiling(n) = &p.value;
-                    c.add(K::Class, n, false);
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::MODULE, vec![]));
-            }
-            Statement::Provider(b) => {
-                c.add(K::Provider, &b.name, true);
-                for p in &b.props {
-                    match &p.value {
-                        ast::ProviderProp::Zone(n) => c.add(K::Zone, n, false),
-                        ast::ProviderProp::Fallback(ns) => c.add_all(K::Provider, ns),
-                    }
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::INTERFACE, vec![]));
-            }
-            Statement::Skill(b) => {
-                c.add(K::Skill, &b.name, true);
-                for p in &b.props {
-                    let ast::SkillProp::Tools(ns) = &p.value;
-                    c.add_all(K::Tool, ns);
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::CLASS, vec![]));
-            }
-            Statement::Configuration(b) => {
-                c.add(K::Configuration, &b.name, true);
-                for p in &b.props {
-                    match &p.value {
-                        ast::ConfigurationProp::Provider(n) => c.add(K::Provider, n, false),
-                        ast::ConfigurationProp::Groups(ns) => c.add_all(K::Group, ns),
-                        ast::ConfigurationProp::Exclude(ns) => c.add_all(K::Tool, ns),
-                        ast::ConfigurationProp::Skills(ns) => c.add_all(K::Skill, ns),
-                    }
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::OBJECT, vec![]));
-            }
-            Statement::Profile(b) => {
-                c.add(K::Profile, &b.name, true);
-                for p in &b.props {
-                    let ast::ProfileProp::Allow(sels) = &p.value;
-                    for s in sels {
-                        match s {
-                            ast::Selector::Tool(n) => c.add(K::Tool, n, false),
-                            ast::Selector::Group(n) => c.add(K::Group, n, false),
-                            ast::Selector::Server(_) | ast::Selector::Prefix(_) => {}
-                        }
-                    }
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::STRUCT, vec![]));
-            }
-            Statement::Consumer(b) => {
-                c.add(K::Consumer, &b.name, true);
-                for p in &b.props {
-                    let ast::ConsumerProp::Profile(n) = &p.value;
-                    c.add(K::Profile, n, false);
-                }
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::VARIABLE, vec![]));
-            }
-            Statement::Gateway(b) => {
-                c.add(K::Gateway, &b.name, true);
-                let rules = b
-                    .props
-                    .iter()
-                    .map(|p| {
-                        let r = &p.value.name;
-                        symbol(
-                            &r.text,
-                            "rule",
-                            SymbolKind::EVENT,
-                            c.range(p.span),
-                            c.range(r.span),
-                            vec![],
-                        )
-                    })
-                    .collect();
-                symbols.push(block(&c, &b.name, b.span, SymbolKind::PACKAGE, rules));
-            }
-        }
+        add_names(&mut c, st);
+        symbols.extend(outline(&c, st));
     }
     FileFacts {
         occs: c.occs,
         symbols,
     }
+}
+
+/// The names a statement defines and those it refers to, in source order.
+fn add_names(c: &mut Collector, st: &Statement) {
+    use NameKind as K;
+    match st {
+        Statement::Classes(cl) => {
+            for n in &cl.ladder {
+                c.add(K::Class, n, true);
+            }
+        }
+        Statement::SkillLoader(s) => c.add(K::Tool, &s.value, false),
+        Statement::Enforcement(_) | Statement::RemoteVisibility(_) | Statement::Unprofiled(_) => {}
+        Statement::Group(b) => {
+            c.add(K::Group, &b.name, false);
+            for p in &b.props {
+                if let ast::GroupProp::Class(n) = &p.value {
+                    c.add(K::Class, n, false);
+                }
+            }
+        }
+        Statement::Tool(b) => {
+            c.add(K::Tool, &b.name, false);
+            for p in &b.props {
+                if let ast::ToolProp::Class(n) = &p.value {
+                    c.add(K::Class, n, false);
+                }
+            }
+        }
+        Statement::Zone(b) => {
+            c.add(K::Zone, &b.name, true);
+            for p in &b.props {
+                let ast::ZoneProp::Ceiling(n) = &p.value;
+                c.add(K::Class, n, false);
+            }
+        }
+        Statement::Provider(b) => {
+            c.add(K::Provider, &b.name, true);
+            for p in &b.props {
+                match &p.value {
+                    ast::ProviderProp::Zone(n) => c.add(K::Zone, n, false),
+                    ast::ProviderProp::Fallback(ns) => c.add_all(K::Provider, ns),
+                }
+            }
+        }
+        Statement::Skill(b) => {
+            c.add(K::Skill, &b.name, true);
+            for p in &b.props {
+                let ast::SkillProp::Tools(ns) = &p.value;
+                c.add_all(K::Tool, ns);
+            }
+        }
+        Statement::Configuration(b) => {
+            c.add(K::Configuration, &b.name, true);
+            for p in &b.props {
+                match &p.value {
+                    ast::ConfigurationProp::Provider(n) => c.add(K::Provider, n, false),
+                    ast::ConfigurationProp::Groups(ns) => c.add_all(K::Group, ns),
+                    ast::ConfigurationProp::Exclude(ns) => c.add_all(K::Tool, ns),
+                    ast::ConfigurationProp::Skills(ns) => c.add_all(K::Skill, ns),
+                }
+            }
+        }
+        Statement::Profile(b) => {
+            c.add(K::Profile, &b.name, true);
+            for p in &b.props {
+                let ast::ProfileProp::Allow(sels) = &p.value;
+                for s in sels {
+                    match s {
+                        ast::Selector::Tool(n) => c.add(K::Tool, n, false),
+                        ast::Selector::Group(n) => c.add(K::Group, n, false),
+                        ast::Selector::Server(_) | ast::Selector::Prefix(_) => {}
+                    }
+                }
+            }
+        }
+        Statement::Consumer(b) => {
+            c.add(K::Consumer, &b.name, true);
+            for p in &b.props {
+                let ast::ConsumerProp::Profile(n) = &p.value;
+                c.add(K::Profile, n, false);
+            }
+        }
+        Statement::Gateway(b) => c.add(K::Gateway, &b.name, true),
+    }
+}
+
+/// A statement's entry in the outline: a block under its name (a gateway
+/// with its rules under it), the class ladder as `classes`; `None` for a
+/// one-line setting.
+fn outline(c: &Collector, st: &Statement) -> Option<DocumentSymbol> {
+    let block = |name: &ast::Name, span: Span, kind, children| {
+        symbol(
+            &name.text,
+            st.keyword(),
+            kind,
+            c.range(span),
+            c.range(name.span),
+            children,
+        )
+    };
+    Some(match st {
+        Statement::Classes(cl) => {
+            let r = c.range(cl.span);
+            symbol("classes", "classes", SymbolKind::ENUM, r, r, vec![])
+        }
+        Statement::SkillLoader(_)
+        | Statement::Enforcement(_)
+        | Statement::RemoteVisibility(_)
+        | Statement::Unprofiled(_) => return None,
+        Statement::Group(b) => block(&b.name, b.span, SymbolKind::NAMESPACE, vec![]),
+        Statement::Tool(b) => block(&b.name, b.span, SymbolKind::FUNCTION, vec![]),
+        Statement::Zone(b) => block(&b.name, b.span, SymbolKind::MODULE, vec![]),
+        Statement::Provider(b) => block(&b.name, b.span, SymbolKind::INTERFACE, vec![]),
+        Statement::Skill(b) => block(&b.name, b.span, SymbolKind::CLASS, vec![]),
+        Statement::Configuration(b) => block(&b.name, b.span, SymbolKind::OBJECT, vec![]),
+        Statement::Profile(b) => block(&b.name, b.span, SymbolKind::STRUCT, vec![]),
+        Statement::Consumer(b) => block(&b.name, b.span, SymbolKind::VARIABLE, vec![]),
+        Statement::Gateway(b) => {
+            let rules = b
+                .props
+                .iter()
+                .map(|p| {
+                    let r = &p.value.name;
+                    symbol(
+                        &r.text,
+                        "rule",
+                        SymbolKind::EVENT,
+                        c.range(p.span),
+                        c.range(r.span),
+                        vec![],
+                    )
+                })
+                .collect();
+            block(&b.name, b.span, SymbolKind::PACKAGE, rules)
+        }
+    })
 }
 
 /// The registry's tools, each a definition of its name.

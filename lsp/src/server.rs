@@ -214,110 +214,135 @@ fn name_at<'w>(ws: &'w Workspace, p: &TextDocumentPositionParams) -> Option<Name
     })
 }
 
+/// What answers one kind of request.
+type Handler = fn(&Workspace, Request) -> Answer;
+
+/// The requests answered, each by its own function.
+const HANDLERS: &[(&str, Handler)] = &[
+    (Completion::METHOD, completion),
+    (HoverRequest::METHOD, hover_card),
+    (GotoDefinition::METHOD, definition),
+    (References::METHOD, references),
+    (Rename::METHOD, rename),
+    (Formatting::METHOD, formatting),
+    (DocumentSymbolRequest::METHOD, document_symbols),
+    (CodeActionRequest::METHOD, code_actions),
+];
+
 fn answer(ws: &Workspace, req: Request) -> Answer {
-    let empty = Index::default();
-    match req.method.as_str() {
-        Completion::METHOD => {
-            let p: lsp_types::CompletionParams = params(req)?;
-            let Some((path, text, offset)) = at(ws, &p.text_document_position) else {
-                return Ok(Value::Null);
-            };
-            let state = ws.project_of(&path);
-            let items = complete::completions(
-                &text,
-                offset,
-                state.map(|s| &s.index).unwrap_or(&empty),
-                state.and_then(|s| s.registry()),
-            );
-            to_value(CompletionResponse::Array(items))
-        }
-        HoverRequest::METHOD => {
-            let p: lsp_types::HoverParams = params(req)?;
-            let found = name_at(ws, &p.text_document_position_params).map(|n| Hover {
-                contents: HoverContents::Markup(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value: hover::hover(n.state, n.kind, &n.name),
-                }),
-                range: Some(n.range),
-            });
-            to_value(found)
-        }
-        GotoDefinition::METHOD => {
-            let p: lsp_types::GotoDefinitionParams = params(req)?;
-            let found = name_at(ws, &p.text_document_position_params).map(|n| {
-                GotoDefinitionResponse::Array(navigate::definitions(n.state, n.kind, &n.name))
-            });
-            to_value(found)
-        }
-        References::METHOD => {
-            let p: lsp_types::ReferenceParams = params(req)?;
-            let found = name_at(ws, &p.text_document_position).map(|n| {
-                navigate::references(n.state, n.kind, &n.name, p.context.include_declaration)
-            });
-            to_value(found)
-        }
-        Rename::METHOD => {
-            let p: lsp_types::RenameParams = params(req)?;
-            let failed = |m: &str| (ErrorCode::RequestFailed, m.to_string());
-            let (path, text, offset) =
-                at(ws, &p.text_document_position).ok_or_else(|| failed("unknown document"))?;
-            let state = ws
-                .project_of(&path)
-                .ok_or_else(|| failed("the file belongs to no toolgate project"))?;
-            let (kind, name, _) =
-                navigate::name_at(&text, offset).ok_or_else(|| failed("no name to rename here"))?;
-            let edit = navigate::rename(state, kind, &name, &p.new_name).map_err(|m| failed(&m))?;
-            to_value(edit)
-        }
-        Formatting::METHOD => {
-            let p: lsp_types::DocumentFormattingParams = params(req)?;
-            let edits = path_of(&p.text_document.uri)
-                .and_then(|path| ws.text_of(&path))
-                .and_then(|text| {
-                    // A file that does not parse is not formatted (its
-                    // syntax error is already shown).
-                    let formatted = formatter::format(&text).ok()?;
-                    let whole = LineIndex::new(&text).range(0..text.len());
-                    Some(if formatted == text {
-                        Vec::new()
-                    } else {
-                        vec![TextEdit::new(whole, formatted)]
-                    })
-                });
-            to_value(edits)
-        }
-        DocumentSymbolRequest::METHOD => {
-            let p: lsp_types::DocumentSymbolParams = params(req)?;
-            let symbols = path_of(&p.text_document.uri).and_then(|path| {
-                let state = ws.project_of(&path)?;
-                let facts = state.files.get(&crate::workspace::canonical(&path))?;
-                Some(DocumentSymbolResponse::Nested(facts.symbols.clone()))
-            });
-            to_value(symbols)
-        }
-        CodeActionRequest::METHOD => {
-            let p: lsp_types::CodeActionParams = params(req)?;
-            let actions = path_of(&p.text_document.uri).and_then(|path| {
-                let state = ws.project_of(&path)?;
-                let project = state.project.as_ref()?;
-                let file = state.file_id(&crate::workspace::canonical(&path))?;
-                Some(
-                    actions::code_actions(
-                        &state.problems,
-                        &state.findings,
-                        &project.sources,
-                        &state.paths,
-                        &p.text_document.uri,
-                        file,
-                        p.range,
-                    )
-                    .into_iter()
-                    .map(CodeActionOrCommand::CodeAction)
-                    .collect::<Vec<_>>(),
-                )
-            });
-            to_value(actions.unwrap_or_default())
-        }
-        m => Err((ErrorCode::MethodNotFound, format!("`{m}` is not supported"))),
+    match HANDLERS.iter().find(|(m, _)| *m == req.method) {
+        Some((_, handler)) => handler(ws, req),
+        None => Err((
+            ErrorCode::MethodNotFound,
+            format!("`{}` is not supported", req.method),
+        )),
     }
+}
+
+fn completion(ws: &Workspace, req: Request) -> Answer {
+    let empty = Index::default();
+    let p: lsp_types::CompletionParams = params(req)?;
+    let Some((path, text, offset)) = at(ws, &p.text_document_position) else {
+        return Ok(Value::Null);
+    };
+    let state = ws.project_of(&path);
+    let items = complete::completions(
+        &text,
+        offset,
+        state.map(|s| &s.index).unwrap_or(&empty),
+        state.and_then(|s| s.registry()),
+    );
+    to_value(CompletionResponse::Array(items))
+}
+
+fn hover_card(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::HoverParams = params(req)?;
+    let found = name_at(ws, &p.text_document_position_params).map(|n| Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: hover::hover(n.state, n.kind, &n.name),
+        }),
+        range: Some(n.range),
+    });
+    to_value(found)
+}
+
+fn definition(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::GotoDefinitionParams = params(req)?;
+    let found = name_at(ws, &p.text_document_position_params)
+        .map(|n| GotoDefinitionResponse::Array(navigate::definitions(n.state, n.kind, &n.name)));
+    to_value(found)
+}
+
+fn references(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::ReferenceParams = params(req)?;
+    let found = name_at(ws, &p.text_document_position)
+        .map(|n| navigate::references(n.state, n.kind, &n.name, p.context.include_declaration));
+    to_value(found)
+}
+
+fn rename(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::RenameParams = params(req)?;
+    let failed = |m: &str| (ErrorCode::RequestFailed, m.to_string());
+    let (path, text, offset) =
+        at(ws, &p.text_document_position).ok_or_else(|| failed("unknown document"))?;
+    let state = ws
+        .project_of(&path)
+        .ok_or_else(|| failed("the file belongs to no toolgate project"))?;
+    let (kind, name, _) =
+        navigate::name_at(&text, offset).ok_or_else(|| failed("no name to rename here"))?;
+    let edit = navigate::rename(state, kind, &name, &p.new_name).map_err(|m| failed(&m))?;
+    to_value(edit)
+}
+
+fn formatting(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::DocumentFormattingParams = params(req)?;
+    let edits = path_of(&p.text_document.uri)
+        .and_then(|path| ws.text_of(&path))
+        .and_then(|text| {
+            // A file that does not parse is not formatted (its
+            // syntax error is already shown).
+            let formatted = formatter::format(&text).ok()?;
+            let whole = LineIndex::new(&text).range(0..text.len());
+            Some(if formatted == text {
+                Vec::new()
+            } else {
+                vec![TextEdit::new(whole, formatted)]
+            })
+        });
+    to_value(edits)
+}
+
+fn document_symbols(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::DocumentSymbolParams = params(req)?;
+    let symbols = path_of(&p.text_document.uri).and_then(|path| {
+        let state = ws.project_of(&path)?;
+        let facts = state.files.get(&crate::workspace::canonical(&path))?;
+        Some(DocumentSymbolResponse::Nested(facts.symbols.clone()))
+    });
+    to_value(symbols)
+}
+
+fn code_actions(ws: &Workspace, req: Request) -> Answer {
+    let p: lsp_types::CodeActionParams = params(req)?;
+    let actions = path_of(&p.text_document.uri).and_then(|path| {
+        let state = ws.project_of(&path)?;
+        let project = state.project.as_ref()?;
+        let file = state.file_id(&crate::workspace::canonical(&path))?;
+        Some(
+            actions::code_actions(
+                &state.problems,
+                &state.findings,
+                &project.sources,
+                &state.paths,
+                &p.text_document.uri,
+                file,
+                p.range,
+            )
+            .into_iter()
+            .map(CodeActionOrCommand::CodeAction)
+            .collect::<Vec<_>>(),
+        )
+    });
+    to_value(actions.unwrap_or_default())
 }

@@ -191,6 +191,63 @@ fn role(text: &str) -> Result<Role, String> {
 
 type Key = (String, Role, Option<String>, Option<String>);
 
+/// Contexts are few (configuration × role × consumer × mode): made once each.
+type Contexts<'t> = HashMap<Key, Option<(Context<'t>, Context<'t>)>>;
+
+/// What NEW decides for a record that OLD reproduces: `None` when OLD
+/// does not reproduce it, `Some(None)` when NEW lacks its configuration.
+fn reproduce<'t>(
+    old: &'t Table,
+    new: &'t Table,
+    l: &Line,
+    role: Role,
+    contexts: &mut Contexts<'t>,
+) -> Option<Option<Verdict>> {
+    // The modes to try: the recorded one, else (a runtime record) the
+    // policy's first, then each override; the first that reproduces the
+    // record is the one the host used.
+    let known = [l.enforcement.as_deref()];
+    let guessed = [None, Some("observe"), Some("enforce")];
+    let modes: &[Option<&str>] = if l.mode_known { &known } else { &guessed };
+    let mut found = None;
+    for &mode in modes {
+        let made = || {
+            make(
+                old,
+                new,
+                &l.configuration,
+                role,
+                l.consumer.as_deref(),
+                mode,
+            )
+        };
+        let pair = if let Some(run) = &l.run {
+            made().map(|(a, b)| (a.run(run), b.run(run)))
+        } else {
+            let key = (
+                l.configuration.clone(),
+                role,
+                l.consumer.clone(),
+                mode.map(str::to_string),
+            );
+            contexts.entry(key).or_insert_with(made).clone()
+        };
+        let Some((oc, nc)) = pair else {
+            // OLD has the configuration (it decided), NEW does not.
+            if old.context(&l.configuration).is_ok() {
+                found = Some(None);
+            }
+            break;
+        };
+        let ov = Verdict::of(&oc.decide(&l.tool));
+        if ov == l.recorded {
+            found = Some(Some(Verdict::of(&nc.decide(&l.tool))));
+            break;
+        }
+    }
+    found
+}
+
 /// Replay every record of `log` (JSON lines; blank lines skipped) against
 /// OLD and NEW. A line that is not a decision record is an error naming it.
 pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineError> {
@@ -199,8 +256,7 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
         new_table: new.digest_hex(),
         ..Replay::default()
     };
-    // Contexts are few (configuration × role × consumer × mode): made once each.
-    let mut contexts: HashMap<Key, Option<(Context<'_>, Context<'_>)>> = HashMap::new();
+    let mut contexts: Contexts = HashMap::new();
     let mut by_reason: BTreeMap<(ChangeKind, Option<Reason>, Option<Reason>), usize> =
         BTreeMap::new();
     let mut tools: HashMap<String, Counts> = HashMap::new();
@@ -220,58 +276,7 @@ pub fn replay(old: &Table, new: &Table, log: &str) -> Result<Replay, LogLineErro
             *r.other_tables.entry(l.table).or_default() += 1;
             continue;
         }
-        // The modes to try: the recorded one, else (a runtime record) the
-        // policy's first, then each override; the first that reproduces the
-        // record is the one the host used.
-        let known = [l.enforcement.as_deref()];
-        let guessed = [None, Some("observe"), Some("enforce")];
-        let modes: &[Option<&str>] = if l.mode_known { &known } else { &guessed };
-        let mut found = None;
-        for &mode in modes {
-            let pair = if let Some(run) = &l.run {
-                make(
-                    old,
-                    new,
-                    &l.configuration,
-                    role,
-                    l.consumer.as_deref(),
-                    mode,
-                )
-                .map(|(a, b)| (a.run(run), b.run(run)))
-            } else {
-                let key = (
-                    l.configuration.clone(),
-                    role,
-                    l.consumer.clone(),
-                    mode.map(str::to_string),
-                );
-                contexts
-                    .entry(key)
-                    .or_insert_with(|| {
-                        make(
-                            old,
-                            new,
-                            &l.configuration,
-                            role,
-                            l.consumer.as_deref(),
-                            mode,
-                        )
-                    })
-                    .clone()
-            };
-            let Some((oc, nc)) = pair else {
-                // OLD has the configuration (it decided), NEW does not.
-                if old.context(&l.configuration).is_ok() {
-                    found = Some(None);
-                }
-                break;
-            };
-            let ov = Verdict::of(&oc.decide(&l.tool));
-            if ov == l.recorded {
-                found = Some(Some(Verdict::of(&nc.decide(&l.tool))));
-                break;
-            }
-        }
+        let found = reproduce(old, new, &l, role, &mut contexts);
         let nv = match found {
             None => {
                 r.not_reproduced += 1;

@@ -75,143 +75,143 @@ impl<'a> Input<'a> {
 /// and the glob's worst case grows with the text (docs/refusals.md).
 pub const BODY_GLOB_LIMIT: usize = 64 * 1024;
 
-#[allow(clippy::too_many_arguments)]
-fn rule(
-    name: &str,
+/// One built-in rule as data: the fields of a `RuleSpec` a built-in sets
+/// (none matches on result text or body).
+struct Builtin {
+    name: &'static str,
     status: Option<i64>,
     code: Option<i64>,
-    message: Option<&str>,
-    data: &[(&str, &str)],
-    headers: &[(&str, &str)],
-    remediation: Option<&str>,
+    message: Option<&'static str>,
+    data: &'static [(&'static str, &'static str)],
+    headers: &'static [(&'static str, &'static str)],
+    remediation: Option<&'static str>,
     outcome: RuleOutcome,
-) -> RuleSpec {
-    let pairs = |xs: &[(&str, &str)]| {
-        xs.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect()
-    };
-    RuleSpec {
-        name: name.to_string(),
-        http_status: status,
-        error_code: code,
-        message: message.map(str::to_string),
-        data: pairs(data),
-        result_text: None,
-        headers: pairs(headers),
-        body: None,
-        remediation: remediation.map(str::to_string),
-        outcome,
+}
+
+/// The fields a row leaves out (`..UNSET`): it matches on nothing more.
+const UNSET: Builtin = Builtin {
+    name: "",
+    status: None,
+    code: None,
+    message: None,
+    data: &[],
+    headers: &[],
+    remediation: None,
+    outcome: RuleOutcome::NotInProfile,
+};
+
+impl Builtin {
+    fn spec(&self) -> RuleSpec {
+        let pairs = |xs: &[(&str, &str)]| {
+            xs.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        RuleSpec {
+            name: self.name.to_string(),
+            http_status: self.status,
+            error_code: self.code,
+            message: self.message.map(str::to_string),
+            data: pairs(self.data),
+            result_text: None,
+            headers: pairs(self.headers),
+            body: None,
+            remediation: self.remediation.map(str::to_string),
+            outcome: self.outcome,
+        }
     }
 }
+
+/// MuleSoft's MCP access policies: one rule, answered on either transport.
+const MULESOFT: Builtin = Builtin {
+    name: "mulesoft-access-denied",
+    message: Some("Access denied to: {tool}*"),
+    remediation: Some("allow {tool} for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen {profile} there"),
+    outcome: RuleOutcome::NotInProfile,
+    ..UNSET
+};
+
+/// The built-in rules as rows, in the order they are tried.
+const BUILTINS: &[Builtin] = {
+    use RuleOutcome::*;
+    &[
+        // C: ContextForge plugin (content) violation, HTTP 422 only: an
+        // RBAC denial (B) that also carries a plugin field stays a denial.
+        Builtin {
+            name: "contextforge-plugin-violation",
+            status: Some(422),
+            data: &[("plugin_error_code", "*")],
+            outcome: ContentPolicy,
+            ..UNSET
+        },
+        // G: MuleSoft Flex Gateway MCP access control (before B: more specific).
+        Builtin {
+            status: Some(403),
+            ..MULESOFT
+        },
+        // G': the same policies from Omni Gateway 1.13 on: HTTP 200, code -32008.
+        Builtin {
+            code: Some(-32008),
+            ..MULESOFT
+        },
+        // B: ContextForge RBAC.
+        Builtin {
+            name: "contextforge-rbac",
+            code: Some(-32003),
+            message: Some("Access denied*"),
+            outcome: NotInProfile,
+            ..UNSET
+        },
+        // F: Docker mcp-gateway governance (its tools allow-list per server).
+        Builtin {
+            name: "docker-policy-denied",
+            code: Some(0),
+            message: Some("policy denied tool {tool}*"),
+            outcome: NotInProfile,
+            ..UNSET
+        },
+        // D: agentgateway external guardrail PERMISSION_DENIED.
+        Builtin {
+            name: "agentgateway-guardrail-denied",
+            code: Some(-32001),
+            outcome: Policy,
+            ..UNSET
+        },
+        // A: agentgateway hides a denied tool as unknown (as MCP reports an unknown tool).
+        Builtin {
+            name: "unknown-tool",
+            code: Some(-32602),
+            message: Some("Unknown tool: {tool}*"),
+            outcome: NotRegistered,
+            ..UNSET
+        },
+        Builtin {
+            name: "unknown-tool",
+            code: Some(-32602),
+            message: Some("Unknown tool*"),
+            outcome: NotRegistered,
+            ..UNSET
+        },
+        // H: MCP authorization at the transport: 403 with a Bearer
+        // challenge for a scope the token lacks (whatever the body).
+        Builtin {
+            name: "mcp-insufficient-scope",
+            status: Some(403),
+            headers: &[("WWW-Authenticate", "*error=\"insufficient_scope\"*")],
+            remediation: Some("the consumer's token lacks the scope that {tool} needs (the server names it in `WWW-Authenticate`): grant that scope to the consumer at the authorization server; the agent cannot fix this at run time"),
+            outcome: NotInProfile,
+            ..UNSET
+        },
+    ]
+};
 
 /// The built-in rule sets, in the order they are tried, for the shapes of
 /// /docs/refusals.md (A to H). A denial inside an `isError` result (shape E)
 /// has no built-in rule: it is a tool failure unless the policy declares a
 /// rule for that gateway.
 pub fn builtin_rules() -> &'static [RuleSpec] {
-    use RuleOutcome::*;
     static RULES: OnceLock<Vec<RuleSpec>> = OnceLock::new();
-    // MuleSoft's MCP access policies: one rule, answered on either transport.
-    fn mulesoft(status: Option<i64>, code: Option<i64>) -> RuleSpec {
-        const FIX: &str = "allow {tool} for this client in the gateway's MCP access policies (MCP Global Access, MCP Attribute-Based Access Control) in API Manager, or widen {profile} there";
-        rule(
-            "mulesoft-access-denied",
-            status,
-            code,
-            Some("Access denied to: {tool}*"),
-            &[],
-            &[],
-            Some(FIX),
-            NotInProfile,
-        )
-    }
-    RULES.get_or_init(|| {
-        vec![
-            // C: ContextForge plugin (content) violation, HTTP 422 only: an
-            // RBAC denial (B) that also carries a plugin field stays a denial.
-            rule(
-                "contextforge-plugin-violation",
-                Some(422),
-                None,
-                None,
-                &[("plugin_error_code", "*")],
-                &[],
-                None,
-                ContentPolicy,
-            ),
-            // G: MuleSoft Flex Gateway MCP access control (before B: more specific).
-            mulesoft(Some(403), None),
-            // G': the same policies from Omni Gateway 1.13 on: HTTP 200, code -32008.
-            mulesoft(None, Some(-32008)),
-            // B: ContextForge RBAC.
-            rule(
-                "contextforge-rbac",
-                None,
-                Some(-32003),
-                Some("Access denied*"),
-                &[],
-                &[],
-                None,
-                NotInProfile,
-            ),
-            // F: Docker mcp-gateway governance (its tools allow-list per server).
-            rule(
-                "docker-policy-denied",
-                None,
-                Some(0),
-                Some("policy denied tool {tool}*"),
-                &[],
-                &[],
-                None,
-                NotInProfile,
-            ),
-            // D: agentgateway external guardrail PERMISSION_DENIED.
-            rule(
-                "agentgateway-guardrail-denied",
-                None,
-                Some(-32001),
-                None,
-                &[],
-                &[],
-                None,
-                Policy,
-            ),
-            // A: agentgateway hides a denied tool as unknown (as MCP reports an unknown tool).
-            rule(
-                "unknown-tool",
-                None,
-                Some(-32602),
-                Some("Unknown tool: {tool}*"),
-                &[],
-                &[],
-                None,
-                NotRegistered,
-            ),
-            rule(
-                "unknown-tool",
-                None,
-                Some(-32602),
-                Some("Unknown tool*"),
-                &[],
-                &[],
-                None,
-                NotRegistered,
-            ),
-            // H: MCP authorization at the transport: 403 with a Bearer
-            // challenge for a scope the token lacks (whatever the body).
-            rule(
-                "mcp-insufficient-scope",
-                Some(403),
-                None,
-                None,
-                &[],
-                &[("WWW-Authenticate", "*error=\"insufficient_scope\"*")],
-                Some("the consumer's token lacks the scope that {tool} needs (the server names it in `WWW-Authenticate`): grant that scope to the consumer at the authorization server; the agent cannot fix this at run time"),
-                NotInProfile,
-            ),
-        ]
-    })
+    RULES.get_or_init(|| BUILTINS.iter().map(Builtin::spec).collect())
 }
 
 pub use crate::pattern::glob;

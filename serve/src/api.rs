@@ -463,13 +463,14 @@ pub struct Built<'t> {
     pub run: Option<RunState>,
 }
 
-pub fn build<'t>(
-    table: &'t Table,
-    s: &Subject,
+/// The subject's role and consumer once the caller's token has had its say
+/// (see [`crate::Trust`]): a 403 for a consumer, role or enforcement the
+/// caller may not claim.
+fn trusted_subject<'a>(
+    s: &'a Subject,
     c: &RequestContext,
-    default_configuration: Option<&str>,
-    trust: &crate::Trust,
-) -> Result<Built<'t>, ApiError> {
+    trust: &'a crate::Trust,
+) -> Result<(Role, Option<&'a str>), ApiError> {
     let (mut role, mut consumer) = subject(s)?;
     // An authenticated caller's token may fix who it is: a request may
     // name no other consumer or role, and one that names none is its.
@@ -522,6 +523,32 @@ pub fn build<'t>(
             message: "a caller may not set context.enforcement here: the policy's setting holds (see --pep-may-set-enforcement)".into(),
         });
     }
+    Ok((role, consumer))
+}
+
+/// A 400 for a consumer the policy does not bind: a misspelt name would
+/// otherwise lose that consumer's access profile without a word.
+fn check_consumer(table: &Table, name: &str) -> Result<(), ApiError> {
+    table.check_consumer(name).map_err(|near| {
+        ApiError::bad(
+            "unknownConsumer",
+            format!(
+                "unknown consumer `{}`{}: it looks like a slip for a consumer the policy binds, and would lose that consumer's access profile",
+                toolgate_runtime::names::escape(name),
+                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+            ),
+        )
+    })
+}
+
+pub fn build<'t>(
+    table: &'t Table,
+    s: &Subject,
+    c: &RequestContext,
+    default_configuration: Option<&str>,
+    trust: &crate::Trust,
+) -> Result<Built<'t>, ApiError> {
+    let (role, consumer) = trusted_subject(s, c, trust)?;
     let configuration = c
         .configuration
         .as_deref()
@@ -533,16 +560,7 @@ pub fn build<'t>(
             )
         })?;
     if let Some(name) = consumer {
-        table.check_consumer(name).map_err(|near| {
-            ApiError::bad(
-                "unknownConsumer",
-                format!(
-                    "unknown consumer `{}`{}: it looks like a slip for a consumer the policy binds, and would lose that consumer's access profile",
-                    toolgate_runtime::names::escape(name),
-                    near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
-                ),
-            )
-        })?;
+        check_consumer(table, name)?;
     }
     let mut ctx = table
         .context(configuration)

@@ -8,7 +8,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct DecisionLabels {
@@ -75,104 +75,99 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.000_02, 2.0, 16))
 }
 
+/// A new metric registered under `name`: the registry keeps one handle to
+/// it for `/metrics`, the service updates the one returned.
+fn register<M: Metric + Clone + Default>(registry: &mut Registry, name: &str, help: &str) -> M {
+    let metric = M::default();
+    registry.register(name, help, metric.clone());
+    metric
+}
+
+/// One latency histogram per entry of [`ENDPOINTS`], all in one family.
+fn register_latency(registry: &mut Registry) -> Vec<Histogram> {
+    let latency_family = Family::<EndpointLabels, Histogram>::new_with_constructor(
+        latency_histogram as fn() -> Histogram,
+    );
+    registry.register(
+        "request_duration_seconds",
+        "Time to answer a decision request, from its body read to its answer",
+        latency_family.clone(),
+    );
+    ENDPOINTS
+        .iter()
+        .map(|e| {
+            latency_family
+                .get_or_create(&EndpointLabels {
+                    endpoint: e.to_string(),
+                })
+                .clone()
+        })
+        .collect()
+}
+
 impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("toolgate");
-        let decisions = Family::<DecisionLabels, Counter>::default();
-        registry.register(
+        let r = &mut registry;
+        // The fields are registered in the order written, which is the order
+        // `/metrics` lists them in.
+        let decisions = register(
+            r,
             "decisions",
             "Decisions by configuration, reason (or allowed) and stage (offer or call)",
-            decisions.clone(),
         );
-        let latency_family = Family::<EndpointLabels, Histogram>::new_with_constructor(
-            latency_histogram as fn() -> Histogram,
-        );
-        registry.register(
-            "request_duration_seconds",
-            "Time to answer a decision request, from its body read to its answer",
-            latency_family.clone(),
-        );
-        let latency = ENDPOINTS
-            .iter()
-            .map(|e| {
-                latency_family
-                    .get_or_create(&EndpointLabels {
-                        endpoint: e.to_string(),
-                    })
-                    .clone()
-            })
-            .collect();
-        let errors = Family::<StatusLabels, Counter>::default();
-        registry.register(
+        let latency = register_latency(r);
+        let errors = register(
+            r,
             "request_errors",
             "Requests answered with an error, by HTTP status",
-            errors.clone(),
         );
-        let table_info = Family::<DigestLabels, Gauge>::default();
-        registry.register(
-            "table_info",
-            "The table being served (1 for its digest)",
-            table_info.clone(),
-        );
-        let table_loaded = Gauge::<f64, AtomicU64>::default();
-        registry.register(
+        let table_info = register(r, "table_info", "The table being served (1 for its digest)");
+        let table_loaded = register(
+            r,
             "table_loaded_timestamp_seconds",
             "When the table being served was put in place (Unix time)",
-            table_loaded.clone(),
         );
-        let table_age = Gauge::<f64, AtomicU64>::default();
-        registry.register(
+        let table_age = register(
+            r,
             "table_age_seconds",
             "Seconds since the table being served was put in place",
-            table_age.clone(),
         );
-        let reloads = Family::<ResultLabels, Counter>::default();
-        registry.register(
+        let reloads = register(
+            r,
             "reloads",
             "Reload attempts by result (swapped, unchanged, failed)",
-            reloads.clone(),
         );
-        let reload_failures = Counter::default();
-        registry.register(
+        let reload_failures = register(
+            r,
             "reload_failures",
             "Reloads whose table failed to load (the current table stayed)",
-            reload_failures.clone(),
         );
-        let last_reload_failed = Gauge::default();
-        registry.register(
+        let last_reload_failed = register(
+            r,
             "last_reload_failed",
             "1 while the last reload failed (the service is then not ready)",
-            last_reload_failed.clone(),
         );
-        let log_written = Counter::default();
-        registry.register(
-            "decision_log_records",
-            "Decision log records written",
-            log_written.clone(),
-        );
-        let log_dropped = Counter::default();
-        registry.register(
+        let log_written = register(r, "decision_log_records", "Decision log records written");
+        let log_dropped = register(
+            r,
             "decision_log_dropped",
             "Decision log records dropped because the log buffer was full",
-            log_dropped.clone(),
         );
-        let connections_refused = Counter::default();
-        registry.register(
+        let connections_refused = register(
+            r,
             "connections_refused",
             "Connections closed when accepted because the connection limit was reached",
-            connections_refused.clone(),
         );
-        let registry_polls = Family::<ResultLabels, Counter>::default();
-        registry.register(
+        let registry_polls = register(
+            r,
             "registry_polls",
             "Registry polls (serve --oci) by result (unchanged, swapped, refused, failed, timeout)",
-            registry_polls.clone(),
         );
-        let registry_poll_seconds = Gauge::<f64, AtomicU64>::default();
-        registry.register(
+        let registry_poll_seconds = register(
+            r,
             "registry_poll_duration_seconds",
             "How long the last registry poll took (at most the registry deadline)",
-            registry_poll_seconds.clone(),
         );
         Metrics {
             registry_polls,

@@ -348,6 +348,46 @@ fn manifest_line(manifest: &Path, entry: &str) -> String {
     }
 }
 
+/// The manifest of the project at `path` (a directory or its
+/// `toolgate.toml`), the project directory, and that directory resolved.
+fn manifest_location(path: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ProjectError> {
+    let manifest_path = if path.is_dir() {
+        path.join(MANIFEST)
+    } else {
+        path.to_path_buf()
+    };
+    let root = manifest_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let canonical_root =
+        std::fs::canonicalize(&root).map_err(|e| load_error(&root, e.to_string()))?;
+    // The manifest itself: a regular file in the project directory (a
+    // symlink to somewhere else is refused like any other entry).
+    let canonical_manifest = std::fs::canonicalize(&manifest_path)
+        .map_err(|e| load_error(&manifest_path, e.to_string()))?;
+    if canonical_manifest.parent() != Some(canonical_root.as_path()) {
+        return Err(load_error(
+            &manifest_path,
+            "is a symlink that resolves outside its directory; the manifest must be a file in the project directory",
+        ));
+    }
+    Ok((manifest_path, root, canonical_root))
+}
+
+/// The manifest's text: UTF-8, and within the manifest limit.
+fn manifest_text(overlay: Overlay<'_>, manifest_path: &Path) -> Result<String, ProjectError> {
+    match read_text(overlay, manifest_path, MAX_MANIFEST_BYTES)? {
+        Read::Text(t) => Ok(t),
+        Read::Bytes(_) => Err(load_error(manifest_path, "is not UTF-8 text")),
+        Read::TooLarge(n) => Err(load_error(
+            manifest_path,
+            format!("is {n} bytes, over the manifest limit of {MAX_MANIFEST_BYTES} bytes"),
+        )),
+    }
+}
+
 impl Project {
     /// `path` is a project directory or its `toolgate.toml`. Every file is
     /// read capped, must be a regular file, and (unless the manifest opts
@@ -369,38 +409,8 @@ impl Project {
         overlay: Overlay<'_>,
         cache: &mut RegistryCache,
     ) -> Result<Project, ProjectError> {
-        let manifest_path = if path.is_dir() {
-            path.join(MANIFEST)
-        } else {
-            path.to_path_buf()
-        };
-        let root = manifest_path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
-        let canonical_root =
-            std::fs::canonicalize(&root).map_err(|e| load_error(&root, e.to_string()))?;
-        // The manifest itself: a regular file in the project directory (a
-        // symlink to somewhere else is refused like any other entry).
-        let canonical_manifest = std::fs::canonicalize(&manifest_path)
-            .map_err(|e| load_error(&manifest_path, e.to_string()))?;
-        if canonical_manifest.parent() != Some(canonical_root.as_path()) {
-            return Err(load_error(
-                &manifest_path,
-                "is a symlink that resolves outside its directory; the manifest must be a file in the project directory",
-            ));
-        }
-        let text = match read_text(overlay, &manifest_path, MAX_MANIFEST_BYTES)? {
-            Read::Text(t) => t,
-            Read::Bytes(_) => return Err(load_error(&manifest_path, "is not UTF-8 text")),
-            Read::TooLarge(n) => {
-                return Err(load_error(
-                    &manifest_path,
-                    format!("is {n} bytes, over the manifest limit of {MAX_MANIFEST_BYTES} bytes"),
-                ))
-            }
-        };
+        let (manifest_path, root, canonical_root) = manifest_location(path)?;
+        let text = manifest_text(overlay, &manifest_path)?;
         let mut sources = SourceMap::new();
         let manifest = sources.add(display(&manifest_path), text);
         let mut project = Project {

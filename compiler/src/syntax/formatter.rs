@@ -276,35 +276,8 @@ impl Printer<'_> {
     /// A block statement (`group`, `tool`, ... `gateway`).
     fn block_statement(&mut self, st: &Statement) {
         match st {
-            Statement::Group(b) => self.block(
-                "group",
-                b,
-                |p, v, sp, d| match v {
-                    GroupProp::State(s) => {
-                        p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
-                    }
-                    GroupProp::Class(n) => {
-                        p.line(d, &format!("class {}", name(n)), sp.end as usize)
-                    }
-                },
-                simple_group,
-            ),
-            Statement::Tool(b) => self.block(
-                "tool",
-                b,
-                |p, v, sp, d| match v {
-                    ToolProp::State(s) => {
-                        p.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
-                    }
-                    ToolProp::AdminOnly(a) => p.line(
-                        d,
-                        if *a { "admin-only" } else { "not admin-only" },
-                        sp.end as usize,
-                    ),
-                    ToolProp::Class(n) => p.line(d, &format!("class {}", name(n)), sp.end as usize),
-                },
-                simple_tool,
-            ),
+            Statement::Group(b) => self.block("group", b, Self::group_prop, simple_group),
+            Statement::Tool(b) => self.block("tool", b, Self::tool_prop, simple_tool),
             Statement::Zone(b) => self.block(
                 "zone",
                 b,
@@ -313,67 +286,26 @@ impl Printer<'_> {
                         p.line(d, &format!("ceiling {}", name(n)), sp.end as usize)
                     }
                 },
-                |v| match v {
-                    ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
-                },
+                simple_zone,
             ),
-            Statement::Provider(b) => self.block(
-                "provider",
-                b,
-                |p, v, sp, d| match v {
-                    ProviderProp::Zone(n) => {
-                        p.line(d, &format!("zone {}", name(n)), sp.end as usize)
-                    }
-                    ProviderProp::Fallback(l) => p.list_prop(d, "fallback", &names(l), sp),
-                },
-                |v| match v {
-                    ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
-                    ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
-                },
-            ),
+            Statement::Provider(b) => {
+                self.block("provider", b, Self::provider_prop, simple_provider)
+            }
             Statement::Skill(b) => self.block(
                 "skill",
                 b,
                 |p, v, sp, d| match v {
                     SkillProp::Tools(l) => p.list_prop(d, "tools", &names(l), sp),
                 },
-                |v| match v {
-                    SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
-                },
+                simple_skill,
             ),
             Statement::Configuration(b) => self.block(
                 "configuration",
                 b,
-                |p, v, sp, d| match v {
-                    ConfigurationProp::Provider(n) => {
-                        p.line(d, &format!("provider {}", name(n)), sp.end as usize)
-                    }
-                    ConfigurationProp::Groups(l) => p.list_prop(d, "groups", &names(l), sp),
-                    ConfigurationProp::Exclude(l) => p.list_prop(d, "exclude", &names(l), sp),
-                    ConfigurationProp::Skills(l) => p.list_prop(d, "skills", &names(l), sp),
-                },
-                |v| match v {
-                    ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
-                    ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
-                    ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
-                    ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
-                },
+                Self::configuration_prop,
+                simple_configuration,
             ),
-            Statement::Profile(b) => self.block(
-                "profile",
-                b,
-                |p, v, sp, d| match v {
-                    ProfileProp::Allow(l) => {
-                        p.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp)
-                    }
-                },
-                |v| match v {
-                    ProfileProp::Allow(l) => Some(format!(
-                        "allow [{}]",
-                        join(&l.iter().map(selector).collect::<Vec<_>>())
-                    )),
-                },
-            ),
+            Statement::Profile(b) => self.block("profile", b, Self::profile_prop, simple_profile),
             Statement::Consumer(b) => self.block(
                 "consumer",
                 b,
@@ -382,14 +314,63 @@ impl Printer<'_> {
                         p.line(d, &format!("profile {}", name(n)), sp.end as usize)
                     }
                 },
-                |v| match v {
-                    ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
-                },
+                simple_consumer,
             ),
             Statement::Gateway(b) => {
                 self.block("gateway", b, |p, r, sp, d| p.rule(r, sp, d), |_| None)
             }
             _ => {}
+        }
+    }
+
+    // The properties of each kind of block one per line (a block that does
+    // not fit on one line).
+    fn group_prop(&mut self, v: &GroupProp, sp: Span, d: usize) {
+        match v {
+            GroupProp::State(s) => {
+                self.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
+            }
+            GroupProp::Class(n) => self.line(d, &format!("class {}", name(n)), sp.end as usize),
+        }
+    }
+
+    fn tool_prop(&mut self, v: &ToolProp, sp: Span, d: usize) {
+        match v {
+            ToolProp::State(s) => {
+                self.line(d, if *s { "enabled" } else { "disabled" }, sp.end as usize)
+            }
+            ToolProp::AdminOnly(a) => self.line(
+                d,
+                if *a { "admin-only" } else { "not admin-only" },
+                sp.end as usize,
+            ),
+            ToolProp::Class(n) => self.line(d, &format!("class {}", name(n)), sp.end as usize),
+        }
+    }
+
+    fn provider_prop(&mut self, v: &ProviderProp, sp: Span, d: usize) {
+        match v {
+            ProviderProp::Zone(n) => self.line(d, &format!("zone {}", name(n)), sp.end as usize),
+            ProviderProp::Fallback(l) => self.list_prop(d, "fallback", &names(l), sp),
+        }
+    }
+
+    fn configuration_prop(&mut self, v: &ConfigurationProp, sp: Span, d: usize) {
+        match v {
+            ConfigurationProp::Provider(n) => {
+                self.line(d, &format!("provider {}", name(n)), sp.end as usize)
+            }
+            ConfigurationProp::Groups(l) => self.list_prop(d, "groups", &names(l), sp),
+            ConfigurationProp::Exclude(l) => self.list_prop(d, "exclude", &names(l), sp),
+            ConfigurationProp::Skills(l) => self.list_prop(d, "skills", &names(l), sp),
+        }
+    }
+
+    fn profile_prop(&mut self, v: &ProfileProp, sp: Span, d: usize) {
+        match v {
+            ProfileProp::Allow(l) => {
+                self.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp)
+            }
         }
     }
 
@@ -511,6 +492,49 @@ fn simple_tool(v: &ToolProp) -> Option<String> {
         ToolProp::AdminOnly(a) => (if *a { "admin-only" } else { "not admin-only" }).to_string(),
         ToolProp::Class(n) => format!("class {}", name(n)),
     })
+}
+
+fn simple_zone(v: &ZoneProp) -> Option<String> {
+    match v {
+        ZoneProp::Ceiling(n) => Some(format!("ceiling {}", name(n))),
+    }
+}
+
+fn simple_provider(v: &ProviderProp) -> Option<String> {
+    match v {
+        ProviderProp::Zone(n) => Some(format!("zone {}", name(n))),
+        ProviderProp::Fallback(l) => Some(format!("fallback [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_skill(v: &SkillProp) -> Option<String> {
+    match v {
+        SkillProp::Tools(l) => Some(format!("tools [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_configuration(v: &ConfigurationProp) -> Option<String> {
+    match v {
+        ConfigurationProp::Provider(n) => Some(format!("provider {}", name(n))),
+        ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
+        ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
+        ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
+    }
+}
+
+fn simple_profile(v: &ProfileProp) -> Option<String> {
+    match v {
+        ProfileProp::Allow(l) => Some(format!(
+            "allow [{}]",
+            join(&l.iter().map(selector).collect::<Vec<_>>())
+        )),
+    }
+}
+
+fn simple_consumer(v: &ConsumerProp) -> Option<String> {
+    match v {
+        ConsumerProp::Profile(n) => Some(format!("profile {}", name(n))),
+    }
 }
 
 #[cfg(test)]

@@ -291,6 +291,61 @@ impl Builder {
         pair.into_inner().filter(|p| !is_keyword(p.as_rule()))
     }
 
+    /// A one-word setting (`enforcement`, `remote-tools visible-to`,
+    /// `unprofiled`): its value by keyword, the default for any other.
+    fn setting(&self, pair: Pair<Rule>, span: Span, rule: Rule) -> Statement {
+        let value = self.parts(pair).next();
+        let (value_span, kw) = match &value {
+            Some(v) => (
+                self.span(v),
+                v.clone().into_inner().next().map(|k| k.as_rule()),
+            ),
+            None => (span, None),
+        };
+        match rule {
+            Rule::enforcement_stmt => Statement::Enforcement(Setting {
+                value: if kw == Some(Rule::kw_observe) {
+                    Enforcement::Observe
+                } else {
+                    Enforcement::Enforce
+                },
+                value_span,
+                span,
+            }),
+            Rule::remote_visibility_stmt => Statement::RemoteVisibility(Setting {
+                value: match kw {
+                    Some(Rule::kw_everyone) => Audience::Everyone,
+                    Some(Rule::kw_nobody) => Audience::Nobody,
+                    _ => Audience::Admins,
+                },
+                value_span,
+                span,
+            }),
+            _ => Statement::Unprofiled(Setting {
+                value: if kw == Some(Rule::kw_refused) {
+                    Unprofiled::Refused
+                } else {
+                    Unprofiled::Unrestricted
+                },
+                value_span,
+                span,
+            }),
+        }
+    }
+
+    fn skill_loader(&self, pair: Pair<Rule>, span: Span) -> Statement {
+        let name = self.parts(pair).next().map(|n| self.name(n));
+        let name = name.unwrap_or(Name {
+            text: String::new(),
+            span,
+        });
+        Statement::SkillLoader(Setting {
+            value_span: name.span,
+            value: name,
+            span,
+        })
+    }
+
     fn statement(&self, pair: Pair<Rule>) -> Statement {
         let span = self.span(&pair);
         let rule = pair.as_rule();
@@ -303,56 +358,9 @@ impl Builder {
                 })
             }
             Rule::enforcement_stmt | Rule::remote_visibility_stmt | Rule::unprofiled_stmt => {
-                let value = self.parts(pair).next();
-                let (value_span, kw) = match &value {
-                    Some(v) => (
-                        self.span(v),
-                        v.clone().into_inner().next().map(|k| k.as_rule()),
-                    ),
-                    None => (span, None),
-                };
-                match rule {
-                    Rule::enforcement_stmt => Statement::Enforcement(Setting {
-                        value: if kw == Some(Rule::kw_observe) {
-                            Enforcement::Observe
-                        } else {
-                            Enforcement::Enforce
-                        },
-                        value_span,
-                        span,
-                    }),
-                    Rule::remote_visibility_stmt => Statement::RemoteVisibility(Setting {
-                        value: match kw {
-                            Some(Rule::kw_everyone) => Audience::Everyone,
-                            Some(Rule::kw_nobody) => Audience::Nobody,
-                            _ => Audience::Admins,
-                        },
-                        value_span,
-                        span,
-                    }),
-                    _ => Statement::Unprofiled(Setting {
-                        value: if kw == Some(Rule::kw_refused) {
-                            Unprofiled::Refused
-                        } else {
-                            Unprofiled::Unrestricted
-                        },
-                        value_span,
-                        span,
-                    }),
-                }
+                self.setting(pair, span, rule)
             }
-            Rule::skill_loader_stmt => {
-                let name = self.parts(pair).next().map(|n| self.name(n));
-                let name = name.unwrap_or(Name {
-                    text: String::new(),
-                    span,
-                });
-                Statement::SkillLoader(Setting {
-                    value_span: name.span,
-                    value: name,
-                    span,
-                })
-            }
+            Rule::skill_loader_stmt => self.skill_loader(pair, span),
             Rule::group_block => {
                 Statement::Group(self.block(pair, span, |b, p| match p.as_rule() {
                     Rule::state_prop => Some(GroupProp::State(b.state(p))),

@@ -7,8 +7,6 @@
 //! (TOOLGATE_MCP_BIN; without it these tests FAIL). Tokens are minted here
 //! with a real Ed25519 key.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,7 +14,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
-use common::*;
 use ed25519_dalek::pkcs8::EncodePrivateKey;
 use ed25519_dalek::SigningKey;
 use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, ProtocolVersion};
@@ -24,6 +21,8 @@ use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 const SUPPORT_KEY: &str = "support-key-5b1e";
 const BILLING_KEY: &str = "billing-key-77aa";
@@ -108,7 +107,7 @@ fn toolgate_auth_digest(key: &str) -> String {
 }
 
 /// The policy over the crm server (also the Node gateway test's).
-const CRM_POLICY: &str = include_str!("fixtures/gateway/policy.tg");
+const CRM_POLICY: &str = include_str!("../fixtures/gateway/policy.tg");
 
 /// A project whose registry is what the crm server lists, imported live
 /// by `registry import-mcp --server crm`.

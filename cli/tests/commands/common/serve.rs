@@ -1,6 +1,6 @@
 //! `toolgate serve` as a child process on 127.0.0.1 (an ephemeral port),
 //! asked over plain HTTP/1.1 and stopped by SIGTERM: the harness of
-//! serve.rs and replay.rs.
+//! serve.rs and diff_replay.rs.
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -2,10 +2,9 @@
 //! findings there are, the severity and code in every human header, the
 //! catalogue link, and the version line.
 
-mod common;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 /// A project with `n` stale exclusions (TG1009 warnings).
 fn storm(name: &str, n: usize) -> std::path::PathBuf {
@@ -293,4 +292,108 @@ fn live_tools_are_decided_through_the_runtime_live_path() {
     let o = run(&demo_chat("decide", &[&admin_live[..], &["x"]].concat()));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("error[TG0004]"), "{}", stderr(&o));
+}
+
+#[test]
+fn writers_replace_files_atomically() {
+    let dir = scratch(
+        "atomic",
+        "configuration editor-chat {\n  exclude [delete_record]\n}\n",
+    );
+    let out = dir.join("out.tgt");
+    let target = dir.join("elsewhere.tgt");
+    std::fs::write(&target, "not to be touched").unwrap();
+    // A symlink at the output path is replaced, never written through.
+    #[cfg(unix)]
+    {
+        let _ = std::fs::remove_file(&out);
+        std::os::unix::fs::symlink(&target, &out).unwrap();
+        let o = run(&[
+            "compile",
+            dir.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "not to be touched"
+        );
+        assert!(!std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+    // A concurrent reader sees the old table or the new one, never a part.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (out, stop) = (out.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(bytes) = std::fs::read(&out) {
+                    assert!(
+                        toolgate_runtime::Table::load(&bytes).is_ok(),
+                        "a reader saw {} bytes of a table being written",
+                        bytes.len()
+                    );
+                    reads += 1;
+                }
+            }
+            reads
+        })
+    };
+    for _ in 0..40 {
+        let o = run(&[
+            "compile",
+            dir.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(reader.join().unwrap() > 0);
+    // A write that fails (the output path is a non-empty directory) leaves
+    // what was there, and no temporary file behind.
+    let blocker = dir.join("blocker.tgt");
+    std::fs::create_dir_all(blocker.join("keep")).unwrap();
+    let o = run(&[
+        "compile",
+        dir.to_str().unwrap(),
+        "-o",
+        blocker.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(blocker.join("keep").is_dir());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".toolgate-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Every writer goes through the same path: snapshot, fmt -w, import-mcp -o.
+    let o = run(&["snapshot", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(
+        dir.join("policy.tg"),
+        "configuration   editor-chat   {exclude [delete_record]}\n",
+    )
+    .unwrap();
+    let o = run(&["fmt", "-w", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("policy.tg")).unwrap(),
+        "configuration editor-chat { exclude [delete_record] }\n"
+    );
+}
+
+#[test]
+fn text_outputs_escape_control_characters_in_names() {
+    let o = run(&demo_chat("decide", &["get_page_content\n- x: offered"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "get_page_content\\u000a- x: offered: refused, notRegistered (no tool of this name is registered)\n"
+    );
 }

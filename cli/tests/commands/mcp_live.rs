@@ -6,15 +6,13 @@
 //! venv and sets TOOLGATE_MCP_BIN to its `bin`; without it these tests FAIL.
 //! mcp-server-fetch is only asked for its tool list: it fetches nothing.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// The venv's `bin` with the three servers and their Python.
 fn mcp_bin() -> PathBuf {

@@ -4,11 +4,11 @@
 //! with `%SRCROOT%`, catalogue links that exist, and what GitHub code
 //! scanning needs of a result and a rule.
 
-mod common;
 use std::path::{Path, PathBuf};
 
-use common::*;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 const POLICY: &str =
     "configuration editor-chat {\n  exclude [delete_recrod]\n}\nconfiguration editor-chat {\n}\n";

@@ -2,8 +2,7 @@
 //! `# toolgate: allow` comments, their effect on the exit code, and the
 //! `suppressed` list of `--format json`.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The exclusions example with a stale exclusion (TG1009, a warning), a
 /// near miss (TG1010, an error) and `lints` appended to the manifest.

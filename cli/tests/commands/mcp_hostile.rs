@@ -5,13 +5,11 @@
 //! name twice, whose `nextCursor` never ends or comes back, and two servers
 //! whose tools map to one registry name.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// `python3 hostile.py LOG MODE ARGS...`, and the log it appends a line to
 /// per `tools/list` request.

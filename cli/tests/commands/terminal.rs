@@ -1,13 +1,9 @@
 //! The terminal: `--color`, `NO_COLOR`, `--quiet`, `-o FILE`, `-` for
 //! standard input, and tables laid out by display width.
 
-mod common;
-
-use common::{
-    assert_contains, assert_ends_with, bin, demo_chat, root, scratch, scratch_project, stderr,
-    stdout, temp, with_stdin,
-};
 use std::process::Output;
+
+use crate::common::*;
 
 /// `toolgate ARGS` at the repository root with `NO_COLOR` as given.
 fn with_env(no_color: Option<&str>, args: &[&str]) -> Output {
@@ -275,7 +271,7 @@ fn bin_at_root(args: &[&str]) -> Output {
 #[test]
 fn diff_and_fmt_check_colour_what_changed() {
     let dir = temp("colour-diff");
-    common::copy_dir(&root().join("policies/exclusions"), &dir);
+    crate::common::copy_dir(&root().join("policies/exclusions"), &dir);
     let cfg = dir.join("configurations.tg");
     let text = std::fs::read_to_string(&cfg).unwrap();
     std::fs::write(
@@ -313,4 +309,45 @@ fn diff_and_fmt_check_colour_what_changed() {
         )
     );
     assert_eq!(o.status.code(), Some(1));
+}
+
+/// Run with standard output (or error) a pipe whose reader is already gone:
+/// the read end is closed before the child starts, so its first write fails
+/// whatever the scheduling.
+fn with_closed(stream: &str, args: &[&str]) -> Output {
+    let mut cmd = bin();
+    cmd.current_dir(root()).env("NO_COLOR", "1").args(args);
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    if stream == "stdout" {
+        cmd.stdout(writer).stderr(std::process::Stdio::piped());
+    } else {
+        cmd.stdout(std::process::Stdio::null()).stderr(writer);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
+    let table = std::env::temp_dir().join(format!("toolgate-pipe-{}.tgt", std::process::id()));
+    for args in [
+        demo_chat("simulate", &[]),
+        vec!["check", "--format", "sarif", "policies/demo"],
+        demo_chat("unavailable", &["--format", "prompt"]),
+        vec!["--help"],
+    ] {
+        let o = with_closed("stdout", &args);
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    // A closed standard error drops the message; the status is the command's.
+    let o = with_closed(
+        "stderr",
+        &["compile", "policies/demo", "-o", table.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = with_closed("stderr", &["check", "/nonexistent/project"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = with_closed("stderr", &demo_chat("simulate", &[]));
+    assert_eq!(o.status.code(), Some(0));
 }

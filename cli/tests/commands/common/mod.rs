@@ -16,6 +16,11 @@ pub const EXAMPLES: [&str; 4] = [
     "policies/mcp-profiles",
 ];
 
+/// A policy with a typo in an exclusion (`delete_recrod`): an error.
+pub const TYPO: &str = "configuration editor-chat {\n  exclude [delete_recrod]\n}\n";
+/// A policy excluding a tool that is no longer registered: a warning.
+pub const WARN: &str = "configuration editor-chat {\n  exclude [retired_tool]\n}\n";
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))
 }

@@ -1,11 +1,9 @@
-//! `toolgate drift` and `toolgate classify` of transport-level answers, end
-//! to end on the mcp-profiles example and the transport-denial fixtures
-//! (docs/refusals.md, "Transport-level denials").
+//! `toolgate drift`, end to end on the mcp-profiles example and the drift
+//! fixtures.
 
-mod common;
-use common::*;
+use crate::common::*;
 
-const PROJECT: &str = "policies/mcp-profiles";
+pub(crate) const PROJECT: &str = "policies/mcp-profiles";
 const LIST: &str = "crm=tests/fixtures/drift/support-bot.crm.tools-list.json";
 const LOG: &str = "tests/fixtures/drift/support-bot.decisions.jsonl";
 
@@ -99,55 +97,4 @@ fn drift_refuses_what_is_not_a_tools_list_with_exit_2() {
         ],
     );
     assert_eq!(o.status.code(), Some(2));
-}
-
-#[test]
-fn classify_reads_raw_bodies_and_headers_from_the_command_line() {
-    let dir = std::env::temp_dir().join(format!("toolgate-drift-{}-raw", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let page = dir.join("page.html");
-    std::fs::write(&page, "<html><body><h1>403 Forbidden</h1></body></html>").unwrap();
-    let page = page.to_str().unwrap();
-    // The page as a raw body with HTTP status 403, and what classify reads.
-    let forbidden = |extra: &[&str]| -> serde_json::Value {
-        let o = run(&[&["classify", page, "--raw", "--http-status", "403"], extra].concat());
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
-    // The nginx rule of the project: `http-status 403` alone.
-    let v = forbidden(&["--origin", "nginx", "-p", PROJECT]);
-    assert_eq!(
-        (v["refusal"]["kind"].as_str(), v["refusal"]["rule"].as_str()),
-        (Some("notInProfile"), Some("forbidden"))
-    );
-    // Built in: a 403 with an insufficient_scope challenge, whatever the body.
-    let v = forbidden(&[
-        "--header",
-        "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"crm:write\"",
-    ]);
-    assert_eq!(v["refusal"]["rule"], "mcp-insufficient-scope");
-    assert_eq!(
-        v["refusal"]["detail"],
-        "<html><body><h1>403 Forbidden</h1></body></html>"
-    );
-    // Headers from the command line are added to an envelope's.
-    let o = run(&[
-        "classify",
-        "tests/fixtures/gateway/T-corp-api-empty-vendor-headers.json",
-        "-p",
-        PROJECT,
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(
-        (
-            v["refusal"]["tool"].as_str(),
-            v["refusal"]["profile"].as_str()
-        ),
-        (Some("refund.issue"), Some("support-readonly"))
-    );
-    let o = run(&["classify", page, "--raw", "--header", "no colon"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stderr),
-        "error: --header `no colon` is not `NAME: VALUE`\n"
-    );
 }

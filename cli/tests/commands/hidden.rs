@@ -2,12 +2,12 @@
 //! everything rendered for that user or their model, word for word an
 //! unregistered name; hosts still get the true gate, flagged.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{assert_contains, assert_starts_with, scratch_project, stdout as out, toolgate};
+use crate::common::{
+    assert_contains, assert_starts_with, scratch_project, stdout as out, toolgate,
+};
 
 const REGISTRY: &str = r#"
 [[tool]]

@@ -4,14 +4,12 @@
 //! the table that served it (compared) and once with another (reported, not
 //! compared).
 
-mod common;
-
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::serve::{body_json, serve, Served};
-use common::{assert_contains, assert_starts_with};
+use crate::common::serve::{body_json, serve, Served};
+use crate::common::{assert_contains, assert_starts_with};
 
 fn toolgate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolgate"))

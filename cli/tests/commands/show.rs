@@ -1,9 +1,8 @@
-//! The readouts in bulk (`show configs`, `show tools`, `show exclusions`),
-//! for the admin screens of the exclusion seed, as text and JSON.
+//! `toolgate show`: the readouts one by one and in bulk (`show configs`,
+//! `show tools`, `show exclusions`), for the admin screens of the exclusion
+//! seed, as text and JSON.
 
-mod common;
-
-use common::{run, scratch, stdout};
+use crate::common::*;
 
 /// Two configurations over the exclusions registry: one excludes a
 /// registered tool and one that is gone (`retired_tool`, TG1009).
@@ -172,4 +171,32 @@ fn show_tool_and_show_config_align_their_fields() {
             "policy.tg"
         )
     );
+}
+
+#[test]
+fn show_readouts_name_excluding_configurations_and_stale_names() {
+    let out = stdout(&run(&[
+        "show",
+        "tool",
+        "delete_record",
+        "-p",
+        "policies/exclusions",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["excludedBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c == "editor-chat"));
+    let dir = scratch("stale", WARN);
+    let out = stdout(&run(&[
+        "show",
+        "config",
+        "editor-chat",
+        "-p",
+        dir.to_str().unwrap(),
+    ]));
+    assert_contains(&out, "no longer registered  retired_tool");
 }

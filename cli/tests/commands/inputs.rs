@@ -1,8 +1,7 @@
 //! Through the CLI: one reader of gateway answer files for `classify` and
 //! `test`, and stored runs that cannot be read (docs/gate-semantics.md §13).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn classify_and_policy_tests_read_the_same_answer_file_the_same_way() {

@@ -1,12 +1,10 @@
 //! `toolgate serve` as an operator runs it: the binary on 127.0.0.1 (an
 //! ephemeral port), asked over plain HTTP/1.1, stopped by SIGTERM.
 
-mod common;
-
 use std::process::Command;
 
-use common::assert_starts_with;
-use common::serve::{body_json, serve};
+use crate::common::assert_starts_with;
+use crate::common::serve::{body_json, serve};
 
 #[test]
 fn serve_answers_over_http_and_stops_on_sigterm_with_its_log_flushed() {
@@ -45,7 +43,7 @@ fn serve_answers_over_http_and_stops_on_sigterm_with_its_log_flushed() {
     assert_eq!(text.lines().count(), 1);
     let record: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
     assert_eq!(
-        common::schema_errors("decision-log-service", &record),
+        crate::common::schema_errors("decision-log-service", &record),
         Vec::<String>::new()
     );
     let stats = Command::new(env!("CARGO_BIN_EXE_toolgate"))

@@ -1,19 +1,19 @@
 //! `keygen`, `compile --sign`, `push` and `pull` through the binary,
 //! against a real registry (Debian's distribution registry on 127.0.0.1).
 
-mod common;
-#[path = "../../oci/tests/common/hostile.rs"]
+#[path = "../../../oci/tests/common/hostile.rs"]
 mod hostile;
-#[path = "../../oci/tests/common/registry.rs"]
+#[path = "../../../oci/tests/common/registry.rs"]
 mod registry;
-
-use common::{assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate};
+use crate::common::{
+    assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate,
+};
 
 #[test]
 fn keygen_compile_sign_push_pull_verify() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let demo = common::root().join("policies/demo");
+    let demo = crate::common::root().join("policies/demo");
     let demo = demo.to_str().unwrap();
 
     let o = toolgate(d, &["keygen", "-o", "release"]);

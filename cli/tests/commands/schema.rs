@@ -3,12 +3,12 @@
 //! outputs of every command on the example projects and the fixtures
 //! validate against them.
 
-mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::*;
 use serde_json::{json, Value};
+
+use crate::common::*;
 
 #[test]
 fn docs_schemas_are_what_toolgate_schema_prints() {
@@ -38,7 +38,7 @@ fn docs_schemas_are_what_toolgate_schema_prints() {
         let published = std::fs::read_to_string(docs.join(&n)).unwrap();
         assert!(
             printed == published,
-            "docs/schemas/{n} is not what `toolgate schema` prints: run UPDATE_SCHEMAS=1 cargo test -p toolgate --test schemas"
+            "docs/schemas/{n} is not what `toolgate schema` prints: run UPDATE_SCHEMAS=1 cargo test -p toolgate --test commands schema::"
         );
     }
     // One schema printed is the same text as its file.
@@ -434,7 +434,7 @@ fn real_outputs_validate_against_their_schemas() {
         .collect();
     assert!(errors.is_empty(), "{}", errors.join("\n"));
     // Every schema met output (the service log's: the fixture's record here,
-    // and a real one in cli/tests/serve.rs).
+    // and a real one in cli/tests/commands/serve.rs).
     let covered: BTreeSet<&str> = out.seen.iter().map(|(s, _)| *s).collect();
     let o = run(&["schema"]);
     let all: BTreeSet<&str> = stdout(&o)

@@ -1,0 +1,50 @@
+//! The CLI's integration tests, one module per command: the tests of
+//! `toolgate X` are in `X.rs` (`check.rs`, `check_sarif.rs` and
+//! `check_suppress.rs` for `check`; `test_command.rs` for `test`,
+//! `push_pull.rs` for `keygen`, `push` and `pull`, `diff_replay.rs` for
+//! `diff --replay`). What holds for every command has its own module:
+//! `terminal` (colour, quiet, standard streams), `outputs` (counts, headers,
+//! writers), `inputs`, `projects` (paths that mean projects), `hidden`
+//! (hidden remote names) and `catalogue` (docs/diagnostics.md).
+//!
+//! One test binary: each file directly in cli/tests/ is a binary of its
+//! own, linked separately. The modules share a process, so none may set
+//! environment variables, change the current directory or bind a fixed
+//! port; scratch directories are named per test (`common::temp`).
+
+mod common;
+
+mod catalogue;
+mod check;
+mod check_sarif;
+mod check_suppress;
+mod classify;
+mod compile;
+mod decide;
+mod diff;
+mod diff_replay;
+mod documented_ci;
+mod drift;
+mod explain;
+mod fmt;
+mod gateway;
+mod help;
+mod hidden;
+mod inputs;
+mod lsp;
+mod mcp_hostile;
+mod mcp_live;
+mod offered;
+mod outputs;
+mod projects;
+mod push_pull;
+mod registry;
+mod run;
+mod schema;
+mod serve;
+mod show;
+mod snapshot;
+mod stats;
+mod terminal;
+mod test_command;
+mod unavailable;
