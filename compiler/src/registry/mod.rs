@@ -1028,6 +1028,36 @@ mod table_by_table {
             same_as_whole(text);
         }
     }
+
+    /// More tables than one window: parsed on threads, a window ahead of
+    /// the adding, with the same tools, problems and spans as one pass.
+    #[test]
+    fn a_registry_read_on_threads_equals_reading_whole() {
+        let n = PARSE_WINDOW + 4 * MIN_TABLES_PER_THREAD;
+        let mut text = String::with_capacity(n * 48);
+        for i in 0..n {
+            match i {
+                // A duplicate of tool 5 in the second window (TG4003 with both spans).
+                60_000 => text.push_str("[[tool]]\nname = \"t5\"\ngroup = \"g\"\n"),
+                // A remote tool without its server's prefix (TG4001).
+                66_000 => text.push_str(
+                    "[[tool]]\nname = \"wrong\"\ngroup = \"mcp_s\"\nserver = \"s\"\n",
+                ),
+                _ => text.push_str(&format!("[[tool]]\nname = \"t{i}\"\ngroup = \"g\"\n")),
+            }
+        }
+        let (reg, problems) = load(FileId(0), &text, false);
+        assert_eq!(reg.tools.len(), n - 2);
+        assert_eq!(
+            problems.iter().map(|p| p.code()).collect::<Vec<_>>(),
+            ["TG4003", "TG4001"]
+        );
+        same_as_whole(&text);
+        // A table that does not parse, in the second window: the error of
+        // the whole document.
+        text.push_str("[[tool]]\nname = = \"x\"\n");
+        same_as_whole(&text);
+    }
 }
 
 #[cfg(test)]
