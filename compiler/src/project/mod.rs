@@ -93,7 +93,7 @@ pub struct Project {
     /// registry is known before anything renders it); `None`: parse in `check`.
     /// Shared with the [`RegistryCache`] that parsed it (a million-tool
     /// registry is not copied).
-    pub(crate) parsed_registry: Option<Arc<(Registry, Vec<Problem>)>>,
+    pub(crate) parsed_registry: Option<Arc<Loaded>>,
     /// The registry file, when it lies inside the project (the only one
     /// `registry sync --write` may write).
     registry_path: Option<PathBuf>,
@@ -111,8 +111,11 @@ pub type Overlay<'a> = &'a dyn Fn(&Path) -> Option<String>;
 #[derive(Default)]
 pub struct RegistryCache {
     key: Option<(FileId, bool, String)>,
-    parsed: Option<Result<Arc<(Registry, Vec<Problem>)>, Problem>>,
+    parsed: Option<Result<Arc<Loaded>, Problem>>,
 }
+
+/// A registry as read, with the problems of its entries.
+type Loaded = (Registry, Vec<Problem>);
 
 /// Read a text file capped, from the overlay when it holds the file.
 fn read_text(overlay: Overlay<'_>, path: &Path, limit: usize) -> Result<Read, ProjectError> {

@@ -1040,9 +1040,9 @@ mod table_by_table {
                 // A duplicate of tool 5 in the second window (TG4003 with both spans).
                 60_000 => text.push_str("[[tool]]\nname = \"t5\"\ngroup = \"g\"\n"),
                 // A remote tool without its server's prefix (TG4001).
-                66_000 => text.push_str(
-                    "[[tool]]\nname = \"wrong\"\ngroup = \"mcp_s\"\nserver = \"s\"\n",
-                ),
+                66_000 => {
+                    text.push_str("[[tool]]\nname = \"wrong\"\ngroup = \"mcp_s\"\nserver = \"s\"\n")
+                }
                 _ => text.push_str(&format!("[[tool]]\nname = \"t{i}\"\ngroup = \"g\"\n")),
             }
         }

@@ -51,7 +51,7 @@ pub fn summary(diags: &[Diagnostic]) -> Summary {
 struct MietteDiag {
     d: Diagnostic,
     /// `None` for a file diagnostics must not quote: no excerpt, no labels.
-    src: Option<miette::NamedSource<String>>,
+    src: Option<miette::NamedSource<std::sync::Arc<str>>>,
 }
 
 /// The note that stands for an excerpt of a file that must not be quoted.
@@ -156,22 +156,34 @@ pub fn human_at_most(
         .with_width(100)
         .with_links(false);
     let mut out = String::new();
+    // Each file's text made once and shared by its diagnostics (a copy per
+    // diagnostic was most of rendering a large file's warnings).
+    let mut texts: std::collections::HashMap<crate::source::FileId, std::sync::Arc<str>> =
+        std::collections::HashMap::new();
     for d in diags {
         let file = sources.get(d.span.file);
+        let text = file.quote.then(|| {
+            texts
+                .entry(d.span.file)
+                .or_insert_with(|| {
+                    if color {
+                        // Styled output is written raw: the quoted text must
+                        // not carry escape sequences of its own.
+                        same_width_visible(&file.text).into()
+                    } else {
+                        file.text.as_str().into()
+                    }
+                })
+                .clone()
+        });
+        let name = if color {
+            toolgate_runtime::names::escape_terminal(&file.name).into_owned()
+        } else {
+            file.name.clone()
+        };
         let md = MietteDiag {
             d: d.clone(),
-            src: file.quote.then(|| {
-                if color {
-                    // Styled output is written raw: the quoted text must not
-                    // carry escape sequences of its own.
-                    miette::NamedSource::new(
-                        toolgate_runtime::names::escape_terminal(&file.name),
-                        same_width_visible(&file.text),
-                    )
-                } else {
-                    miette::NamedSource::new(file.name.clone(), file.text.clone())
-                }
-            }),
+            src: text.map(|t| miette::NamedSource::new(name, t)),
         };
         let _ = handler.render_report(&mut out, &md);
         if !file.quote {
