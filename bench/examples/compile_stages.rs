@@ -8,18 +8,6 @@ use std::time::Instant;
 use toolgate_compiler::{lower, project::Project};
 use toolgate_runtime::Table;
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
-}
-
 fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();
@@ -44,6 +32,6 @@ fn main() {
         all.elapsed().as_secs_f64() * 1e3,
         table.tool_count(),
         bytes.len(),
-        peak_rss_mib()
+        toolgate_bench::peak_rss_mib()
     );
 }

@@ -14,18 +14,6 @@ use toolgate_compiler::source::FileId;
 use toolgate_compiler::{lower, project::Project, registry};
 use toolgate_runtime::{Role, Table};
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
-}
-
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
@@ -40,12 +28,12 @@ fn row(stage: &str, tools: usize, configs: usize, ms: f64) {
 /// One registry parse in this process: its time, the file's size and the
 /// process's peak RSS (the workload's own text included).
 fn registry_only(text: &str, is_json: bool) {
-    let base = peak_rss_mib();
+    let base = toolgate_bench::peak_rss_mib();
     let t = Instant::now();
     let (reg, problems) = registry::load(FileId(0), text, is_json);
     let took = ms(t);
     let size = text.len() as f64 / (1024.0 * 1024.0);
-    let peak = peak_rss_mib();
+    let peak = toolgate_bench::peak_rss_mib();
     println!(
         "registry {} {:>8.1} ms  ({} tools, {} problems; file {size:.1} MiB; peak RSS {peak:.1} MiB, {:.1} MiB before the parse: {:.1}x the file)",
         if is_json { "json" } else { "toml" },
@@ -145,5 +133,8 @@ fn main() {
             d.summary.decisions
         );
     }
-    println!("peak RSS        {:>8.1} MiB", peak_rss_mib());
+    println!(
+        "peak RSS        {:>8.1} MiB",
+        toolgate_bench::peak_rss_mib()
+    );
 }

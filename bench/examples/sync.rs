@@ -32,18 +32,6 @@ fn answer(names: impl Iterator<Item = (String, String)>) -> String {
     s
 }
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        })
-        .map(|kib| kib / 1024.0)
-        .unwrap_or(0.0)
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(60_000);
@@ -100,7 +88,7 @@ fn main() {
         ms(diff),
         ms(statements),
         ms(import + collide + diff + statements),
-        peak_rss_mib()
+        toolgate_bench::peak_rss_mib()
     );
     if let Some(dir) = dir {
         let dir = std::path::Path::new(&dir);
