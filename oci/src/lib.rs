@@ -49,6 +49,11 @@ pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 /// The most of an error answer's body read for its message.
 const MAX_ERROR_BODY_BYTES: usize = 4096;
+/// The longest a connection's setup may take, within the deadline.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest the registry may send nothing during a read, within the
+/// deadline (a trickle restarts it; only the deadline bounds the whole).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The manifest media types asked for: the image manifest a push writes,
 /// and the others so that a registry's answer is the stored manifest, whose
 /// digest is the one a HEAD reports.
@@ -194,8 +199,11 @@ impl Registry {
         } else {
             ClientProtocol::HttpsExcept(options.plain_http.clone())
         };
-        let connect_timeout = Duration::from_secs(10).min(options.deadline);
-        let read_timeout = Duration::from_secs(30).min(options.deadline);
+        // Not capped at the deadline: a timer as long as the deadline races
+        // it and can end the call as an untyped transport error, and the
+        // deadline, which starts first, already ends anything longer.
+        let connect_timeout = CONNECT_TIMEOUT;
+        let read_timeout = READ_TIMEOUT;
         let config = ClientConfig {
             protocol,
             connect_timeout: Some(connect_timeout),

@@ -88,10 +88,14 @@ async fn a_trickling_registry_meets_the_deadline_in_a_pull_and_a_resolve() {
         }
         .unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(5), "{what}");
-        assert_eq!(e.kind, ErrorKind::Timeout, "{what}");
+        // Kind and message together, so a failure shows which error won.
         assert_eq!(
-            e.message,
-            format!("{reference}: the {what} did not finish within 1 s (the registry stalled or is too slow; the deadline is --registry-timeout)")
+            (e.kind, e.message.as_str()),
+            (
+                ErrorKind::Timeout,
+                format!("{reference}: the {what} did not finish within 1 s (the registry stalled or is too slow; the deadline is --registry-timeout)").as_str()
+            ),
+            "{what}"
         );
     }
 }
