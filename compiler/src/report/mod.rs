@@ -51,7 +51,90 @@ pub fn summary(diags: &[Diagnostic]) -> Summary {
 struct MietteDiag {
     d: Diagnostic,
     /// `None` for a file diagnostics must not quote: no excerpt, no labels.
-    src: Option<miette::NamedSource<std::sync::Arc<str>>>,
+    src: Option<Quoted>,
+}
+
+/// A file's text as the renderer quotes it. miette's own `read_span` counts
+/// lines from the file's start, so a large file's thousand warnings cost a
+/// thousand scans of it; this one hands miette only the text from the
+/// context's first line on and shifts the answer back, which is the same
+/// answer (a window that starts at a line start changes neither columns nor
+/// the lines after it).
+#[derive(Debug, Clone)]
+struct Quoted {
+    name: String,
+    text: std::sync::Arc<str>,
+    /// Where each line starts, or `None` when the text has a lone `\r`
+    /// (miette counts it as a line end; the window then is the whole text).
+    line_starts: Option<std::sync::Arc<[usize]>>,
+}
+
+impl Quoted {
+    fn new(
+        name: String,
+        text: std::sync::Arc<str>,
+        line_starts: Option<std::sync::Arc<[usize]>>,
+    ) -> Quoted {
+        Quoted {
+            name,
+            text,
+            line_starts,
+        }
+    }
+}
+
+/// The start of every line of `text` when `\n` alone ends its lines (with
+/// or without a `\r` before it), as miette counts them.
+fn line_starts(text: &str) -> Option<std::sync::Arc<[usize]>> {
+    let bytes = text.as_bytes();
+    let lone_cr = bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+    if lone_cr {
+        return None;
+    }
+    Some(
+        std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect(),
+    )
+}
+
+impl miette::SourceCode for Quoted {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let (window_line, window) = match &self.line_starts {
+            Some(starts) if span.offset() <= self.text.len() => {
+                let line = match starts.binary_search(&span.offset()) {
+                    Ok(l) => l,
+                    Err(l) => l - 1,
+                };
+                // One line more than the context: miette's end test is
+                // `offset + len - 1` saturating, so a window must not start
+                // at an empty span.
+                let first = line.saturating_sub(context_lines_before + 1);
+                (first, starts[first])
+            }
+            _ => (0, 0),
+        };
+        let shifted = miette::SourceSpan::new((span.offset() - window).into(), span.len());
+        let text: &'a str = &self.text[window..];
+        let inner = text.read_span(&shifted, context_lines_before, context_lines_after)?;
+        let at = inner.span();
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            miette::SourceSpan::new((at.offset() + window).into(), at.len()),
+            inner.line() + window_line,
+            inner.column(),
+            inner.line_count() + window_line,
+        )))
+    }
 }
 
 /// The note that stands for an excerpt of a file that must not be quoted.
@@ -158,21 +241,26 @@ pub fn human_at_most(
     let mut out = String::new();
     // Each file's text made once and shared by its diagnostics (a copy per
     // diagnostic was most of rendering a large file's warnings).
-    let mut texts: std::collections::HashMap<crate::source::FileId, std::sync::Arc<str>> =
-        std::collections::HashMap::new();
+    #[allow(clippy::type_complexity)]
+    let mut texts: std::collections::HashMap<
+        crate::source::FileId,
+        (std::sync::Arc<str>, Option<std::sync::Arc<[usize]>>),
+    > = std::collections::HashMap::new();
     for d in diags {
         let file = sources.get(d.span.file);
         let text = file.quote.then(|| {
             texts
                 .entry(d.span.file)
                 .or_insert_with(|| {
-                    if color {
+                    let text: std::sync::Arc<str> = if color {
                         // Styled output is written raw: the quoted text must
                         // not carry escape sequences of its own.
                         same_width_visible(&file.text).into()
                     } else {
                         file.text.as_str().into()
-                    }
+                    };
+                    let starts = line_starts(&text);
+                    (text, starts)
                 })
                 .clone()
         });
@@ -183,7 +271,7 @@ pub fn human_at_most(
         };
         let md = MietteDiag {
             d: d.clone(),
-            src: text.map(|t| miette::NamedSource::new(name, t)),
+            src: text.map(|(t, starts)| Quoted::new(name, t, starts)),
         };
         let _ = handler.render_report(&mut out, &md);
         if !file.quote {
@@ -649,4 +737,71 @@ pub fn github_summary_at_most(sources: &SourceMap, all: &[Diagnostic], limit: us
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{line_starts, Quoted};
+    use miette::SourceCode;
+
+    /// What miette reads for a span, in a form that compares.
+    fn read(
+        source: &dyn SourceCode,
+        offset: usize,
+        len: usize,
+        before: usize,
+        after: usize,
+    ) -> Option<(Vec<u8>, usize, usize, usize, usize, usize, Option<String>)> {
+        let c = source
+            .read_span(&(offset, len).into(), before, after)
+            .ok()?;
+        Some((
+            c.data().to_vec(),
+            c.span().offset(),
+            c.span().len(),
+            c.line(),
+            c.column(),
+            c.line_count(),
+            c.name().map(str::to_string),
+        ))
+    }
+
+    #[test]
+    fn a_windowed_read_is_the_read_from_the_start() {
+        let long = (0..14).map(|i| format!("line {i}")).collect::<Vec<_>>();
+        let (lf, crlf) = (long.join("\n"), long.join("\r\n") + "\r\n");
+        let texts = [
+            lf.as_str(),
+            crlf.as_str(),
+            "tool a {\n  description = \"x\"\n}\n\n\ttab \u{e9}t\u{e9}\nlast",
+            "one\r\ntwo\r\n\r\nthree\r\nfour",
+            "lone\rcarriage\nreturn\r\n",
+            "\n\n\nx\n",
+            "",
+        ];
+        for text in texts {
+            let named = miette::NamedSource::new("f.tg", text.to_string());
+            let quoted = Quoted::new("f.tg".into(), text.into(), line_starts(text));
+            // Spans inside the text, as a diagnostic's are (miette itself
+            // panics on one past the end).
+            for offset in 0..=text.len() {
+                for len in 0..=4.min(text.len() - offset) {
+                    for (before, after) in [(0, 0), (1, 1), (2, 0), (0, 3), (5, 5)] {
+                        assert_eq!(
+                            read(&quoted, offset, len, before, after),
+                            read(&named, offset, len, before, after),
+                            "{text:?} at {offset}+{len}, context {before}/{after}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_lone_carriage_return_reads_from_the_start() {
+        assert_eq!(line_starts("a\r\nb\nc").as_deref(), Some(&[0, 3, 5][..]));
+        assert_eq!(line_starts("a\rb"), None);
+        assert_eq!(line_starts("a\r"), None);
+    }
 }
