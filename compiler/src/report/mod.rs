@@ -83,6 +83,9 @@ impl Quoted {
     }
 }
 
+/// A file's text made once per rendering, and its line starts.
+type QuotedText = (std::sync::Arc<str>, Option<std::sync::Arc<[usize]>>);
+
 /// The start of every line of `text` when `\n` alone ends its lines (with
 /// or without a `\r` before it), as miette counts them.
 fn line_starts(text: &str) -> Option<std::sync::Arc<[usize]>> {
@@ -241,11 +244,8 @@ pub fn human_at_most(
     let mut out = String::new();
     // Each file's text made once and shared by its diagnostics (a copy per
     // diagnostic was most of rendering a large file's warnings).
-    #[allow(clippy::type_complexity)]
-    let mut texts: std::collections::HashMap<
-        crate::source::FileId,
-        (std::sync::Arc<str>, Option<std::sync::Arc<[usize]>>),
-    > = std::collections::HashMap::new();
+    let mut texts: std::collections::HashMap<crate::source::FileId, QuotedText> =
+        std::collections::HashMap::new();
     for d in diags {
         let file = sources.get(d.span.file);
         let text = file.quote.then(|| {
@@ -744,6 +744,9 @@ mod tests {
     use super::{line_starts, Quoted};
     use miette::SourceCode;
 
+    /// Data, span offset and length, line, column, line count, name.
+    type Read = (Vec<u8>, usize, usize, usize, usize, usize, Option<String>);
+
     /// What miette reads for a span, in a form that compares.
     fn read(
         source: &dyn SourceCode,
@@ -751,7 +754,7 @@ mod tests {
         len: usize,
         before: usize,
         after: usize,
-    ) -> Option<(Vec<u8>, usize, usize, usize, usize, usize, Option<String>)> {
+    ) -> Option<Read> {
         let c = source
             .read_span(&(offset, len).into(), before, after)
             .ok()?;
