@@ -64,6 +64,11 @@ impl SourceFile {
         }
     }
 
+    /// The byte offset at which each line starts (a line ends at `\n`).
+    pub(crate) fn line_starts(&self) -> &[usize] {
+        &self.line_starts
+    }
+
     /// The 0-based line of a byte offset (clamped to the text), and the
     /// text of that line up to the offset.
     fn line_prefix(&self, offset: usize) -> (usize, Option<&str>) {

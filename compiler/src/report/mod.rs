@@ -48,10 +48,10 @@ pub fn summary(diags: &[Diagnostic]) -> Summary {
 // ------------------------------------------------------------------ human
 
 #[derive(Debug)]
-struct MietteDiag {
+struct MietteDiag<'a> {
     d: Diagnostic,
     /// `None` for a file diagnostics must not quote: no excerpt, no labels.
-    src: Option<Quoted>,
+    src: Option<Quoted<'a>>,
 }
 
 /// A file's text as the renderer quotes it. miette's own `read_span` counts
@@ -61,50 +61,27 @@ struct MietteDiag {
 /// answer (a window that starts at a line start changes neither columns nor
 /// the lines after it).
 #[derive(Debug, Clone)]
-struct Quoted {
+struct Quoted<'a> {
     name: String,
     text: std::sync::Arc<str>,
-    /// Where each line starts, or `None` when the text has a lone `\r`
-    /// (miette counts it as a line end; the window then is the whole text).
-    line_starts: Option<std::sync::Arc<[usize]>>,
+    /// The file's line starts ([`SourceFile::line_starts`]), or `None` when
+    /// the text has a lone `\r` (miette counts it as a line end; the window
+    /// then is the whole text).
+    line_starts: Option<&'a [usize]>,
 }
 
-impl Quoted {
-    fn new(
-        name: String,
-        text: std::sync::Arc<str>,
-        line_starts: Option<std::sync::Arc<[usize]>>,
-    ) -> Quoted {
-        Quoted {
-            name,
-            text,
-            line_starts,
-        }
-    }
-}
-
-/// A file's text made once per rendering, and its line starts.
-type QuotedText = (std::sync::Arc<str>, Option<std::sync::Arc<[usize]>>);
-
-/// The start of every line of `text` when `\n` alone ends its lines (with
-/// or without a `\r` before it), as miette counts them.
-fn line_starts(text: &str) -> Option<std::sync::Arc<[usize]>> {
+/// `starts`, the line starts of `text`, unless a lone `\r` in it ends a
+/// line for miette that does not end one for them.
+fn miette_lines<'a>(text: &str, starts: &'a [usize]) -> Option<&'a [usize]> {
     let bytes = text.as_bytes();
     let lone_cr = bytes
         .iter()
         .enumerate()
         .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
-    if lone_cr {
-        return None;
-    }
-    Some(
-        std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect(),
-    )
+    (!lone_cr).then_some(starts)
 }
 
-impl miette::SourceCode for Quoted {
+impl miette::SourceCode for Quoted<'_> {
     fn read_span<'a>(
         &'a self,
         span: &miette::SourceSpan,
@@ -150,15 +127,15 @@ fn unquoted_note(sources: &SourceMap, span: crate::source::Span) -> String {
     )
 }
 
-impl std::fmt::Display for MietteDiag {
+impl std::fmt::Display for MietteDiag<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.d.message)
     }
 }
 
-impl std::error::Error for MietteDiag {}
+impl std::error::Error for MietteDiag<'_> {}
 
-impl miette::Diagnostic for MietteDiag {
+impl miette::Diagnostic for MietteDiag<'_> {
     /// `error[TG1010]`: the severity word and the code, as `plain` and rustc write them.
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         Some(Box::new(format!(
@@ -244,8 +221,10 @@ pub fn human_at_most(
     let mut out = String::new();
     // Each file's text made once and shared by its diagnostics (a copy per
     // diagnostic was most of rendering a large file's warnings).
-    let mut texts: std::collections::HashMap<crate::source::FileId, QuotedText> =
-        std::collections::HashMap::new();
+    let mut texts: std::collections::HashMap<
+        crate::source::FileId,
+        (std::sync::Arc<str>, Option<&[usize]>),
+    > = std::collections::HashMap::new();
     for d in diags {
         let file = sources.get(d.span.file);
         let text = file.quote.then(|| {
@@ -259,7 +238,8 @@ pub fn human_at_most(
                     } else {
                         file.text.as_str().into()
                     };
-                    let starts = line_starts(&text);
+                    // Same bytes per character: the file's line starts hold.
+                    let starts = miette_lines(&text, file.line_starts());
                     (text, starts)
                 })
                 .clone()
@@ -271,7 +251,11 @@ pub fn human_at_most(
         };
         let md = MietteDiag {
             d: d.clone(),
-            src: text.map(|(t, starts)| Quoted::new(name, t, starts)),
+            src: text.map(|(text, line_starts)| Quoted {
+                name,
+                text,
+                line_starts,
+            }),
         };
         let _ = handler.render_report(&mut out, &md);
         if !file.quote {
@@ -741,7 +725,8 @@ pub fn github_summary_at_most(sources: &SourceMap, all: &[Diagnostic], limit: us
 
 #[cfg(test)]
 mod tests {
-    use super::{line_starts, Quoted};
+    use super::{miette_lines, Quoted};
+    use crate::source::SourceFile;
     use miette::SourceCode;
 
     /// Data, span offset and length, line, column, line count, name.
@@ -784,7 +769,12 @@ mod tests {
         ];
         for text in texts {
             let named = miette::NamedSource::new("f.tg", text.to_string());
-            let quoted = Quoted::new("f.tg".into(), text.into(), line_starts(text));
+            let file = SourceFile::new("f.tg", text);
+            let quoted = Quoted {
+                name: "f.tg".into(),
+                text: text.into(),
+                line_starts: miette_lines(text, file.line_starts()),
+            };
             // Spans inside the text, as a diagnostic's are (miette itself
             // panics on one past the end).
             for offset in 0..=text.len() {
@@ -803,8 +793,10 @@ mod tests {
 
     #[test]
     fn only_a_lone_carriage_return_reads_from_the_start() {
-        assert_eq!(line_starts("a\r\nb\nc").as_deref(), Some(&[0, 3, 5][..]));
-        assert_eq!(line_starts("a\rb"), None);
-        assert_eq!(line_starts("a\r"), None);
+        let starts = [0, 3, 5];
+        assert_eq!(miette_lines("a\r\nb\nc", &starts), Some(&starts[..]));
+        assert_eq!(SourceFile::new("f", "a\r\nb\nc").line_starts(), &starts);
+        assert_eq!(miette_lines("a\rb", &[0]), None);
+        assert_eq!(miette_lines("a\r", &[0]), None);
     }
 }
