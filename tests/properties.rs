@@ -58,6 +58,18 @@ proptest! {
                 .map(|d| (d.tool.to_string(), d.reason.unwrap().code()))
                 .collect();
             prop_assert_eq!(&un, &from_decide);
+            // The id forms (hosts' arrays) are the same list by position.
+            let by_id: Vec<(String, &str)> = rt.unavailable_ids().iter().map(|&(i, r)| (names[i as usize].clone(), r.code())).collect();
+            prop_assert_eq!(&un, &by_id);
+            let mut into = vec![u32::MAX; names.len() + 1];
+            let n = rt.unavailable_ids_into(&mut into, |i, r| i << 3 | u32::from(r.number())).expect("room for every tool");
+            let packed: Vec<(String, &str)> = into[..n].iter().map(|&v| (names[(v >> 3) as usize].clone(), toolgate_runtime::Reason::from_number((v & 7) as u8).unwrap().code())).collect();
+            prop_assert_eq!(&un, &packed);
+            prop_assert!(into[n..].iter().all(|&v| v == u32::MAX), "nothing written past the list");
+            // A buffer short of the tool count is refused whole, never cut.
+            let mut short = vec![u32::MAX; names.len() - 1];
+            prop_assert_eq!(rt.unavailable_ids_into(&mut short, |i, _| i), None);
+            prop_assert!(short.iter().all(|&v| v == u32::MAX));
             // No leak across gates: a refusal before the trust-zone gate carries
             // no zone facts, and its typed refusal names no zone or ceiling.
             for d in rt.decisions() {

@@ -14,6 +14,7 @@ const RAW = Symbol('toolgate.raw');
 const NAMES = Symbol('toolgate.names');
 const INDEX = Symbol('toolgate.index');
 const ENTRIES = Symbol('toolgate.entries');
+const SCRATCH = Symbol('toolgate.scratch');
 
 /** The gates in their fixed order, as reason codes (the catalogue's). */
 const GATE_ORDER = Object.freeze(CATALOGUE.gates.map((g) => g.code));
@@ -274,13 +275,14 @@ class Context {
   #n;
   #table;
   #index;
-  #cache;
+  // Decisions by tool id, made as they are asked (the array only once a
+  // context decides: a context made for its lists never pays for it).
+  #cache = null;
   #unavailable = null;
   constructor(n, table, index) {
     this.#n = n;
     this.#table = table;
     this.#index = index;
-    this.#cache = new Array(index.size);
   }
 
   get table() {
@@ -289,7 +291,7 @@ class Context {
 
   #made(id) {
     const d = new Decision(this.#n.decideId(id));
-    this.#cache[id] = d;
+    (this.#cache ??= new Array(this.#index.size))[id] = d;
     return d;
   }
 
@@ -297,7 +299,7 @@ class Context {
   decide(name) {
     if (typeof name === 'string') {
       const id = this.#index.get(name);
-      if (id !== undefined) return this.#cache[id] ?? this.#made(id);
+      if (id !== undefined) return this.#cache?.[id] ?? this.#made(id);
     }
     const n = str(name, 'tool name');
     return new Decision(call(() => this.#n.decide(n)));
@@ -338,8 +340,8 @@ class Context {
 
   /** Every registered tool's decision, in registry order. */
   decisions() {
-    const out = new Array(this.#cache.length);
-    for (let i = 0; i < out.length; i++) out[i] = this.#cache[i] ?? this.#made(i);
+    const out = new Array(this.#index.size);
+    for (let i = 0; i < out.length; i++) out[i] = this.#cache?.[i] ?? this.#made(i);
     return out;
   }
 
@@ -375,9 +377,10 @@ class Context {
     const table = this.#table;
     const names = table[NAMES];
     const entries = table[ENTRIES];
-    const packed = this.#n.unavailableIds();
-    const out = new Array(packed.length);
-    for (let i = 0; i < packed.length; i++) {
+    const packed = table[SCRATCH];
+    const count = this.#n.unavailableIdsInto(packed);
+    const out = new Array(count);
+    for (let i = 0; i < count; i++) {
       const v = packed[i];
       const id = v >>> 3;
       const reason = REASON_BY_NUMBER[v & 7];
@@ -395,7 +398,8 @@ class Context {
   /** The unavailable registered tools as the addon gives them, one
    * `id << 3 | reason number` each (registry order): no object per entry. */
   unavailablePacked() {
-    return this.#n.unavailableIds();
+    const scratch = this.#table[SCRATCH];
+    return scratch.slice(0, this.#n.unavailableIdsInto(scratch));
   }
 
   unavailableCount() {
@@ -446,6 +450,9 @@ class Table {
     this[INDEX] = new Map(names.map((x, i) => [x, i]));
     // The unavailable list's entries by tool id, made as contexts list them.
     this[ENTRIES] = new Array(names.length).fill(undefined);
+    // Where the addon writes a context's packed list (one entry per tool at
+    // most); JavaScript owns it, callers get a copy or objects.
+    this[SCRATCH] = new Uint32Array(names.length);
   }
 
   /** Load a table from bytes (Buffer, Uint8Array, ArrayBuffer) or a file

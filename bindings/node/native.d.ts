@@ -18,10 +18,13 @@ export declare class NativeContext {
   /** The ids of the offered tools, in registry order. */
   offeredIds(): Uint32Array
   /**
-   * The unavailable registered tools, in registry order, each as
-   * `id << 3 | reason number` (remote names only where visible).
+   * The unavailable list written into `out` (one `id << 3 | reason
+   * number` each, registry order); the number written. `out` must hold
+   * every tool of the table (an `ArgumentError` otherwise: a list is
+   * never cut short). JavaScript owns the memory, so no buffer
+   * is handed across and finalized per call.
    */
-  unavailableIds(): Uint32Array
+  unavailableIdsInto(out: Uint32Array): number
   /**
    * The refused live tools the table does not know, after the table's
    * own unavailable list (hidden remote names left out).

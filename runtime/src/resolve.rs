@@ -101,6 +101,24 @@ impl<'t> Context<'t> {
         out
     }
 
+    /// The unavailable list written into `out` as `make(tool index,
+    /// reason)`, in registry order, for hosts that own the memory (a
+    /// JavaScript typed array): the number written, or `None`, writing
+    /// nothing, when `out` is shorter than the table's tool count (a list is
+    /// never cut short).
+    pub fn unavailable_ids_into<T>(
+        &self,
+        out: &mut [T],
+        make: impl Fn(u32, Reason) -> T,
+    ) -> Option<usize> {
+        if out.len() < self.table.tool_count() {
+            return None;
+        }
+        let mut n = 0;
+        self.for_each_listed(false, |w| n += w.fill_slice(&mut out[n..], &make));
+        Some(n)
+    }
+
     /// The allocation-free core of [`Context::unavailable`].
     pub fn for_each_unavailable(&self, mut f: impl FnMut(&'t str, Reason)) {
         let t = self.table;
@@ -286,9 +304,20 @@ impl ListedWord {
                 );
             }
         }
+        self.for_each_minor(|below, i, g| {
+            if let Some(d) = out.get_mut(start + below) {
+                *d = make(i, g);
+            }
+        });
+    }
+
+    /// Each listed tool a gate other than the major one refuses first: its
+    /// position among the word's listed tools, its index and that gate.
+    #[inline]
+    fn for_each_minor(&self, mut put: impl FnMut(usize, usize, Reason)) {
         for g in GATE_ORDER {
             let mine = self.by_gate[g.rank()];
-            if g == major || mine == 0 {
+            if g == self.major || mine == 0 {
                 continue;
             }
             for b in (crate::bits::BitIter {
@@ -296,11 +325,34 @@ impl ListedWord {
                 base: 0,
             }) {
                 let below = (self.listed & ((1u64 << b) - 1)).count_ones() as usize;
-                if let Some(d) = out.get_mut(start + below) {
-                    *d = make(self.base + b, g);
-                }
+                put(below, self.base + b, g);
             }
         }
+    }
+
+    /// [`ListedWord::fill`] into the front of `out`, which holds at least
+    /// the word's listed tools (at most 64): the number written.
+    #[inline]
+    fn fill_slice<T>(&self, out: &mut [T], make: impl Fn(u32, Reason) -> T) -> usize {
+        let count = self.listed.count_ones() as usize;
+        let out = &mut out[..count];
+        let major = self.major;
+        let mut at = 0;
+        for k in 0..8 {
+            let byte = (self.listed >> (8 * k)) as u8;
+            if byte != 0 {
+                let base = (self.base + 8 * k) as u32;
+                let (n, bits) = &BYTE_BITS[byte as usize];
+                let n = *n as usize;
+                for (d, &b) in out[at..at + n].iter_mut().zip(&bits[..n]) {
+                    *d = make(base + u32::from(b), major);
+                }
+                at += n;
+            }
+        }
+        // `below` counts listed tools under one of them: less than `count`.
+        self.for_each_minor(|below, i, g| out[below] = make(i as u32, g));
+        count
     }
 }
 

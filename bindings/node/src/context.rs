@@ -131,15 +131,27 @@ impl NativeContext {
         Uint32Array::new(self.rt().offered_ids())
     }
 
-    /// The unavailable registered tools, in registry order, each as
-    /// `id << 3 | reason number` (remote names only where visible).
+    /// The unavailable list written into `out` (one `id << 3 | reason
+    /// number` each, registry order); the number written. `out` must hold
+    /// every tool of the table (an `ArgumentError` otherwise: a list is
+    /// never cut short). JavaScript owns the memory, so no buffer
+    /// is handed across and finalized per call.
     #[napi]
-    pub fn unavailable_ids(&self) -> Uint32Array {
-        let mut out = Vec::with_capacity(self.rt().unavailable_count());
-        self.rt().for_each_unavailable_id(|i, r| {
-            out.push(i << LIST_REASON_BITS | u32::from(r.number()))
-        });
-        Uint32Array::new(out)
+    pub fn unavailable_ids_into(&self, mut out: Uint32ArraySlice<'_>) -> Result<u32> {
+        // SAFETY: the call is synchronous, so no JavaScript runs (and no
+        // other view writes the buffer) while this slice lives.
+        let out = unsafe { out.as_mut() };
+        let out_len = out.len();
+        let c = self.rt();
+        c.unavailable_ids_into(out, |i, r| i << LIST_REASON_BITS | u32::from(r.number()))
+            .map(|n| n as u32)
+            .ok_or_else(|| {
+                errors::argument(format!(
+                    "unavailableIdsInto: a buffer of {} entries cannot hold the list of a table of {} tools",
+                    out_len,
+                    c.table().tool_count()
+                ))
+            })
     }
 
     /// The refused live tools the table does not know, after the table's

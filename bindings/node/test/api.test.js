@@ -247,6 +247,12 @@ test('offered, unavailable, prompt and the tool set', () => {
   const packed = ctx.unavailablePacked();
   assert.ok(packed instanceof Uint32Array && packed.length === un.length);
   assert.equal(t.tools[packed[0] >>> 3], 'refund.issue');
+  // The caller's own copy: writing it changes no later answer of any context.
+  const kept = Array.from(packed);
+  packed.fill(0);
+  assert.deepEqual(Array.from(ctx.unavailablePacked()), kept);
+  assert.deepEqual(ctx.unavailable().map((u) => u.tool), kept.map((v) => t.tools[v >>> 3]));
+  assert.notEqual(ctx.unavailablePacked(), ctx.unavailablePacked());
   const host = ctx.toolSet();
   assert.equal(host.audience, 'host');
   assert.deepEqual(host.offered, ctx.offered());
