@@ -327,7 +327,7 @@ impl Corpus {
             out.insert(path, text.into_bytes());
         }
         // The gate list hosts export (`toolgate_codes_json`), not a copy.
-        let gates = serde_json::to_value(toolgate_runtime::host::codes::gates()).expect("json");
+        let gates = serde_json::to_value(toolgate_runtime::host::catalogue::gates()).expect("json");
         let manifest = json!({
             "format": FORMAT,
             "suites": suites,

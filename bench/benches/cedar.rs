@@ -22,9 +22,40 @@ use toolgate_bench::{walk, AskedNames, Cycle, Subject};
 use toolgate_runtime::Role;
 use toolgate_tests::{reference_decide, reference_unavailable};
 
-fn bench(c: &mut Criterion) {
-    for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {
-        let s = Subject::new(n);
+/// What one size times: our context, and each peer set up and checked.
+struct Sized<'s> {
+    n: usize,
+    s: &'s Subject,
+    ctx: toolgate_runtime::Context<'s>,
+    rctx: toolgate_tests::RefCtx,
+    world: CedarWorld,
+    requests: Vec<cedar_policy::Request>,
+    /// Regorus and Casbin run up to 100k tools.
+    #[cfg(feature = "regorus")]
+    rego: Option<Rego>,
+    #[cfg(feature = "casbin")]
+    casbin: Option<Casbin>,
+}
+
+/// Rego's world, each tool's input of the timed context, the list's input.
+#[cfg(feature = "regorus")]
+type Rego = (
+    std::cell::RefCell<toolgate_bench::rego::RegoWorld>,
+    Vec<serde_json::Value>,
+    serde_json::Value,
+);
+
+/// Casbin's enforcers and each tool's request of the timed context.
+#[cfg(feature = "casbin")]
+type Casbin = (
+    toolgate_bench::casbin_model::CasbinWorld,
+    Vec<toolgate_bench::casbin_model::Req>,
+);
+
+impl<'s> Sized<'s> {
+    /// Every peer built and checked to agree with toolgate before anything
+    /// is timed.
+    fn new(s: &'s Subject, n: usize) -> Sized<'s> {
         // Every context up to 10k tools; above, the timed context over every
         // tool (checked below), as the full space takes minutes of Cedar.
         if n <= 10_000 {
@@ -32,170 +63,198 @@ fn bench(c: &mut Criterion) {
                 .expect("Cedar and toolgate agree");
             eprintln!("{n} tools: Cedar and toolgate agree on {checked} decisions");
         }
-        let (ctx, rctx, names) = (s.context(), s.reference(), &s.w.tool_names);
+        let ctx = s.context();
         let spec = s.table.spec();
         let world = CedarWorld::new(spec);
         let cctx = world.context(spec, &s.w.configurations[0], Some("k0"), None);
         let requests = world.requests(spec, Role::User, &cctx);
         for (i, r) in requests.iter().enumerate() {
-            assert_eq!(
-                ctx.decide_id(i as u32).allowed,
-                world.allowed(r),
-                "tool {i}"
-            );
+            assert_eq!(ctx.decide_id(i as u32).allowed, world.allowed(r), "tool {i}");
         }
         eprintln!("{n} tools: Cedar and toolgate agree on the timed context's {n} decisions");
         #[cfg(any(feature = "regorus", feature = "casbin"))]
-        let pctx = toolgate_bench::peers::timed_context(spec, &s.w.configurations[0]);
-        #[cfg(any(feature = "regorus", feature = "casbin"))]
         let refused: Vec<bool> = (0..n).map(|i| !ctx.decide_id(i as u32).allowed).collect();
-        #[cfg(feature = "regorus")]
-        let refused_names: Vec<String> = (0..n)
-            .filter(|&i| refused[i])
-            .map(|i| names[i].clone())
-            .collect();
-        let peers = n <= 100_000;
+        Sized {
+            n,
+            s,
+            rctx: s.reference(),
+            #[cfg(feature = "regorus")]
+            rego: (n <= 100_000).then(|| rego(s, &refused)),
+            #[cfg(feature = "casbin")]
+            casbin: (n <= 100_000).then(|| casbin(s, &refused)),
+            ctx,
+            world,
+            requests,
+        }
+    }
 
-        #[cfg(feature = "regorus")]
-        let rego = peers.then(|| {
-            let mut world = toolgate_bench::rego::RegoWorld::new(spec);
-            if n <= 10_000 {
-                let checked = toolgate_bench::peers::check_agreement(
-                    &s.table,
-                    1,
-                    |c, i| {
-                        let input = world.input(spec, c.config, c.role, c.consumer, c.observe, Some(&names[i]));
-                        world.allowed(&input)
-                    },
-                    "regorus",
-                )
-                .expect("Rego and toolgate agree");
-                eprintln!("{n} tools: Rego and toolgate agree on {checked} decisions");
-            }
-            let inputs = world.inputs(spec, &pctx);
-            for (i, input) in inputs.iter().enumerate() {
-                assert_eq!(world.allowed(input), !refused[i], "Rego, tool {i}");
-            }
-            let list_input = world.input(spec, pctx.config, pctx.role, pctx.consumer, pctx.observe, None);
-            let (mut theirs, mut expected) = (world.unavailable(&list_input), refused_names.clone());
-            theirs.sort_unstable();
-            expected.sort_unstable();
-            assert_eq!(theirs, expected, "Rego's unavailable set");
-            eprintln!("{n} tools: Rego and toolgate agree on the timed context's {n} decisions and its unavailable set");
-            (std::cell::RefCell::new(world), inputs, list_input)
-        });
+    fn peers(&self) -> bool {
+        self.n <= 100_000
+    }
+}
 
-        #[cfg(feature = "casbin")]
-        let casbin = peers.then(|| {
-            use toolgate_bench::casbin_model::CasbinWorld;
-            let world = CasbinWorld::new(spec, n);
-            if n <= 10_000 {
-                let checked = toolgate_bench::peers::check_agreement(
-                    &s.table,
-                    1,
-                    |c, i| world.allowed(&CasbinWorld::request(spec, c, &names[i])),
-                    "casbin",
-                )
-                .expect("Casbin and toolgate agree");
-                eprintln!("{n} tools: Casbin and toolgate agree on {checked} decisions");
-            }
-            let requests = CasbinWorld::requests(spec, &pctx);
-            for (i, r) in requests.iter().enumerate() {
-                assert_eq!(world.allowed(r), !refused[i], "Casbin, tool {i}");
-                assert_eq!(world.allowed_cached(r), !refused[i], "Casbin cached, tool {i}");
-            }
-            eprintln!("{n} tools: Casbin (both enforcers) and toolgate agree on the timed context's {n} decisions");
-            (world, requests)
-        });
+#[cfg(feature = "regorus")]
+fn rego(s: &Subject, refused: &[bool]) -> Rego {
+    let (spec, names, n) = (s.table.spec(), &s.w.tool_names, refused.len());
+    let pctx = toolgate_bench::peers::timed_context(spec, &s.w.configurations[0]);
+    let mut world = toolgate_bench::rego::RegoWorld::new(spec);
+    if n <= 10_000 {
+        let checked = toolgate_bench::peers::check_agreement(
+            &s.table,
+            1,
+            |c, i| {
+                let input = world.input(spec, c.config, c.role, c.consumer, c.observe, Some(&names[i]));
+                world.allowed(&input)
+            },
+            "regorus",
+        )
+        .expect("Rego and toolgate agree");
+        eprintln!("{n} tools: Rego and toolgate agree on {checked} decisions");
+    }
+    let inputs = world.inputs(spec, &pctx);
+    for (i, input) in inputs.iter().enumerate() {
+        assert_eq!(world.allowed(input), !refused[i], "Rego, tool {i}");
+    }
+    let list_input = world.input(spec, pctx.config, pctx.role, pctx.consumer, pctx.observe, None);
+    let mut theirs = world.unavailable(&list_input);
+    let mut expected: Vec<String> = (0..n).filter(|&i| refused[i]).map(|i| names[i].clone()).collect();
+    theirs.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(theirs, expected, "Rego's unavailable set");
+    eprintln!("{n} tools: Rego and toolgate agree on the timed context's {n} decisions and its unavailable set");
+    (std::cell::RefCell::new(world), inputs, list_input)
+}
 
-        let mut g = c.benchmark_group("cedar_decide");
-        g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
-            let names = AskedNames::new(names);
-            let mut asked = names.cycle();
-            b.iter(|| black_box(ctx.decide(black_box(asked()))))
+#[cfg(feature = "casbin")]
+fn casbin(s: &Subject, refused: &[bool]) -> Casbin {
+    use toolgate_bench::casbin_model::CasbinWorld;
+    let (spec, names, n) = (s.table.spec(), &s.w.tool_names, refused.len());
+    let pctx = toolgate_bench::peers::timed_context(spec, &s.w.configurations[0]);
+    let world = CasbinWorld::new(spec, n);
+    if n <= 10_000 {
+        let checked = toolgate_bench::peers::check_agreement(
+            &s.table,
+            1,
+            |c, i| world.allowed(&CasbinWorld::request(spec, c, &names[i])),
+            "casbin",
+        )
+        .expect("Casbin and toolgate agree");
+        eprintln!("{n} tools: Casbin and toolgate agree on {checked} decisions");
+    }
+    let requests = CasbinWorld::requests(spec, &pctx);
+    for (i, r) in requests.iter().enumerate() {
+        assert_eq!(world.allowed(r), !refused[i], "Casbin, tool {i}");
+        assert_eq!(world.allowed_cached(r), !refused[i], "Casbin cached, tool {i}");
+    }
+    eprintln!("{n} tools: Casbin (both enforcers) and toolgate agree on the timed context's {n} decisions");
+    (world, requests)
+}
+
+/// One decision: toolgate by name and 64 names a call, each peer, and the
+/// reference interpreter up to 10k tools.
+fn decide_group(c: &mut Criterion, z: &Sized<'_>) {
+    let (n, names) = (z.n, &z.s.w.tool_names);
+    let mut g = c.benchmark_group("cedar_decide");
+    g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
+        let names = AskedNames::new(names);
+        let mut asked = names.cycle();
+        b.iter(|| black_box(z.ctx.decide(black_box(asked()))))
+    });
+    // 64 names a call (`decide_many`): time per call of 64.
+    g.bench_with_input(BenchmarkId::new("toolgate_many64", n), &n, |b, _| {
+        let asked = AskedNames::new(names);
+        let batches = asked.batches(64);
+        let mut which = Cycle::new((0..batches.len()).collect());
+        b.iter(|| black_box(z.ctx.decide_many(black_box(&batches[*which.next()]))))
+    });
+    g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
+        let mut asked = Cycle::new(walk(n).into_iter().map(|i| &z.requests[i]).collect());
+        b.iter(|| black_box(z.world.allowed(black_box(asked.next()))))
+    });
+    #[cfg(feature = "regorus")]
+    if let Some((world, inputs, _)) = &z.rego {
+        g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
+            let mut asked = Cycle::new(walk(n).into_iter().map(|i| &inputs[i]).collect());
+            let mut world = world.borrow_mut();
+            b.iter(|| black_box(world.allowed(black_box(asked.next()))))
         });
-        // 64 names a call (`decide_many`): time per call of 64.
-        g.bench_with_input(BenchmarkId::new("toolgate_many64", n), &n, |b, _| {
-            let asked = AskedNames::new(names);
-            let batches = asked.batches(64);
-            let mut which = Cycle::new((0..batches.len()).collect());
-            b.iter(|| black_box(ctx.decide_many(black_box(&batches[*which.next()]))))
-        });
-        g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
+    }
+    #[cfg(feature = "casbin")]
+    if let Some((world, requests)) = &z.casbin {
+        g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
             let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
             b.iter(|| black_box(world.allowed(black_box(asked.next()))))
         });
-        #[cfg(feature = "regorus")]
-        if let Some((world, inputs, _)) = &rego {
-            g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
-                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &inputs[i]).collect());
-                let mut world = world.borrow_mut();
-                b.iter(|| black_box(world.allowed(black_box(asked.next()))))
-            });
-        }
-        #[cfg(feature = "casbin")]
-        if let Some((world, requests)) = &casbin {
-            g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
-                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
-                b.iter(|| black_box(world.allowed(black_box(asked.next()))))
-            });
-            // Every request of the walk was asked in the agreement check
-            // above, so the cache (sized to the tool count) answers.
-            g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
-                let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
-                b.iter(|| black_box(world.allowed_cached(black_box(asked.next()))))
-            });
-        }
-        if n <= 10_000 {
-            g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-                let names = AskedNames::new(names);
-                let mut asked = names.cycle();
-                b.iter(|| black_box(reference_decide(&s.m, &rctx, black_box(asked()))))
-            });
-        }
-        g.finish();
-
-        let mut g = c.benchmark_group("cedar_unavailable");
-        g.sample_size(10);
-        // Equal samples: a peer's loop takes up to seconds an iteration at
-        // 100k, and linear sampling would run 55 of them.
-        g.sampling_mode(SamplingMode::Flat);
-        g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
-            b.iter(|| black_box(ctx.unavailable()))
+        // Every request of the walk was asked in the agreement check
+        // above, so the cache (sized to the tool count) answers.
+        g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
+            let mut asked = Cycle::new(walk(n).into_iter().map(|i| &requests[i]).collect());
+            b.iter(|| black_box(world.allowed_cached(black_box(asked.next()))))
         });
-        // Cedar looping takes about 10 µs a tool: 1 s an iteration at 100k,
-        // 10 s at 1M (not timed there).
-        if peers {
-            g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
-                b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
-            });
-        }
-        #[cfg(feature = "regorus")]
-        if let Some((world, inputs, list_input)) = &rego {
-            let mut world = world.borrow_mut();
-            g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
-                b.iter(|| black_box(inputs.iter().filter(|r| !world.allowed(r)).count()))
-            });
-            // Rego's own form of the list: the set rule, one evaluation.
-            g.bench_with_input(BenchmarkId::new("regorus_set_rule", n), &n, |b, _| {
-                b.iter(|| black_box(world.unavailable(black_box(list_input)).len()))
-            });
-        }
-        #[cfg(feature = "casbin")]
-        if let Some((world, requests)) = &casbin {
-            g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
-                b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
-            });
-            g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
-                b.iter(|| black_box(requests.iter().filter(|r| !world.allowed_cached(r)).count()))
-            });
-        }
-        if n <= 1_000 {
-            g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
-                b.iter(|| black_box(reference_unavailable(&s.m, &rctx)))
-            });
-        }
-        g.finish();
+    }
+    if n <= 10_000 {
+        g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+            let names = AskedNames::new(names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(reference_decide(&z.s.m, &z.rctx, black_box(asked()))))
+        });
+    }
+    g.finish();
+}
+
+/// The unavailable list: toolgate's resolver against each peer looping over
+/// every tool (Rego's set rule too), the reference up to 1k tools.
+fn list_group(c: &mut Criterion, z: &Sized<'_>) {
+    let n = z.n;
+    let mut g = c.benchmark_group("cedar_unavailable");
+    g.sample_size(10);
+    // Equal samples: a peer's loop takes up to seconds an iteration at
+    // 100k, and linear sampling would run 55 of them.
+    g.sampling_mode(SamplingMode::Flat);
+    g.bench_with_input(BenchmarkId::new("toolgate", n), &n, |b, _| {
+        b.iter(|| black_box(z.ctx.unavailable()))
+    });
+    // Cedar looping takes about 10 µs a tool: 1 s an iteration at 100k,
+    // 10 s at 1M (not timed there).
+    if z.peers() {
+        g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
+            b.iter(|| black_box(z.requests.iter().filter(|r| !z.world.allowed(r)).count()))
+        });
+    }
+    #[cfg(feature = "regorus")]
+    if let Some((world, inputs, list_input)) = &z.rego {
+        let mut world = world.borrow_mut();
+        g.bench_with_input(BenchmarkId::new("regorus", n), &n, |b, _| {
+            b.iter(|| black_box(inputs.iter().filter(|r| !world.allowed(r)).count()))
+        });
+        // Rego's own form of the list: the set rule, one evaluation.
+        g.bench_with_input(BenchmarkId::new("regorus_set_rule", n), &n, |b, _| {
+            b.iter(|| black_box(world.unavailable(black_box(list_input)).len()))
+        });
+    }
+    #[cfg(feature = "casbin")]
+    if let Some((world, requests)) = &z.casbin {
+        g.bench_with_input(BenchmarkId::new("casbin", n), &n, |b, _| {
+            b.iter(|| black_box(requests.iter().filter(|r| !world.allowed(r)).count()))
+        });
+        g.bench_with_input(BenchmarkId::new("casbin_cached", n), &n, |b, _| {
+            b.iter(|| black_box(requests.iter().filter(|r| !world.allowed_cached(r)).count()))
+        });
+    }
+    if n <= 1_000 {
+        g.bench_with_input(BenchmarkId::new("reference", n), &n, |b, _| {
+            b.iter(|| black_box(reference_unavailable(&z.s.m, &z.rctx)))
+        });
+    }
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {
+        let s = Subject::new(n);
+        let z = Sized::new(&s, n);
+        decide_group(c, &z);
+        list_group(c, &z);
     }
 }
 

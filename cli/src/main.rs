@@ -12,9 +12,9 @@ mod progress;
 mod schemas;
 
 use commands::{
-    check, classify, compile, decide, diff, drift, explain, fmt, gateway, init, keygen, lsp,
-    offered, pull, push, registry, report, run, schema, serve, shell, show, simulate, snapshot,
-    stats, test, unavailable,
+    check, classify, compile, completions, decide, diff, drift, explain, fmt, gateway, init,
+    keygen, lsp, man, offered, pull, push, registry, report, run, schema, serve, show, simulate,
+    snapshot, stats, test, unavailable,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -126,9 +126,9 @@ enum Command {
     /// up VS Code, Neovim and Helix.
     Lsp(lsp::LspArgs),
     /// Print the shell completion script (bash, elvish, fish, powershell, zsh).
-    Completions(shell::CompletionsArgs),
+    Completions(completions::CompletionsArgs),
     /// Print the man page, or write every page into a directory (-o DIR).
-    Man(shell::ManArgs),
+    Man(man::ManArgs),
     /// The JSON Schema of a JSON output (`toolgate schema` lists them; --all -o DIR writes every one).
     Schema(schema::SchemaArgs),
 }
@@ -186,8 +186,8 @@ fn main() -> ExitCode {
         Command::Serve(a) => serve::serve(a),
         Command::Gateway(a) => gateway::gateway(a),
         Command::Lsp(a) => lsp::lsp(a),
-        Command::Completions(a) => shell::completions(a),
-        Command::Man(a) => shell::man(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => man::man(a),
         Command::Schema(a) => schema::schema(a),
     };
     // The report written with -o, also when the command found problems.

@@ -101,7 +101,7 @@ impl Handler {
         let decision_id = self.gw.shared.ids.next_id();
         log.record(ServiceRecord {
             decision_id: decision_id.clone(),
-            timestamp: toolgate_serve::util::rfc3339(SystemTime::now()),
+            timestamp: toolgate_serve::stamps::rfc3339(SystemTime::now()),
             path: format!(
                 "mcp/tools/{}",
                 if stage == "offer" { "list" } else { "call" }

@@ -23,7 +23,7 @@ pub mod metrics;
 pub mod poll;
 pub mod server;
 pub mod source;
-pub mod util;
+pub mod stamps;
 
 pub use declog::LogTarget;
 pub use source::Source;
@@ -248,7 +248,7 @@ pub struct Shared {
     pub limits: Limits,
     pub metrics: metrics::Metrics,
     pub log: Option<declog::DecisionLogSink>,
-    pub ids: util::IdGen,
+    pub ids: stamps::IdGen,
     pub public_url: String,
     /// Reloads accept only tables signed by these keys, when set.
     pub trusted_keys: Option<TrustedKeys>,
@@ -271,7 +271,7 @@ pub fn note(text: &str) {
 }
 
 fn unix_s(t: SystemTime) -> f64 {
-    util::unix_ms(t) as f64 / 1000.0
+    stamps::unix_ms(t) as f64 / 1000.0
 }
 
 impl Shared {
@@ -418,7 +418,7 @@ impl Service {
                 limits,
                 metrics,
                 log,
-                ids: util::IdGen::default(),
+                ids: stamps::IdGen::default(),
                 public_url,
                 trusted_keys,
                 default_configuration: None,

@@ -26,7 +26,7 @@ use crate::api::{
     SearchRequest, Semantic, Stage, UnavailableRequest,
 };
 use crate::metrics::DecisionLabels;
-use crate::util::{rfc3339, unix_ms};
+use crate::stamps::{rfc3339, unix_ms};
 use crate::Shared;
 
 /// An evaluation with nothing of its own (all from the defaults).

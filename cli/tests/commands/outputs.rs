@@ -137,68 +137,6 @@ fn a_broken_policy_under_a_query_is_an_input_error_not_a_refusal() {
 }
 
 #[test]
-fn completions_and_man_pages_come_from_the_argument_definitions() {
-    let o = run(&["completions", "bash"]);
-    assert_eq!(o.status.code(), Some(0));
-    let bash = stdout(&o);
-    assert_starts_with(&bash, "_toolgate() {\n");
-    assert_contains(&bash, "complete -F _toolgate");
-    assert_contains(&bash, "--enforcement");
-    let o = run(&["completions", "zsh"]);
-    assert!(stdout(&o).starts_with("#compdef toolgate\n"));
-    let o = run(&["completions", "tcsh"]);
-    assert_eq!(o.status.code(), Some(2));
-
-    let page = stdout(&run(&["man"]));
-    assert!(page.contains(&format!(
-        ".TH toolgate 1  \"toolgate {} (table format {})\"",
-        env!("CARGO_PKG_VERSION"),
-        toolgate_runtime::format::FORMAT_VERSION
-    )));
-    let dir = temp("man");
-    let o = run(&["man", "-o", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0));
-    let decide = std::fs::read_to_string(dir.join("toolgate-decide.1")).unwrap();
-    assert_contains(&decide, ".TH toolgate-decide 1");
-    assert_contains(&decide, "toolgate decide");
-    assert!(dir.join("toolgate-check.1").is_file());
-}
-
-#[test]
-fn init_makes_a_project_that_passes_check_test_and_fmt() {
-    let dir = temp("init").join("new");
-    let d = dir.to_str().unwrap();
-    let o = run(&["init", d]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    for f in [
-        "toolgate.toml",
-        "registry.toml",
-        "policy.tg",
-        "policy.test.toml",
-    ] {
-        assert!(dir.join(f).is_file(), "{f}");
-    }
-    let o = run(&["check", "--format", "plain", "--deny-warnings", d]);
-    assert_eq!(
-        (o.status.code(), stdout(&o).as_str()),
-        (Some(0), "0 errors, 0 warnings\n")
-    );
-    let o = run(&["test", d]);
-    assert_eq!(
-        (o.status.code(), stdout(&o).as_str()),
-        (Some(0), "2 passed, 0 failed\n")
-    );
-    assert_eq!(run(&["fmt", "--check", d]).status.code(), Some(0));
-    // Never over an existing project.
-    let o = run(&["init", d]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(
-        stderr(&o),
-        format!("error: {d}/toolgate.toml: already exists; `toolgate init` writes only into a directory without a project\n")
-    );
-}
-
-#[test]
 fn snapshot_refuses_past_its_size_limit_and_table_wants_a_file() {
     // The demo's snapshot is 138 lines (plus its two header lines).
     let text = std::fs::read_to_string(root().join("policies/demo/effective-access.txt")).unwrap();
@@ -216,41 +154,6 @@ fn snapshot_refuses_past_its_size_limit_and_table_wants_a_file() {
     assert_eq!(
         stderr(&o),
         "error: policies: --table wants a table file (written by `toolgate compile`), not a directory; for a project, use -p\n"
-    );
-}
-
-#[test]
-fn decide_and_simulate_append_the_decision_log_that_stats_reads() {
-    let dir = temp("log");
-    let log = dir.join("decisions.jsonl");
-    let l = log.to_str().unwrap();
-    let o = run(&demo_chat("decide", &["--log", l, "read_source"]));
-    assert_eq!(o.status.code(), Some(1));
-    let o = run(&demo_chat("simulate", &["--log", l]));
-    assert_eq!(o.status.code(), Some(0));
-    let text = std::fs::read_to_string(&log).unwrap();
-    let records: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    // One record for decide, one per registered tool for simulate.
-    assert_eq!(records.len(), 24);
-    let first = &records[0];
-    for (k, v) in [
-        ("configuration", "demo-chat"),
-        ("role", "user"),
-        ("tool", "read_source"),
-        ("reason", "configurationGroup"),
-    ] {
-        assert_eq!(first[k], v, "{k}");
-    }
-    assert_eq!(first["allowed"], false);
-    assert_eq!(first["table"].as_str().map(str::len), Some(64));
-    let o = run(&["stats", l, "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(
-        (v["decisions"].as_u64(), v["refused"].as_u64()),
-        (Some(24), Some(18))
     );
 }
 

@@ -880,6 +880,18 @@ impl Problem {
     }
 }
 
+/// Where the catalogue lives, for links in SARIF and summaries.
+pub const DOCS_URL: &str = "https://github.com/toolgate/toolgate/blob/main/docs/diagnostics.md";
+
+/// The address of a code's entry in the catalogue: the heading
+/// `## TG1001 unknown-tool` of docs/diagnostics.md, as GitHub anchors it.
+pub fn catalogue_url(code: &str) -> String {
+    match CATALOGUE.iter().find(|c| c.code == code) {
+        Some(c) => format!("{DOCS_URL}#{}-{}", c.code.to_lowercase(), c.name),
+        None => DOCS_URL.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

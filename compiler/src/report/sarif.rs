@@ -12,8 +12,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::diagnostics::{Diagnostic, CATALOGUE};
-use crate::report::{catalogue_url, pretty, DOCS_URL};
+use crate::diagnostics::{catalogue_url, Diagnostic, CATALOGUE, DOCS_URL};
+use crate::report::json::pretty;
 use crate::source::{SourceMap, Span};
 
 /// The base id of paths relative to the source root.

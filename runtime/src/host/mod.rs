@@ -7,15 +7,18 @@
 //!   in the runtime.
 //! - [`codes`]: every number and name a host exposes: roles, reasons,
 //!   statuses (load, file and argument errors), refusal kinds and the
-//!   packed decision byte, with [`codes::catalogue`] as JSON so that each
-//!   host checks its constants against the library it loaded.
+//!   packed decision byte.
+//! - [`catalogue`]: those codes as one JSON document, so that each host
+//!   checks its constants against the library it loaded.
 //! - [`file`]: reading a table (or any input) file: a regular file only,
 //!   checked before it is opened, under one size cap.
 
+pub mod catalogue;
 pub mod codes;
 mod context;
 pub mod file;
 
-pub use codes::{catalogue, Status};
+pub use catalogue::catalogue;
+pub use codes::Status;
 pub use context::HostContext;
 pub use file::{read_file, FileError, MAX_FILE_BYTES};

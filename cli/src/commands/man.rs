@@ -1,5 +1,5 @@
-//! `completions` and `man`: the shell completion script and the man page,
-//! generated from the same argument definitions as `--help`.
+//! `man`: the man pages, generated from the same argument definitions as
+//! `--help`.
 
 use clap::{Args, CommandFactory};
 
@@ -7,25 +7,11 @@ use super::Res;
 use crate::io::{write_atomic, write_out, Failure};
 
 #[derive(Args)]
-pub struct CompletionsArgs {
-    /// The shell: bash, elvish, fish, powershell or zsh.
-    shell: clap_complete::Shell,
-}
-
-#[derive(Args)]
 pub struct ManArgs {
     /// Write the pages (toolgate.1 and one toolgate-COMMAND.1 per command)
     /// into this directory instead of printing toolgate.1.
     #[arg(short, long)]
     output: Option<std::path::PathBuf>,
-}
-
-pub fn completions(a: CompletionsArgs) -> Res {
-    let mut cmd = crate::Cli::command();
-    let mut buf = Vec::new();
-    clap_complete::generate(a.shell, &mut cmd, "toolgate", &mut buf);
-    write_out(&String::from_utf8_lossy(&buf));
-    Ok(0)
 }
 
 fn render(cmd: clap::Command, title: &str) -> Result<Vec<u8>, Failure> {

@@ -1,4 +1,5 @@
-//! Small helpers without dependencies: unique ids and RFC 3339 timestamps.
+//! What a decision record is stamped with: a unique id and its time (RFC 3339),
+//! small enough to need no dependency.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
