@@ -530,7 +530,7 @@ fn exclusion_rule_4_a_run_stored_without_exclusions_is_held_to_the_live_list() {
 }
 
 #[test]
-fn exclusion_rule_4_stored_exclusions_that_are_not_a_list_admit_no_tool() {
+fn exclusion_rule_4_unreadable_stored_exclusions_admit_no_tool() {
     let s = both(EDIT_REG, EDIT_POLICY);
     for bad in [
         r#"{"excludedToolNames":"delete_record"}"#,
