@@ -373,7 +373,7 @@ fn forced_and_invoked_skills_join_the_allow_list() {
 // ------------------------ the unavailable list (docs/gate-semantics.md §10)
 
 #[test]
-fn seed_000_demo_holds_back_sixteen_developer_tools() {
+fn demo_chat_holds_back_sixteen_developer_tools_one_prompt_line_each() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../policies/demo");
     let project = toolgate_compiler::project::Project::load(std::path::Path::new(dir)).unwrap();
     let m = project.check().model.expect("demo compiles");
@@ -409,7 +409,7 @@ fn seed_000_demo_holds_back_sixteen_developer_tools() {
 }
 
 #[test]
-fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
+fn unavailable_list_covers_every_registered_tool_including_switched_off_ones() {
     let reg = "[[tool]]\nname = \"a\"\ngroup = \"g\"\nenabled = false\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n";
     let t = table(
         reg,
@@ -420,10 +420,10 @@ fn seed_000_lists_every_registered_tool_including_switched_off_ones() {
     assert_eq!((list[0].tool, list[0].reason), ("a", Reason::ToolDisabled));
 }
 
-// --------- exclusions (docs/gate-semantics.md §6; `item_N` is its rule N)
+// --- exclusions (docs/gate-semantics.md §6; `exclusion_rule_N` is its rule N)
 
 #[test]
-fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {
+fn exclusion_rule_1_and_2_withhold_the_named_tool_in_that_configuration_only() {
     let s = both(EDIT_REG, EDIT_POLICY);
     s.at(
         "editor-chat",
@@ -436,7 +436,7 @@ fn seed_002_item_1_and_2_exclusion_narrows_only_that_configuration() {
 }
 
 #[test]
-fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zone() {
+fn exclusion_rule_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zone() {
     let p = "provider g { zone externalGlobal } group system { class systemDiagnostics }
              configuration c { provider g groups [content] exclude [get_env_raw, update_record] }
              configuration d { provider g exclude [get_env_raw] }";
@@ -463,7 +463,7 @@ fn seed_002_item_2_reported_only_when_earlier_gates_pass_and_before_the_trust_zo
 }
 
 #[test]
-fn seed_002_item_3_offer_and_execution_use_the_same_decision() {
+fn exclusion_rule_3_offer_and_execution_use_the_same_decision() {
     let t = table(EDIT_REG, &[EDIT_POLICY]);
     let c = t.context("editor-chat").unwrap().role(Role::User);
     assert!(!c.offered().contains(&"delete_record"));
@@ -473,7 +473,7 @@ fn seed_002_item_3_offer_and_execution_use_the_same_decision() {
 }
 
 #[test]
-fn seed_002_item_4_stored_exclusions_union_with_live_ones() {
+fn exclusion_rule_4_stored_exclusions_union_with_live_ones() {
     let t = table(EDIT_REG, &[EDIT_POLICY]);
     let stored = RunState::start(&t, "editor-chat", &[]).unwrap();
     assert_eq!(
@@ -517,7 +517,7 @@ fn seed_002_item_4_stored_exclusions_union_with_live_ones() {
 }
 
 #[test]
-fn seed_002_item_4_a_run_stored_before_reads_back_held_to_the_live_list() {
+fn exclusion_rule_4_a_run_stored_without_exclusions_is_held_to_the_live_list() {
     let t = table(EDIT_REG, &[EDIT_POLICY]);
     let old = RunState::from_json(r#"{"allowedToolNames":null}"#);
     assert_eq!(old.excluded, Exclusions::Names(vec![]));
@@ -530,7 +530,7 @@ fn seed_002_item_4_a_run_stored_before_reads_back_held_to_the_live_list() {
 }
 
 #[test]
-fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
+fn exclusion_rule_4_unreadable_stored_exclusions_admit_no_tool() {
     let s = both(EDIT_REG, EDIT_POLICY);
     for bad in [
         r#"{"excludedToolNames":"delete_record"}"#,
@@ -556,7 +556,7 @@ fn seed_002_item_4_a_stored_value_that_is_not_a_list_admits_no_tool() {
 }
 
 #[test]
-fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
+fn exclusion_rule_5_a_tool_registered_later_is_not_excluded() {
     let t = table(EDIT_REG, &[EDIT_POLICY]);
     let c = t.context("editor-chat").unwrap().role(Role::User);
     let new_tool = LiveToolSpec {
@@ -613,7 +613,7 @@ fn seed_002_item_5_a_tool_registered_later_is_not_excluded() {
 }
 
 #[test]
-fn seed_002_item_6_no_exemption_for_the_skill_loader() {
+fn exclusion_rule_6_no_exemption_for_the_skill_loader() {
     let p = format!("{EDIT_POLICY} configuration no-skills {{ provider p exclude [load_skill] }}");
     let s = both(EDIT_REG, &p);
     s.at(
@@ -630,7 +630,7 @@ fn seed_002_item_6_no_exemption_for_the_skill_loader() {
 }
 
 #[test]
-fn seed_002_item_7_readouts_and_unavailable_reason() {
+fn exclusion_rule_7_readouts_and_the_unavailable_reason() {
     let p = format!(
         "{EDIT_POLICY} configuration stale {{ provider p exclude [delete_record, retired_tool] }}"
     );

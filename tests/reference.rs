@@ -59,6 +59,7 @@ fn ladder_rank(m: &Model, zone: Option<usize>) -> usize {
 
 /// The gate, naively, in the order of docs/gate-semantics.md §0.
 pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
+    // docs/gate-semantics.md §1, notRegistered: the name is not a tool.
     let Some(t) = m.tools.iter().find(|t| t.name == name) else {
         return (false, Some("notRegistered"), false);
     };
@@ -69,17 +70,19 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
         .find(|c| c.name == ctx.config)
         .expect("known configuration");
 
-    // 2. enabled = group enabled AND tool (override, else registry default)
+    // docs/gate-semantics.md §2, toolDisabled: enabled = group enabled AND tool
+    // (override, else registry default).
     let group_on = group.state != Some(false);
     let tool_on = t.state.unwrap_or(t.default_enabled);
     if !(group_on && tool_on) {
         return (false, Some("toolDisabled"), false);
     }
-    // 3. admin-only
+    // docs/gate-semantics.md §3, requiresAdmin: admin-only and the role is not admin.
     if t.admin_only && ctx.role != Role::Admin {
         return (false, Some("requiresAdmin"), false);
     }
-    // notInProfile
+    // docs/gate-semantics.md §4, notInProfile: only for a consumer; a bound one is
+    // held to its profile, an unbound one to consumers-without-profile.
     if let Some(c) = &ctx.consumer {
         match m.consumers.iter().find(|x| &x.name == c) {
             Some(binding) => {
@@ -100,8 +103,9 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
             }
         }
     }
-    // 4. group gate and run allow-list; the skill loader is exempt unless the
-    //    stored allow-list is unreadable.
+    // docs/gate-semantics.md §5, configurationGroup: the configuration's groups and
+    // the run's allow-list; the skill loader is exempt unless the stored
+    // allow-list is unreadable.
     // No run given: a new run, held to the union of the allow-lists that the
     // configuration's attached skills declare (none declared: no restriction).
     let run = ctx.run.clone().unwrap_or_else(|| {
@@ -136,7 +140,7 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
             return (false, Some("configurationGroup"), false);
         }
     }
-    // 5. exclusions: live ∪ stored
+    // docs/gate-semantics.md §6, configurationExcluded: live ∪ stored exclusions.
     let stored_excludes = match &run.excluded {
         Exclusions::Names(n) => n.iter().any(|x| x == name),
         Exclusions::Unreadable => true,
@@ -144,7 +148,7 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
     if cfg.excluded.iter().any(|x| x == name) || stored_excludes {
         return (false, Some("configurationExcluded"), false);
     }
-    // 6. trust zone
+    // docs/gate-semantics.md §7, trustZone, in the enforcement mode of §8.
     let class = t
         .class
         .or(group.default_class)

@@ -549,7 +549,7 @@ fn retryable_never_for_the_configuration_class() {
 // ------------- access profiles end to end (docs/gate-semantics.md §4, §15)
 
 #[test]
-fn seed_003_support_bot_is_not_offered_refund_issue_and_is_told_why() {
+fn support_bot_is_not_offered_refund_issue_and_is_told_why() {
     let t = mcp_profiles();
     let ctx = t
         .context("support-chat")

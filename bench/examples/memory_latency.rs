@@ -1,5 +1,6 @@
 //! What one read from memory costs on this machine: the floor under a name
-//! lookup at a million tools (BENCHMARKS.md, "Round four").
+//! lookup at a million tools (BENCHMARKS.md, "Round four: the floor under a
+//! name at a million tools").
 //!
 //! - Dependent reads: a pointer chase through one random cycle over a region
 //!   of 1 to 64 MB, one pointer per 64-byte line; each read waits for the

@@ -179,7 +179,8 @@ int main(int argc, char **argv) {
         check(toolgate_decide(ctx, tools[i].name, tools[i].len, &d), "toolgate_decide");
         int32_t p = toolgate_decide_packed(ctx, tools[i].name, tools[i].len);
         if (d.allowed != tools[i].allowed || d.reason != tools[i].reason || p < 0 ||
-            (p & 1) != tools[i].allowed || ((p >> 2) & 15) != tools[i].reason)
+            (p & TOOLGATE_PACKED_ALLOWED) != tools[i].allowed ||
+            ((p & TOOLGATE_PACKED_REASON_MASK) >> TOOLGATE_PACKED_REASON_SHIFT) != tools[i].reason)
             die("the C ABI disagrees with the runtime on", tools[i].name);
     }
     entry *list = malloc(n * sizeof(entry));

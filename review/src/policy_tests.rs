@@ -211,7 +211,7 @@ pub fn run(table: &Table, files: &[PathBuf], covered: &mut BTreeSet<Row>) -> Rep
                     at,
                     None,
                     e.message().to_string(),
-                    Some("a test file holds `[[case]]` tables (docs/testing.md)".into()),
+                    Some("a test file holds `[[case]]` tables (docs/ci.md#policy-tests)".into()),
                 ));
                 continue;
             }

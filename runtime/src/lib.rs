@@ -18,11 +18,13 @@
 //!
 //! | type | file | what |
 //! | --- | --- | --- |
-//! | [`Table`] | `table.rs` | load, names, configurations, consumers, bit sets |
+//! | [`Table`] | `table.rs` | load, names, configurations, consumers, exclusions, bit sets, the words two tables differ in |
 //! | | `signature.rs` | `Table::load_verified` (feature `signature`) |
 //! | | `policy_json.rs` | [`Table::policy_json`] |
+//! | | `classify.rs` | [`Table::gateway_rules`], [`Table::classify`], [`Table::classify_raw`]: a gateway's answer to a call |
+//! | | `drift.rs` | [`Table::profile_drift`]: a consumer's profile against what its gateway lists |
 //! | | `decide.rs` | [`Table::context`]: a [`Context`] for a configuration |
-//! | [`Context`] | `decide.rs` | the builder (role, consumer, run, mode), `decide`, `explain`, the gate masks |
+//! | [`Context`] | `decide.rs` | the builder (role, consumer, run, mode), `decide`, `check_call`, `explain`, `shown`, the gate masks |
 //! | | `resolve.rs` | offered, unavailable, the prompt section, tool sets |
 //! | | `live.rs` | tools registered at run time |
 //! | | `refusal.rs` | typed refusals |

@@ -322,8 +322,8 @@ fn a_null_optional_string_with_a_length_is_an_error_never_absent() {
     let t = corpus_table("acceptance-edit");
     let config = b"editor-chat";
     let mut ctx = std::ptr::dangling_mut::<toolgate_context>();
-    // A consumer passed as NULL with a length: before, the consumer (and its
-    // access profile) was dropped.
+    // A consumer passed as NULL with a length is an error: read as absent, it
+    // would silently drop the consumer and so its access profile.
     let status = unsafe {
         toolgate_context_new(
             t,

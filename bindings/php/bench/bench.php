@@ -84,35 +84,7 @@ bench('unavailable list (plain PHP gate)', 500, fn () => $plain->unavailable('co
  */
 function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $plain, array $names, array $want): never
 {
-    $fail = static function (string $what): never {
-        fwrite(STDERR, "bench.php: $what\n");
-        exit(1);
-    };
-    $tsv = preg_replace('/\\.tgt$/', '.tools.tsv', $tablePath);
-    $lines = file($tsv, FILE_IGNORE_NEW_LINES);
-    if ($lines === false || count($lines) !== $n || count($names) !== $n) {
-        $fail("$tsv: not $n tools, or the table does not hold $n");
-    }
-    $listed = [];
-    foreach ($lines as $i => $line) {
-        [$name, $allowed, $reason, $onList] = explode("\t", $line) + [null, null, null, null];
-        $expect = [$allowed === '1', $reason === '-' ? null : $reason];
-        $d = $ctx->decide($name);
-        if ($name !== $names[$i] || [$d->allowed, $d->reason?->value] !== $expect) {
-            $fail("$name: FFI decides " . json_encode([$d->allowed, $d->reason?->value]) . ', the runtime ' . json_encode($expect));
-        }
-        if (array_slice($plain->decide($name, 'config0', 'user', 'k0', null, null), 0, 2) !== $expect) {
-            $fail("$name: the plain PHP gate disagrees with the runtime");
-        }
-        if ($onList === '1') {
-            $listed[$name] = $reason;
-        }
-    }
-    $columns = $ctx->unavailableColumns();
-    if (array_combine($columns['tools'], $columns['reasons']) !== $listed || array_column($want, 'reason', 'tool') !== $listed) {
-        $fail('the unavailable list differs from the runtime\'s');
-    }
-
+    [$lines, $columns] = hostAgreement($tablePath, $n, $ctx, $plain, $names, $want);
     $quick = !in_array(getenv('HOSTS_QUICK') ?: '0', ['', '0'], true);
     $reps = $quick ? 5 : 7;
     $iters = static fn (int $full): int => max(1, $quick ? intdiv($full, 20) : $full);
@@ -132,6 +104,61 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
         printf("ROW path=%s op=%s n=%d ns=%.1f iters=%d reps=%d\n", $path, $op, $n, $runs[intdiv($reps, 2)], $ops, $reps);
     };
     $passes = intdiv($iters(200_000) + $n - 1, $n);
+    ffiDecideRows($ctx, $seq, $passes, $n, $row);
+    $offeredWant = ffiListRows($ctx, $lines, $columns, $n, $iters, $row);
+    plainRows($plain, $ctx->table(), $names, $seq, $passes, $n, $offeredWant, $want, $iters, $row);
+    exit(0);
+}
+
+function hostFail(string $what): never
+{
+    fwrite(STDERR, "bench.php: $what\n");
+    exit(1);
+}
+
+/**
+ * Every decision of FFI and of the plain gate, and the FFI list, against the
+ * runtime's answers in TABLE's .tools.tsv twin; its lines and the FFI columns.
+ *
+ * @param list<string> $names registry order
+ * @return array{list<string>, array{tools: list<string>, reasons: list<string>}}
+ */
+function hostAgreement(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $plain, array $names, array $want): array
+{
+    $tsv = preg_replace('/\\.tgt$/', '.tools.tsv', $tablePath);
+    $lines = file($tsv, FILE_IGNORE_NEW_LINES);
+    if ($lines === false || count($lines) !== $n || count($names) !== $n) {
+        hostFail("$tsv: not $n tools, or the table does not hold $n");
+    }
+    $listed = [];
+    foreach ($lines as $i => $line) {
+        [$name, $allowed, $reason, $onList] = explode("\t", $line) + [null, null, null, null];
+        $expect = [$allowed === '1', $reason === '-' ? null : $reason];
+        $d = $ctx->decide($name);
+        if ($name !== $names[$i] || [$d->allowed, $d->reason?->value] !== $expect) {
+            hostFail("$name: FFI decides " . json_encode([$d->allowed, $d->reason?->value]) . ', the runtime ' . json_encode($expect));
+        }
+        if (array_slice($plain->decide($name, 'config0', 'user', 'k0', null, null), 0, 2) !== $expect) {
+            hostFail("$name: the plain PHP gate disagrees with the runtime");
+        }
+        if ($onList === '1') {
+            $listed[$name] = $reason;
+        }
+    }
+    $columns = $ctx->unavailableColumns();
+    if (array_combine($columns['tools'], $columns['reasons']) !== $listed || array_column($want, 'reason', 'tool') !== $listed) {
+        hostFail('the unavailable list differs from the runtime\'s');
+    }
+    return [$lines, $columns];
+}
+
+/**
+ * The FFI decision rows: name by name, then 64 names a call.
+ *
+ * @param list<string> $seq the names in stride order
+ */
+function ffiDecideRows(\Toolgate\Context $ctx, array $seq, int $passes, int $n, callable $row): void
+{
     $row('php', 'decide', $passes * $n, static function () use ($ctx, $seq, $passes): void {
         for ($p = 0; $p < $passes; $p++) {
             foreach ($seq as $x) {
@@ -145,7 +172,7 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
     foreach ($batches as $batch) {
         foreach ($ctx->decideMany($batch) as $j => $d) {
             if ($d != $ctx->decide($batch[$j])) {
-                $fail("{$batch[$j]}: decideMany disagrees with decide");
+                hostFail("{$batch[$j]}: decideMany disagrees with decide");
             }
         }
     }
@@ -156,6 +183,18 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             }
         }
     });
+}
+
+/**
+ * The FFI list rows: the same context again, then a chat host's request; the
+ * offered names the runtime expects.
+ *
+ * @param list<string> $lines TABLE's .tools.tsv twin
+ * @param array{tools: list<string>, reasons: list<string>} $columns the FFI list
+ * @return list<string>
+ */
+function ffiListRows(\Toolgate\Context $ctx, array $lines, array $columns, int $n, callable $iters, callable $row): array
+{
     // The context keeps its list (Context::unavailableColumns): this row asks
     // the same context again; the 'request' row below pays for a new one.
     $k = $iters(intdiv(2_000_000, $n));
@@ -179,7 +218,7 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
         return [$c->offered(), $c->unavailableColumns()];
     };
     if ($request() !== [$offeredWant, $columns]) {
-        $fail('a request\'s offered set or unavailable list differs from the runtime\'s');
+        hostFail('a request\'s offered set or unavailable list differs from the runtime\'s');
     }
     $k = $iters(max(5, intdiv(2_000_000, $n)));
     $row('php', 'request', $k, static function () use ($request, $k): void {
@@ -187,6 +226,19 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             $request();
         }
     });
+    return $offeredWant;
+}
+
+/**
+ * The plain PHP gate's rows: decide, the list, and a request.
+ *
+ * @param list<string> $names registry order
+ * @param list<string> $seq the names in stride order
+ * @param list<string> $offeredWant the runtime's offered set
+ * @param list<array{tool:string,reason:string}> $want the table's list
+ */
+function plainRows(PlainGate $plain, Table $table, array $names, array $seq, int $passes, int $n, array $offeredWant, array $want, callable $iters, callable $row): void
+{
     $row('plain-php', 'decide', $passes * $n, static function () use ($plain, $seq, $passes): void {
         for ($p = 0; $p < $passes; $p++) {
             foreach ($seq as $x) {
@@ -200,8 +252,25 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
             $plain->unavailable('config0', 'user', 'k0', null, null);
         }
     });
-    // The plain gate's request: every tool decided once, split into the
-    // offered set and the unavailable list (as PlainGate::unavailable lists).
+    $plainRequest = plainRequest($plain, $table, $names);
+    if ($plainRequest() !== [$offeredWant, $want]) {
+        hostFail('the plain gate\'s request differs from the runtime\'s');
+    }
+    $row('plain-php', 'request', $k, static function () use ($plainRequest, $k): void {
+        for ($i = 0; $i < $k; $i++) {
+            $plainRequest();
+        }
+    });
+}
+
+/**
+ * The plain gate's request: every tool decided once, split into the offered
+ * set and the unavailable list (as PlainGate::unavailable lists).
+ *
+ * @param list<string> $names registry order
+ */
+function plainRequest(PlainGate $plain, Table $table, array $names): callable
+{
     $visible = match ($table->policy()['remoteVisibility']) {
         'everyone' => true,
         'nobody' => false,
@@ -211,7 +280,7 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
     foreach ($table->policy()['tools'] as $t) {
         $remote[(string) $t['name']] = $t['remote'];
     }
-    $plainRequest = static function () use ($plain, $names, $remote, $visible): array {
+    return static function () use ($plain, $names, $remote, $visible): array {
         $offered = [];
         $out = [];
         foreach ($names as $name) {
@@ -224,13 +293,4 @@ function hostRows(string $tablePath, int $n, \Toolgate\Context $ctx, PlainGate $
         }
         return [$offered, $out];
     };
-    if ($plainRequest() !== [$offeredWant, $want]) {
-        $fail('the plain gate\'s request differs from the runtime\'s');
-    }
-    $row('plain-php', 'request', $k, static function () use ($plainRequest, $k): void {
-        for ($i = 0; $i < $k; $i++) {
-            $plainRequest();
-        }
-    });
-    exit(0);
 }

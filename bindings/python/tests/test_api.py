@@ -318,7 +318,7 @@ def test_classify_envelopes_and_files(tmp_path: Path) -> None:
     c = toolgate.classify_file(f)
     assert c.refusal is not None and c.refusal.kind == "notInProfile" and c.refusal.origin == "mulesoft"
     assert toolgate.classify_envelope(f.read_bytes()).to_dict() == c.to_dict()
-    # The caller's status wins over the envelope's: no longer the 403 rule.
+    # The caller's status wins over the envelope's: under 500 the 403 rule does not match.
     other = toolgate.classify_envelope(f.read_bytes(), http_status=500)
     assert other.refusal is not None and other.refusal.rule != "mulesoft-access-denied"
     with pytest.raises(toolgate.LoadError):

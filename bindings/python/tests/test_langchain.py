@@ -359,9 +359,10 @@ def test_a_gate_can_raise_the_typed_refusal_out_of_the_graph() -> None:
             ToolGate(ctx, raise_on=bad)  # type: ignore[arg-type]
 
 
-def test_the_issue_sketch_runs_as_written_for_the_graph() -> None:
-    """Issue 32's sketch, the graph half (names adapted only): a
-    configuration refusal stops, a runtime one is recoverable."""
+def test_the_readme_sketch_runs_as_written_for_the_graph() -> None:
+    """The typed-refusal sketch of bindings/python/README.md ("Refusals as
+    exceptions"), the graph half (names adapted only): a configuration
+    refusal stops, a runtime one is recoverable."""
     import asyncio
 
     t = mcp_profiles()

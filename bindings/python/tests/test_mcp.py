@@ -490,10 +490,11 @@ def test_the_governed_session_decides_before_sending_and_classifies_answers(tmp_
     run(scenario)
 
 
-def test_the_issue_sketch_runs_as_written(tmp_path: Path) -> None:
-    """Issue 32's sketch (names adapted only), against the real langgraph
-    and the real MCP SDK: the graph raises the typed exception, the tool set
-    names what is excluded, and the governed session refuses before sending."""
+def test_the_readme_sketch_runs_as_written(tmp_path: Path) -> None:
+    """The typed-refusal sketch of bindings/python/README.md ("Refusals as
+    exceptions"; names adapted only), against the real langgraph and the real
+    MCP SDK: the graph raises the typed exception, the tool set names what is
+    excluded, and the governed session refuses before sending."""
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage, HumanMessage
 

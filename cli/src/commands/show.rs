@@ -154,9 +154,10 @@ pub fn run(c: ShowCommand) -> Res {
     }
 }
 
-/// The readouts in bulk, for the admin screens of the exclusion seed: what
-/// every configuration excludes, and who excludes every tool. All of it
-/// read from the compiled table, as `show tool` and `show config` are.
+/// The readouts in bulk, for the screens where tools are managed
+/// (docs/gate-semantics.md §6 rule 7): what every configuration excludes, and
+/// who excludes every tool. All of it read from the compiled table, as
+/// `show tool` and `show config` are.
 mod bulk {
     use std::collections::BTreeMap;
     use std::fmt::Write as _;

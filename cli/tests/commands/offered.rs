@@ -4,7 +4,7 @@
 use crate::common::*;
 
 #[test]
-fn offered_and_decide_refusal_for_the_seed_003_consumer() {
+fn offered_and_decide_refusal_for_the_support_bot_consumer() {
     let o = run(&with_configuration(
         &["offered"],
         "policies/mcp-profiles",

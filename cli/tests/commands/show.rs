@@ -1,6 +1,6 @@
 //! `toolgate show`: the readouts one by one and in bulk (`show configs`,
-//! `show tools`, `show exclusions`), for the admin screens of the exclusion
-//! seed, as text and JSON.
+//! `show tools`, `show exclusions`), for the screens where tools are managed
+//! (docs/gate-semantics.md §6 rule 7), as text and JSON.
 
 use crate::common::*;
 
