@@ -41,8 +41,8 @@ struct Sized<'s> {
 #[cfg(feature = "regorus")]
 type Rego = (
     std::cell::RefCell<toolgate_bench::rego::RegoWorld>,
-    Vec<serde_json::Value>,
-    serde_json::Value,
+    Vec<regorus::Value>,
+    regorus::Value,
 );
 
 /// Casbin's enforcers and each tool's request of the timed context.
@@ -69,7 +69,11 @@ impl<'s> Sized<'s> {
         let cctx = world.context(spec, &s.w.configurations[0], Some("k0"), None);
         let requests = world.requests(spec, Role::User, &cctx);
         for (i, r) in requests.iter().enumerate() {
-            assert_eq!(ctx.decide_id(i as u32).allowed, world.allowed(r), "tool {i}");
+            assert_eq!(
+                ctx.decide_id(i as u32).allowed,
+                world.allowed(r),
+                "tool {i}"
+            );
         }
         eprintln!("{n} tools: Cedar and toolgate agree on the timed context's {n} decisions");
         #[cfg(any(feature = "regorus", feature = "casbin"))]
@@ -103,7 +107,14 @@ fn rego(s: &Subject, refused: &[bool]) -> Rego {
             &s.table,
             1,
             |c, i| {
-                let input = world.input(spec, c.config, c.role, c.consumer, c.observe, Some(&names[i]));
+                let input = world.input(
+                    spec,
+                    c.config,
+                    c.role,
+                    c.consumer,
+                    c.observe,
+                    Some(&names[i]),
+                );
                 world.allowed(&input)
             },
             "regorus",
@@ -115,9 +126,19 @@ fn rego(s: &Subject, refused: &[bool]) -> Rego {
     for (i, input) in inputs.iter().enumerate() {
         assert_eq!(world.allowed(input), !refused[i], "Rego, tool {i}");
     }
-    let list_input = world.input(spec, pctx.config, pctx.role, pctx.consumer, pctx.observe, None);
+    let list_input = world.input(
+        spec,
+        pctx.config,
+        pctx.role,
+        pctx.consumer,
+        pctx.observe,
+        None,
+    );
     let mut theirs = world.unavailable(&list_input);
-    let mut expected: Vec<String> = (0..n).filter(|&i| refused[i]).map(|i| names[i].clone()).collect();
+    let mut expected: Vec<String> = (0..n)
+        .filter(|&i| refused[i])
+        .map(|i| names[i].clone())
+        .collect();
     theirs.sort_unstable();
     expected.sort_unstable();
     assert_eq!(theirs, expected, "Rego's unavailable set");
@@ -144,7 +165,11 @@ fn casbin(s: &Subject, refused: &[bool]) -> Casbin {
     let requests = CasbinWorld::requests(spec, &pctx);
     for (i, r) in requests.iter().enumerate() {
         assert_eq!(world.allowed(r), !refused[i], "Casbin, tool {i}");
-        assert_eq!(world.allowed_cached(r), !refused[i], "Casbin cached, tool {i}");
+        assert_eq!(
+            world.allowed_cached(r),
+            !refused[i],
+            "Casbin cached, tool {i}"
+        );
     }
     eprintln!("{n} tools: Casbin (both enforcers) and toolgate agree on the timed context's {n} decisions");
     (world, requests)

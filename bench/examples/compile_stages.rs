@@ -8,6 +8,10 @@ use std::time::Instant;
 use toolgate_compiler::{lower, project::Project};
 use toolgate_runtime::Table;
 
+// The allocator of the `toolgate` binary (cli/src/main.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();

@@ -133,6 +133,12 @@ enum Command {
     Schema(schema::SchemaArgs),
 }
 
+/// mimalloc, not the system allocator: at a million tools the registry's
+/// parser threads make tens of millions of small allocations, and glibc's
+/// malloc spends a fifth of `toolgate compile` in them (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // clap's own help and errors follow --color too: it is read before the
     // full parse.

@@ -2,13 +2,12 @@
 //! `toolgate X` are in `X.rs` (`check.rs`, `check_sarif.rs` and
 //! `check_suppress.rs` for `check`; `test_command.rs` for `test`,
 //! `push_pull.rs` for `keygen`, `push` and `pull`, `diff_replay.rs` for
-//! `diff --replay`; `outputs.rs` for `init`, `completions` and `man`;
-//! `simulate`'s tests sit with what they check, and `report`'s page is
-//! tested in access-report/browser-tests). What holds for every command has
-//! its own module: `terminal` (colour, quiet, standard streams), `outputs`
-//! (counts, headers, writers), `inputs`, `projects` (paths that mean
-//! projects), `hidden` (hidden remote names) and `catalogue`
-//! (docs/diagnostics.md).
+//! `diff --replay`; `report.rs` for the command, its page in
+//! access-report/tests/report.rs and access-report/browser-tests). What
+//! holds for every command has its own module: `terminal` (colour, quiet,
+//! standard streams), `outputs` (counts, headers, writers), `inputs`,
+//! `projects` (paths that mean projects), `hidden` (hidden remote names)
+//! and `catalogue` (docs/diagnostics.md).
 //!
 //! One test binary: each file directly in cli/tests/ is a binary of its
 //! own, linked separately. The modules share a process, so none may set

@@ -16,8 +16,14 @@ fn report_writes_one_page_to_a_file_or_to_standard_output_alike() {
     );
     let html = std::fs::read_to_string(&file).unwrap();
     assert_starts_with(&html, "<!DOCTYPE html>\n");
-    assert_contains(&html, "<title>toolgate access report: policies/demo</title>");
-    assert_contains(&html, "<script type=\"application/json\" id=\"toolgate-data\">");
+    assert_contains(
+        &html,
+        "<title>toolgate access report: policies/demo</title>",
+    );
+    assert_contains(
+        &html,
+        "<script type=\"application/json\" id=\"toolgate-data\">",
+    );
     let o = run(&["report", "policies/demo"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), html, "the same page on standard output");

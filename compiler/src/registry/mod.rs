@@ -21,8 +21,11 @@ pub const MAX_TOOLS: usize = 1 << 20;
 /// small registry's parse).
 pub const PARSE_THREADS: usize = 4;
 const MIN_TABLES_PER_THREAD: usize = 4096;
-/// How many tables are parsed at a time, ahead of being added.
-const PARSE_WINDOW: usize = 65536;
+/// How many tables a parser thread parses and hands on at a time.
+const PARSE_RUN: usize = 16384;
+/// Consecutive tables parsed as one document: the parser's fixed cost per
+/// document (its token buffer, its tree) is most of one small table's.
+const TABLES_PER_DOCUMENT: usize = 64;
 /// The longest a remote tool's local name may be.
 pub use toolgate_runtime::names::MAX_REMOTE_NAME;
 
@@ -190,7 +193,7 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
         is_json,
         tools: Vec::new(),
         problems: Vec::new(),
-        seen: std::collections::HashMap::new(),
+        seen: FirstSeen::default(),
         cursor: 0,
         count: 0,
     };
@@ -207,10 +210,11 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
         // The toml crate parses a whole document into its own tree before
         // serde sees it (about 26x the file). A registry is a run of
         // `[[tool]]` tables, so read it table by table (on several threads:
-        // `read_tables`): the peak is a window of tables' trees. Anything the split cannot be sure of (text before
-        // the first table, a table that does not parse on its own, such as
-        // a multi-line string holding a `[[tool]]` line) is read whole
-        // again, so errors and results are those of the whole document.
+        // `read_tables`): the peak is a few runs of tables' trees. Anything
+        // the split cannot be sure of (text before the first table, a table
+        // that does not parse on its own, such as a multi-line string
+        // holding a `[[tool]]` line) is read whole again, so errors and
+        // results are those of the whole document.
         match toml_tables(text) {
             Some(chunks) => {
                 let mut ok = read_tables(&chunks, &mut state);
@@ -250,13 +254,22 @@ fn toml_whole(text: &str, state: &mut LoadState<'_>) -> Result<(), ReadError> {
 type ReadError = (std::ops::Range<usize>, String);
 
 /// Every table's entries added to `state` in file order, or the first
-/// failing table's error (its range in the file). A large registry's tables
-/// are parsed a window at a time on other threads while this one adds the
-/// window before: the adding (spans, duplicates, the limit) stays one pass
-/// in file order, and at most two windows wait parsed.
+/// failing group's error (its range in the file; the caller then reads the
+/// whole document, whose errors are the ones reported).
+///
+/// Parsing is most of a large registry's cost and the tables are
+/// independent, so a registry of many tables is cut into runs of
+/// [`PARSE_RUN`] tables that up to [`PARSE_THREADS`] threads parse (thread
+/// `k` the runs `k`, `k + threads`, ...), each handing on one run at a time
+/// while it parses the next. This thread adds the runs in file order, so
+/// spans, duplicates, problems and the limit are those of one pass; at most
+/// two runs per thread wait parsed. The threads live for the whole read: a
+/// thread per run would give the allocator a new heap, and the kernel new
+/// pages to clear, every run.
 fn read_tables(chunks: &[(usize, &str)], state: &mut LoadState<'_>) -> Result<(), ReadError> {
     // One tool a table, at most MAX_TOOLS kept: grown once, not by doubling
     // a million-entry vector and map.
+    let text = state.text;
     let expected = chunks.len().min(MAX_TOOLS);
     state.tools.reserve(expected);
     state.seen.reserve(expected);
@@ -272,86 +285,88 @@ fn read_tables(chunks: &[(usize, &str)], state: &mut LoadState<'_>) -> Result<()
         }
         Ok(())
     };
-    if chunks.len() <= PARSE_WINDOW {
-        return add(state, parse_tables(chunks));
-    }
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Parsed>(1);
-        scope.spawn(move || {
-            for window in chunks.chunks(PARSE_WINDOW) {
-                let parsed = parse_tables(window);
-                let failed = parsed.last().is_some_and(|(_, r)| r.is_err());
-                // A send fails once the adding stopped at an error.
-                if tx.send(parsed).is_err() || failed {
-                    break;
-                }
-            }
-        });
-        rx.into_iter().try_for_each(|parsed| add(state, parsed))
-    })
-}
-
-/// Tables parsed: each one's offset in the file and its entries or error.
-type Parsed = Vec<(usize, Result<Vec<RawTool>, toml::de::Error>)>;
-
-/// Each table's entries (or its error), in file order, up to the first
-/// table that fails. Parsing is most of a large registry's cost and the
-/// tables are independent, so a registry of many tables is parsed on up to
-/// [`PARSE_THREADS`] threads, each a contiguous run of tables; the entries
-/// are then added in file order on the calling thread, so spans, duplicates
-/// and problems are exactly those of a reading in one pass.
-fn parse_tables<'t>(chunks: &[(usize, &'t str)]) -> Parsed {
-    let parse_run = |run: &[(usize, &'t str)]| {
-        let mut out = Vec::with_capacity(run.len());
-        for &(start, chunk) in run {
-            let mut tools = Vec::new();
-            let r = toml::Deserializer::parse(chunk)
-                .and_then(|de| RegistrySeed(&mut tools).deserialize(de));
-            let failed = r.is_err();
-            out.push((start, r.map(|()| tools)));
-            if failed {
-                break;
-            }
-        }
-        out
-    };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(PARSE_THREADS)
-        .min(chunks.len() / MIN_TABLES_PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        return parse_run(chunks);
+        .min(chunks.len() / MIN_TABLES_PER_THREAD);
+    if threads < 2 {
+        return add(state, parse_run(text, chunks));
     }
-    let per = chunks.len().div_ceil(threads);
+    let runs: Vec<&[(usize, &str)]> = chunks.chunks(PARSE_RUN).collect();
     std::thread::scope(|scope| {
-        let runs: Vec<_> = chunks
-            .chunks(per)
-            .map(|run| scope.spawn(move || parse_run(run)))
+        let parsed: Vec<_> = (0..threads)
+            .map(|k| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Parsed>(1);
+                let mine: Vec<_> = runs.iter().skip(k).step_by(threads).copied().collect();
+                scope.spawn(move || {
+                    for run in mine {
+                        let parsed = parse_run(text, run);
+                        let failed = parsed.last().is_some_and(|(_, r)| r.is_err());
+                        // A send fails once the adding stopped at an error.
+                        if tx.send(parsed).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+                rx
+            })
             .collect();
-        let mut out = Vec::with_capacity(chunks.len());
-        for run in runs {
-            // A panic in a parser thread is a bug; carry it to this thread.
-            let run = run.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            let failed = run.last().is_some_and(|(_, r)| r.is_err());
-            out.extend(run);
-            if failed {
+        for i in 0..runs.len() {
+            // A thread stops sending only after a failed run (added, and
+            // returned from, above) or a panic, which the scope carries here.
+            let Ok(run) = parsed[i % threads].recv() else {
                 break;
-            }
+            };
+            add(state, run)?;
         }
-        out
+        Ok(())
     })
 }
 
+/// Groups of tables parsed: each group's offset in the file and its entries
+/// or error.
+type Parsed = Vec<(usize, Result<Vec<RawTool>, toml::de::Error>)>;
+
+/// Each group of [`TABLES_PER_DOCUMENT`] tables of `run` parsed as one
+/// document, in file order, up to the first group that fails.
+fn parse_run<'t>(text: &'t str, run: &[(usize, &'t str)]) -> Parsed {
+    let mut out = Vec::with_capacity(run.len().div_ceil(TABLES_PER_DOCUMENT));
+    for group in run.chunks(TABLES_PER_DOCUMENT) {
+        let (Some(&(start, _)), Some(&(last, piece))) = (group.first(), group.last()) else {
+            continue;
+        };
+        let mut tools = Vec::with_capacity(group.len());
+        let r = match text.get(start..last + piece.len()) {
+            Some(doc) => toml::Deserializer::parse(doc)
+                .and_then(|de| RegistrySeed(&mut tools).deserialize(de)),
+            // Offsets of line starts in this text: always a range of it.
+            None => Err(serde::de::Error::custom(
+                "the registry's tables could not be cut",
+            )),
+        };
+        let failed = r.is_err();
+        out.push((start, r.map(|()| tools)));
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
 /// A TOML registry cut before each line that is exactly `[[tool]]` (or
-/// `[[tools]]`), with each piece's byte offset; `None` when anything but
-/// blank lines and comments precedes the first such line.
+/// each that is `[[tools]]`), with each piece's byte offset; `None` when
+/// anything but blank lines and comments precedes the first such line, or
+/// when both headers appear (the document's error is the whole reading's).
 fn toml_tables(text: &str) -> Option<Vec<(usize, &str)>> {
     let mut starts = Vec::new();
+    let mut header = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();
         if t == "[[tool]]" || t == "[[tools]]" {
+            if *header.get_or_insert(t) != t {
+                return None;
+            }
             starts.push(at);
         } else if starts.is_empty() && !(t.is_empty() || t.starts_with('#')) {
             return None;
@@ -376,17 +391,48 @@ struct LoadState<'t> {
     is_json: bool,
     tools: Vec<Tool>,
     problems: Vec<Problem>,
-    /// Name hash -> index in `tools` (names are compared on a hit; no second
-    /// copy of every name).
-    seen: std::collections::HashMap<u64, u32>,
+    seen: FirstSeen,
     cursor: usize,
     /// Entries read, valid or not.
     count: usize,
 }
 
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(name)
+/// Where each name was first seen, by a 64-bit hash of it (a hit is
+/// confirmed by comparing names, so no second copy of every name is kept).
+/// The hash is foldhash, seeded per reader: a registry a server wrote cannot
+/// be made of names that collide.
+#[derive(Default)]
+struct FirstSeen {
+    by_hash: foldhash::HashMap<u64, u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl FirstSeen {
+    fn reserve(&mut self, n: usize) {
+        self.by_hash.reserve(n);
+    }
+
+    fn clear(&mut self) {
+        self.by_hash.clear();
+    }
+
+    /// The index in `tools` of an earlier tool named `name`; if there is
+    /// none, `name` is recorded as the next tool's (the caller adds it).
+    fn earlier(&mut self, name: &str, tools: &[Tool]) -> Option<usize> {
+        use std::collections::hash_map::Entry;
+        use std::hash::BuildHasher;
+        match self.by_hash.entry(self.hasher.hash_one(name)) {
+            Entry::Occupied(e) => match *e.get() as usize {
+                i if tools[i].name == name => Some(i),
+                // Two names with one 64-bit hash: look the slow way.
+                _ => tools.iter().position(|x| x.name == name),
+            },
+            Entry::Vacant(e) => {
+                e.insert(tools.len() as u32);
+                None
+            }
+        }
+    }
 }
 
 impl LoadState<'_> {
@@ -464,14 +510,7 @@ impl LoadState<'_> {
             self.problems.push(p);
             return;
         }
-        let h = name_hash(&tool.name);
-        let first = match self.seen.get(&h) {
-            Some(&i) if self.tools[i as usize].name == tool.name => Some(i as usize),
-            // Two names with one 64-bit hash: look the slow way.
-            Some(_) => self.tools.iter().position(|x| x.name == tool.name),
-            None => None,
-        };
-        if let Some(i) = first {
+        if let Some(i) = self.seen.earlier(&tool.name, &self.tools) {
             self.problems.push(Problem::DuplicateRegistryTool {
                 name: tool.name.clone(),
                 span,
@@ -479,7 +518,6 @@ impl LoadState<'_> {
             });
             return;
         }
-        self.seen.entry(h).or_insert(self.tools.len() as u32);
         self.tools.push(tool);
     }
 }
@@ -855,9 +893,8 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
         return (Registry::default(), problems);
     }
     let mut tools: Vec<Tool> = Vec::with_capacity(list.tools.len());
-    // Name hash -> index in `tools`, as in the registry reader.
-    let mut seen: std::collections::HashMap<u64, u32> =
-        std::collections::HashMap::with_capacity(list.tools.len());
+    let mut seen = FirstSeen::default();
+    seen.reserve(list.tools.len());
     let mut cursor = 0;
     for t in list.tools {
         let span = locate(file, text, &t.name, &mut cursor, true);
@@ -866,13 +903,7 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             problems.push(Problem::RemoteNameInvalid { name, span, reason });
             continue;
         }
-        let h = name_hash(&name);
-        let first = match seen.get(&h) {
-            Some(&i) if tools[i as usize].name == name => Some(i as usize),
-            Some(_) => tools.iter().position(|x| x.name == name),
-            None => None,
-        };
-        if let Some(i) = first {
+        if let Some(i) = seen.earlier(&name, &tools) {
             // The first entry stays, so the registry returned still holds
             // each name once; the command refuses to write it (TG4006).
             problems.push(Problem::ServerListsTwice {
@@ -882,7 +913,6 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             });
             continue;
         }
-        seen.entry(h).or_insert(tools.len() as u32);
         tools.push(Tool {
             name,
             span,
@@ -989,7 +1019,7 @@ mod table_by_table {
             is_json: false,
             tools: Vec::new(),
             problems: Vec::new(),
-            seen: std::collections::HashMap::new(),
+            seen: FirstSeen::default(),
             cursor: 0,
             count: 0,
         };
@@ -1023,21 +1053,37 @@ mod table_by_table {
             "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\n",
             "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = = \"b\"\n",
             "[[tool]]\nname = \"a\"\ngroup = \"g\"\nname = \"b\"\n",
+            // `tool` and `tools` in one file: the document's duplicate key,
+            // whichever tables a parse would group.
+            "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tools]]\nname = \"b\"\ngroup = \"g\"\n",
             "",
         ] {
             same_as_whole(text);
         }
     }
 
-    /// More tables than one window: parsed on threads, a window ahead of
-    /// the adding, with the same tools, problems and spans as one pass.
+    /// `[[tools]]` after a document's worth of `[[tool]]` tables: each
+    /// group would parse, the document does not.
+    #[test]
+    fn both_headers_are_the_whole_documents_error() {
+        let mut text = String::new();
+        for i in 0..=TABLES_PER_DOCUMENT {
+            text.push_str(&format!("[[tool]]\nname = \"t{i}\"\ngroup = \"g\"\n"));
+        }
+        text.push_str("[[tools]]\nname = \"u\"\ngroup = \"g\"\n");
+        assert!(parse(FileId(0), &text, false).is_err());
+        same_as_whole(&text);
+    }
+
+    /// More tables than a run per thread: parsed on threads, ahead of the
+    /// adding, with the same tools, problems and spans as one pass.
     #[test]
     fn a_registry_read_on_threads_equals_reading_whole() {
-        let n = PARSE_WINDOW + 4 * MIN_TABLES_PER_THREAD;
+        let n = 4 * PARSE_RUN + 2 * MIN_TABLES_PER_THREAD;
         let mut text = String::with_capacity(n * 48);
         for i in 0..n {
             match i {
-                // A duplicate of tool 5 in the second window (TG4003 with both spans).
+                // A duplicate of tool 5 in the fourth run (TG4003 with both spans).
                 60_000 => text.push_str("[[tool]]\nname = \"t5\"\ngroup = \"g\"\n"),
                 // A remote tool without its server's prefix (TG4001).
                 66_000 => {
@@ -1053,7 +1099,7 @@ mod table_by_table {
             ["TG4003", "TG4001"]
         );
         same_as_whole(&text);
-        // A table that does not parse, in the second window: the error of
+        // A table that does not parse, in the last run: the error of
         // the whole document.
         text.push_str("[[tool]]\nname = = \"x\"\n");
         same_as_whole(&text);

@@ -29,7 +29,10 @@ pub fn summary(diags: &[Diagnostic]) -> Summary {
 }
 
 /// Location of a diagnostic: file, 1-based line/column of start and end.
-fn location(sources: &SourceMap, d: &Diagnostic) -> (String, usize, usize, usize, usize) {
+pub(super) fn location(
+    sources: &SourceMap,
+    d: &Diagnostic,
+) -> (String, usize, usize, usize, usize) {
     let f = sources.get(d.span.file);
     let (l1, c1) = f.line_col(d.span.start as usize);
     let (l2, c2) = f.line_col(d.span.end as usize);

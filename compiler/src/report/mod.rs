@@ -8,12 +8,11 @@ pub mod sarif;
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
 use crate::diagnostics::{Diagnostic, Severity, CATALOGUE};
 use crate::source::SourceMap;
 
 pub use crate::diagnostics::{catalogue_url, DOCS_URL};
+use json::location;
 pub use json::*;
 
 // ------------------------------------------------------------------ human

@@ -5,7 +5,6 @@
 //! real tool. The validator refuses such references, and twins in the
 //! registry, naming both and showing the code points that differ.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::OnceLock;
 
@@ -20,14 +19,9 @@ use crate::source::{FileId, Span};
 /// no ASCII prototype starts with a combining mark), so registries of plain
 /// names pay no normalisation.
 pub fn skeleton_of(name: &str) -> String {
-    if let Some(table) = ascii_table(name) {
-        let mut out = String::with_capacity(name.len());
-        for b in name.bytes() {
-            out.push_str(&table[b as usize]);
-        }
-        return out;
-    }
-    skeleton(name).collect()
+    let mut out = String::with_capacity(name.len());
+    skeleton_into(name, &mut out);
+    out
 }
 
 /// The per-character skeletons of ASCII, when `name` is printable ASCII.
@@ -46,40 +40,38 @@ fn ascii_table(name: &str) -> Option<&'static [String]> {
 
 /// The registered names by skeleton. Keyed by a 64-bit hash of the skeleton
 /// (a hit is confirmed by comparing skeletons), so a million-tool registry
-/// costs 12 bytes a name here, not a second copy of every name.
+/// costs 12 bytes a name here, not a second copy of every name. The hash is
+/// foldhash, seeded per index.
 pub struct Lookalikes<'a> {
     names: Vec<&'a str>,
-    by_skeleton: HashMap<u64, u32>,
+    by_skeleton: foldhash::HashMap<u64, u32>,
+    hasher: foldhash::fast::RandomState,
 }
 
-/// The hash of `name`'s skeleton. An ASCII name's skeleton is streamed
-/// into the hasher piece by piece, not built: at a million names the
-/// strings were most of the index's cost.
-fn skeleton_hash(name: &str) -> u64 {
-    use std::hash::Hasher;
-    // SipHash is a function of the byte stream, however it is cut, so both
-    // paths hash the same bytes for the same skeleton.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+/// [`skeleton_of`] written into `buf` (cleared first), so an index over a
+/// million names reuses one string.
+fn skeleton_into<'b>(name: &str, buf: &'b mut String) -> &'b str {
+    buf.clear();
     match ascii_table(name) {
-        Some(table) => {
-            for b in name.bytes() {
-                h.write(table[b as usize].as_bytes());
-            }
-        }
-        None => h.write(skeleton(name).collect::<String>().as_bytes()),
+        Some(table) => name.bytes().for_each(|b| buf.push_str(&table[b as usize])),
+        None => buf.extend(skeleton(name)),
     }
-    h.finish()
+    buf
 }
 
 impl<'a> Lookalikes<'a> {
     /// Index `names` (registry order). Returns the index and every pair of
     /// twins (earlier index, later index) whose skeletons are equal.
     pub fn new(names: impl IntoIterator<Item = &'a str>) -> (Self, Vec<(usize, usize)>) {
+        use std::hash::BuildHasher;
         let names: Vec<&'a str> = names.into_iter().collect();
-        let mut by_skeleton: HashMap<u64, u32> = HashMap::with_capacity(names.len());
+        let hasher = foldhash::fast::RandomState::default();
+        let mut by_skeleton =
+            foldhash::HashMap::with_capacity_and_hasher(names.len(), Default::default());
         let mut twins = Vec::new();
+        let mut buf = String::new();
         for (i, n) in names.iter().enumerate() {
-            match by_skeleton.entry(skeleton_hash(n)) {
+            match by_skeleton.entry(hasher.hash_one(skeleton_into(n, &mut buf))) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let first = *e.get() as usize;
                     // Equal names are the registry's duplicates (TG4003), not twins.
@@ -92,12 +84,21 @@ impl<'a> Lookalikes<'a> {
                 }
             }
         }
-        (Lookalikes { names, by_skeleton }, twins)
+        let index = Lookalikes {
+            names,
+            by_skeleton,
+            hasher,
+        };
+        (index, twins)
     }
 
     /// A registered name that reads like `name` but is a different text.
     pub fn of(&self, name: &str) -> Option<&'a str> {
-        let r = self.names[*self.by_skeleton.get(&skeleton_hash(name))? as usize];
+        use std::hash::BuildHasher;
+        let h = self
+            .hasher
+            .hash_one(skeleton_into(name, &mut String::new()));
+        let r = self.names[*self.by_skeleton.get(&h)? as usize];
         (r != name && skeleton_of(r) == skeleton_of(name)).then_some(r)
     }
 

@@ -52,13 +52,10 @@ pub fn validate(
     registry: &Registry,
     provenance: model::Provenance,
 ) -> (Option<Model>, Vec<Problem>) {
-    // One skeleton index of the registry's names serves both its twins
-    // (TG4004) and the policies' lookalikes (TG1011).
-    let (lookalikes, twins) = Lookalikes::new(registry.tools.iter().map(|t| t.name.as_str()));
     let mut v = Validator {
         sources,
         registry,
-        problems: crate::validate::confusables::registry_problems(registry, &twins),
+        problems: Vec::new(),
     };
     for p in policies {
         v.problems
@@ -67,7 +64,22 @@ pub fn validate(
                 &sources.get(p.file).text,
             ));
     }
-    let model = v.run(policies, provenance, lookalikes);
+    // One skeleton index of the registry's names serves both its twins
+    // (TG4004) and the policies' lookalikes (TG1011). It is a pass over
+    // every name, independent of the policies: built on a second thread
+    // while the stages run, and waited for when a stage first asks it.
+    let (model, twins) = std::thread::scope(|threads| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        threads.spawn(move || {
+            // The receiver is gone only once validation has ended.
+            let _ = tx.send(Lookalikes::new(
+                registry.tools.iter().map(|t| t.name.as_str()),
+            ));
+        });
+        v.run(policies, provenance, Pending::new(rx))
+    });
+    let registry_problems = crate::validate::confusables::registry_problems(registry, &twins);
+    v.problems.splice(0..0, registry_problems);
     // An error that a suppression may acknowledge keeps the model: whether it
     // stays an error is decided with the project's suppressions
     // (`project::Project::check`).
@@ -77,6 +89,37 @@ pub fn validate(
         .any(|p| p.severity() == Severity::Error && !Problem::acknowledgeable_code(p.code()));
     v.problems.sort_by_key(|p| p.span());
     (ok.then_some(model), v.problems)
+}
+
+/// A value another thread is making, received the first time it is asked.
+struct Pending<T> {
+    rx: std::sync::mpsc::Receiver<T>,
+    value: std::cell::OnceCell<T>,
+}
+
+impl<T> Pending<T> {
+    fn new(rx: std::sync::mpsc::Receiver<T>) -> Self {
+        Pending {
+            rx,
+            value: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &T {
+        self.value.get_or_init(|| receive(&self.rx))
+    }
+
+    fn into_inner(self) -> T {
+        let Pending { rx, value } = self;
+        value.into_inner().unwrap_or_else(|| receive(&rx))
+    }
+}
+
+fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
+    // The sender ends only by sending, or by a panic: a bug, which the
+    // thread scope carries on once this thread has unwound.
+    rx.recv()
+        .unwrap_or_else(|_| panic!("the thread making a validation index stopped"))
 }
 
 struct Validator<'a> {
@@ -106,8 +149,9 @@ struct Scope<'a> {
     /// The index over `tool_names` answering "did you mean", built the first
     /// time a tool name is unknown (a clean policy never pays for it).
     suggest: std::cell::OnceCell<crate::validate::suggest::SuggestIndex>,
-    /// Registered names by confusable skeleton (TG1011).
-    lookalikes: Lookalikes<'a>,
+    /// Registered names by confusable skeleton (TG1011), and the registry's
+    /// twins (TG4004).
+    lookalikes: Pending<(Lookalikes<'a>, Vec<(usize, usize)>)>,
     /// The zones and, per `zone` block, the span its ceiling is reported at (zones).
     zones: Vec<model::Zone>,
     zone_index: HashMap<String, usize>,
@@ -121,7 +165,11 @@ struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
-    fn new(registry: &'a Registry, classes: Vec<String>, lookalikes: Lookalikes<'a>) -> Self {
+    fn new(
+        registry: &'a Registry,
+        classes: Vec<String>,
+        lookalikes: Pending<(Lookalikes<'a>, Vec<(usize, usize)>)>,
+    ) -> Self {
         let tool_names: Vec<&'a str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
         Scope {
             class_index: index(classes.iter().map(String::as_str)),
@@ -270,8 +318,8 @@ impl<'a> Validator<'a> {
         &mut self,
         policies: &[Parsed<'_>],
         provenance: model::Provenance,
-        lookalikes: Lookalikes<'a>,
-    ) -> Model {
+        lookalikes: Pending<(Lookalikes<'a>, Vec<(usize, usize)>)>,
+    ) -> (Model, Vec<(usize, usize)>) {
         let (defined, settings) = self.collect(policies);
         let classes = self.classes(settings.ladder);
         let mut scope = Scope::new(self.registry, classes, lookalikes);
@@ -286,6 +334,7 @@ impl<'a> Validator<'a> {
         let consumers = self.consumers(&defined.consumers, &defined.profiles);
         let gateways = self.gateways(&defined.gateways);
         let zone_spans = std::mem::take(&mut scope.zone_spans);
+        let (_, twins) = scope.lookalikes.into_inner();
         let model = Model {
             classes: scope.classes,
             zones: scope.zones,
@@ -301,7 +350,7 @@ impl<'a> Validator<'a> {
             provenance,
         };
         self.unreached_ceilings(&model, &zone_spans);
-        model
+        (model, twins)
     }
 
     fn unknown<'c>(
@@ -333,7 +382,7 @@ impl<'a> Validator<'a> {
 
     /// TG1011 when `name` reads like a registered tool; whether it did.
     fn lookalike(&mut self, scope: &Scope<'_>, name: &Name) -> bool {
-        match scope.lookalikes.of(&name.text) {
+        match scope.lookalikes.get().0.of(&name.text) {
             Some(registered) => {
                 self.problems.push(Problem::Lookalike {
                     name: name.text.clone(),

@@ -81,7 +81,7 @@ impl<'a> Validator<'a> {
                     .or_insert_with(|| prefix_match(&scope.tools, &n.text));
                 if !found.any {
                     self.problems
-                        .push(match scope.lookalikes.prefix_of(&n.text) {
+                        .push(match scope.lookalikes.get().0.prefix_of(&n.text) {
                             Some(registered) => Problem::Lookalike {
                                 name: format!("{}*", n.text),
                                 span: n.span,

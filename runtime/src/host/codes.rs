@@ -1,14 +1,11 @@
 //! Every number and name a host exposes, once. The C ABI's `TOOLGATE_*`
 //! constants are checked against these at compile time, PHP's and Python's
-//! tests check theirs against [`catalogue`] read from the library they load.
-
-use serde::Serialize;
-use serde_json::{json, Value};
+//! tests check theirs against [`catalogue`](crate::host::catalogue) read from
+//! the library they load.
 
 use crate::decide::{Decision, Role};
 use crate::format::LoadError;
 use crate::reason::{Reason, GATE_ORDER};
-use crate::refusal::{message as kind_message, RefusalKind};
 
 // ------------------------------------------------------------------- roles
 
