@@ -744,3 +744,77 @@ fn an_error_of_any_shape_rules_out_success() {
     });
     assert_eq!(refusal_kind(&c).0, RefusalKind::Policy);
 }
+
+/// Every refusal of every example project, in every configuration, for
+/// every role and consumer (none, and each the policy names), in both
+/// enforcement modes: it carries exactly the facts its gate's row of the
+/// gate table names (`Reason::facts`), each one filled, and no other (a
+/// profile refusal only for a consumer held to a profile).
+#[test]
+fn a_refusal_carries_exactly_the_facts_of_its_gate() {
+    use toolgate_runtime::Fact;
+    let mut seen = std::collections::BTreeSet::new();
+    for project in [
+        "demo",
+        "exclusions",
+        "mcp-profiles",
+        "real-servers",
+        "trust-zones",
+    ] {
+        let dir = format!("{}/../policies/{project}", env!("CARGO_MANIFEST_DIR"));
+        let p = toolgate_compiler::project::Project::load(std::path::Path::new(&dir)).unwrap();
+        let t = toolgate_compiler::lower::table(&p.check().model.expect("compiles")).unwrap();
+        let spec = t.spec();
+        let consumers: Vec<Option<&str>> = std::iter::once(None)
+            .chain(spec.consumers.iter().map(|c| Some(c.name.as_str())))
+            .collect();
+        for cfg in &spec.configurations {
+            for role in [Role::None, Role::User, Role::Admin] {
+                for &consumer in &consumers {
+                    for mode in ["observe", "enforce"] {
+                        let ctx = t
+                            .context(&cfg.name)
+                            .unwrap()
+                            .role(role)
+                            .consumer(consumer)
+                            .enforcement(Some(mode));
+                        for d in ctx.decisions().filter(|d| !d.allowed && !d.hidden) {
+                            let reason = d.reason.unwrap();
+                            let r = ctx.refusal(&d).unwrap();
+                            let facts = reason.facts();
+                            let has = |f: Fact| facts.contains(&f);
+                            let file = has(Fact::Profile) || has(Fact::ConfigurationFile);
+                            // The group, class and ceiling reach the host
+                            // in the remediation text.
+                            let got = [
+                                r.profile.is_some(),
+                                r.configuration.is_some(),
+                                r.remediation.contains("add group `"),
+                                r.remediation.contains(" class `"),
+                                r.remediation.contains("the ceiling `"),
+                                r.file.is_some(),
+                            ];
+                            let want = [
+                                has(Fact::Profile),
+                                has(Fact::Configuration),
+                                has(Fact::Group),
+                                has(Fact::Class),
+                                has(Fact::Ceiling),
+                                file,
+                            ];
+                            assert_eq!(got, want, "{project} {} {}: {r:?}", cfg.name, d.tool);
+                            seen.insert(reason);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The examples reach every gate but `notRegistered` (a decision over
+    // the registered tools never gives it).
+    assert_eq!(
+        seen.len(),
+        toolgate_runtime::GATE_ORDER.len() - 1,
+        "{seen:?}"
+    );
+}

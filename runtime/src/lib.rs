@@ -61,7 +61,7 @@ pub use decide::{Context, ContextError, Decision, GateOutcome, Mode, Role, Trace
 pub use format::LoadError;
 pub use host::HostContext;
 pub use live::{LiveTool, LiveToolError, LiveToolSpec};
-pub use reason::{GateMasks, Reason, GATE_ORDER};
+pub use reason::{Fact, GateMasks, Reason, GATE_ORDER};
 pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
 pub use reload::TableHandle;
 pub use resolve::{render_prompt, Excluded, ToolSet, Unavailable};

@@ -5,15 +5,16 @@ use serde::{Deserialize, Serialize};
 /// The gates, one row each, in THE gate order (the first refusing gate
 /// names the reason): the variant and its doc, the stable code (JSON), the
 /// corpus letter (docs/conformance.md), the exception a host raises (Python
-/// and TypeScript; PHP adds `Exception`), and the short text for people and
-/// models, which speaks of its own gate only. Everything a host or a schema
+/// and TypeScript; PHP adds `Exception`), the short text for people and
+/// models, which speaks of its own gate only, and the facts a refusal by the
+/// gate carries ([`Fact`]). Everything a host or a schema
 /// knows of a gate follows from this table: [`Reason`], [`GATE_ORDER`], the
 /// numbers (`Reason::number`, the C ABI's `TOOLGATE_REASON_*` asserted
 /// against them), the packed layouts (`host::codes::packed`, checked at
 /// compile time to hold every gate), the catalogue hosts generate their
 /// exception classes from, and the JSON Schemas (derived from the enum).
 macro_rules! gates {
-    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $letter:literal, $exception:literal, $message:literal; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, $letter:literal, $exception:literal, $message:literal, [$($fact:ident),*]; )*) => {
         /// Why a tool is not offered or a call may not run. The declaration order is
         /// the gate order: the first refusing gate names the reason.
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -28,7 +29,7 @@ macro_rules! gates {
 
         /// The gate table's rows, indexed by rank.
         const ROWS: [Row; GATE_ORDER.len()] = [
-            $(Row { code: $code, letter: $letter, exception: $exception, message: $message }),*
+            $(Row { code: $code, letter: $letter, exception: $exception, message: $message, facts: &[$(Fact::$fact),*] }),*
         ];
     };
 }
@@ -41,25 +42,27 @@ macro_rules! gates {
 gates! {
     /// The name is not in the registry.
     NotRegistered = "notRegistered", 'n', "NotRegistered",
-        "no tool of this name is registered";
+        "no tool of this name is registered", [];
     /// The tool, or its group, is switched off.
     ToolDisabled = "toolDisabled", 'd', "ToolDisabled",
-        "switched off by an administrator";
+        "switched off by an administrator", [];
     /// Admin-only tool, and the user is not an admin (no user counts as not admin).
     RequiresAdmin = "requiresAdmin", 'a', "RequiresAdmin",
-        "only administrators may use it";
+        "only administrators may use it", [];
     /// The consumer's MCP access profile does not hold the tool.
     NotInProfile = "notInProfile", 'p', "ToolNotInProfile",
-        "not in this consumer's access profile";
+        "not in this consumer's access profile", [Profile];
     /// Outside the configuration's allowed groups or the run's skill allow-list.
     ConfigurationGroup = "configurationGroup", 'g', "ConfigurationGroup",
-        "not among the tools this configuration allows";
+        "not among the tools this configuration allows",
+        [Configuration, ConfigurationFile, Group];
     /// The configuration (or the run, from its start) excludes the tool.
     ConfigurationExcluded = "configurationExcluded", 'x', "ConfigurationExcluded",
-        "excluded by this configuration";
+        "excluded by this configuration", [Configuration, ConfigurationFile];
     /// The tool's data class is above the ceiling of the provider's trust zone.
     TrustZone = "trustZone", 'z', "TrustZone",
-        "its data is more sensitive than this provider may receive";
+        "its data is more sensitive than this provider may receive",
+        [Configuration, Class, Ceiling];
 }
 
 /// One row of the gate table.
@@ -68,6 +71,26 @@ struct Row {
     letter: char,
     exception: &'static str,
     message: &'static str,
+    facts: &'static [Fact],
+}
+
+/// What a refusal by a gate tells besides the tool and the consumer: the
+/// rule that refused and where it is written (`Context::refusal` fills each
+/// one the gate's row names, and nothing else; docs/refusals.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    /// The consumer's access profile and the policy file that defines it.
+    Profile,
+    /// The configuration.
+    Configuration,
+    /// The policy file that defines the configuration.
+    ConfigurationFile,
+    /// The tool's group.
+    Group,
+    /// The tool's data class.
+    Class,
+    /// The ceiling of the provider's trust zone.
+    Ceiling,
 }
 
 impl Reason {
@@ -96,6 +119,11 @@ impl Reason {
     /// (`RefusalKind::exception_name`).
     pub fn exception_name(self) -> &'static str {
         self.row().exception
+    }
+
+    /// The facts a refusal by this gate carries (the row's last column).
+    pub fn facts(self) -> &'static [Fact] {
+        self.row().facts
     }
 }
 

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decide::{Context, Decision};
-use crate::reason::{Reason, GATE_ORDER};
+use crate::reason::{Fact, Reason, GATE_ORDER};
 use crate::spec::RuleOutcome;
 
 /// What kind of refusal: a gate of the table (its [`Reason`], so adding a
@@ -366,34 +366,30 @@ impl<'t> Context<'t> {
             consumer: self.consumer.clone(),
             ..Facts::default()
         };
-        match reason {
-            Reason::NotInProfile => {
-                if let Some(p) = self.profile_name() {
-                    facts.profile = Some(p.to_string());
-                    facts.file = spec
-                        .profiles
-                        .iter()
-                        .find(|x| x.name == p)
-                        .map(|x| x.file.clone());
+        for fact in reason.facts() {
+            match fact {
+                Fact::Profile => {
+                    if let Some(p) = self.profile_name() {
+                        facts.profile = Some(p.to_string());
+                        facts.file = spec
+                            .profiles
+                            .iter()
+                            .find(|x| x.name == p)
+                            .map(|x| x.file.clone());
+                    }
                 }
-            }
-            Reason::ConfigurationGroup | Reason::ConfigurationExcluded => {
-                facts.configuration = Some(cfg.name.clone());
-                facts.file = Some(cfg.file.clone());
-                if reason == Reason::ConfigurationGroup {
+                Fact::Configuration => facts.configuration = Some(cfg.name.clone()),
+                Fact::ConfigurationFile => facts.file = Some(cfg.file.clone()),
+                Fact::Group => {
                     facts.group = self.table.tool_id(d.tool).map(|i| {
                         spec.groups[spec.tools[i as usize].group as usize]
                             .name
                             .clone()
-                    });
+                    })
                 }
+                Fact::Class => facts.class = d.class.map(str::to_string),
+                Fact::Ceiling => facts.ceiling = d.ceiling.map(str::to_string),
             }
-            Reason::TrustZone => {
-                facts.configuration = Some(cfg.name.clone());
-                facts.class = d.class.map(str::to_string);
-                facts.ceiling = d.ceiling.map(str::to_string);
-            }
-            _ => {}
         }
         Some(Refusal::new(RefusalKind::from_reason(reason), facts))
     }
