@@ -128,7 +128,8 @@ export class Context {
    * frozen array made on the first call and returned again on every later
    * call (a context's list never changes); with `live`, a new array. */
   unavailable(options?: { live?: LiveTool[] | null }): readonly Readonly<UnavailableEntry>[];
-  /** One `id << 3 | reason number` per unavailable registered tool. */
+  /** One `id << 3 | reason number` per unavailable registered tool, in
+   * registry order: a new array of the caller's own on every call. */
   unavailablePacked(): Uint32Array;
   unavailableCount(): number;
   unavailablePrompt(options?: { live?: LiveTool[] | null }): string;
