@@ -107,14 +107,7 @@ fn rego(s: &Subject, refused: &[bool]) -> Rego {
             &s.table,
             1,
             |c, i| {
-                let input = world.input(
-                    spec,
-                    c.config,
-                    c.role,
-                    c.consumer,
-                    c.observe,
-                    Some(&names[i]),
-                );
+                let input = world.input(spec, c, Some(&names[i]));
                 world.allowed(&input)
             },
             "regorus",
@@ -126,14 +119,7 @@ fn rego(s: &Subject, refused: &[bool]) -> Rego {
     for (i, input) in inputs.iter().enumerate() {
         assert_eq!(world.allowed(input), !refused[i], "Rego, tool {i}");
     }
-    let list_input = world.input(
-        spec,
-        pctx.config,
-        pctx.role,
-        pctx.consumer,
-        pctx.observe,
-        None,
-    );
+    let list_input = world.input(spec, &pctx, None);
     let mut theirs = world.unavailable(&list_input);
     let mut expected: Vec<String> = (0..n)
         .filter(|&i| refused[i])

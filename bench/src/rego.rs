@@ -150,23 +150,15 @@ impl RegoWorld {
 
     /// The input for one context; `tool` names the asked tool (the list's
     /// input has none).
-    pub fn input(
-        &self,
-        spec: &TableSpec,
-        config: &str,
-        role: Role,
-        consumer: Option<&str>,
-        observe: bool,
-        tool: Option<&str>,
-    ) -> Value {
-        let (gate, profile) = match profile_gate(spec, consumer) {
+    pub fn input(&self, spec: &TableSpec, ctx: &PeerContext, tool: Option<&str>) -> Value {
+        let (gate, profile) = match profile_gate(spec, ctx.consumer) {
             ProfileGate::Open => ("open", ""),
             ProfileGate::Closed => ("closed", ""),
             ProfileGate::Profile(p) => ("profile", spec.profiles[p].name.as_str()),
         };
         let mut v = json!({
-            "config": config, "admin": role == Role::Admin,
-            "profile_gate": gate, "profile": profile, "observe": observe,
+            "config": ctx.config, "admin": ctx.role == Role::Admin,
+            "profile_gate": gate, "profile": profile, "observe": ctx.observe,
         });
         if let Some(t) = tool {
             v["tool"] = json!(t);
@@ -178,16 +170,7 @@ impl RegoWorld {
     pub fn inputs(&self, spec: &TableSpec, ctx: &PeerContext) -> Vec<Value> {
         spec.tools
             .iter()
-            .map(|t| {
-                self.input(
-                    spec,
-                    ctx.config,
-                    ctx.role,
-                    ctx.consumer,
-                    ctx.observe,
-                    Some(&t.name),
-                )
-            })
+            .map(|t| self.input(spec, ctx, Some(&t.name)))
             .collect()
     }
 

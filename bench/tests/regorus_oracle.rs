@@ -31,18 +31,11 @@ fn rego_agrees_with_the_table_on_generated_workloads() {
                 let key = format!("{} {:?} {:?} {:?}", c.config, c.role, c.consumer, c.mode);
                 if key != last {
                     // The set rule for this context, once, beside the decisions.
-                    let input = world.input(spec, c.config, c.role, c.consumer, c.observe, None);
+                    let input = world.input(spec, c, None);
                     refused.push(world.unavailable(&input).into_iter().collect());
                     last = key;
                 }
-                let input = world.input(
-                    spec,
-                    c.config,
-                    c.role,
-                    c.consumer,
-                    c.observe,
-                    Some(&spec.tools[i].name),
-                );
+                let input = world.input(spec, c, Some(&spec.tools[i].name));
                 let allowed = world.allowed(&input);
                 assert_eq!(
                     !allowed,

@@ -49,14 +49,7 @@ pub fn run(dir: &Path, n: usize) -> Result<(), String> {
     if list(&mut world) != want {
         return Err("Regorus's unavailable list differs from the runtime's".into());
     }
-    let list_input = world.input(
-        spec,
-        pctx.config,
-        pctx.role,
-        pctx.consumer,
-        pctx.observe,
-        None,
-    );
+    let list_input = world.input(spec, &pctx, None);
     let mut set = world.unavailable(&list_input);
     set.sort_unstable();
     let mut refused: Vec<&str> = tools
