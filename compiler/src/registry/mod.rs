@@ -655,8 +655,16 @@ fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize, is_json: boo
         }];
     for make in needles {
         let needle = make();
-        if let Some(i) = text.get(*cursor..).and_then(|t| t.find(&needle)) {
-            let start = *cursor + i;
+        let Some(rest) = text.get(*cursor..) else {
+            break;
+        };
+        // Only as the value of a `name` key: the same quoted string inside
+        // a description (`'like "b"'`) is not where tool `b` is named.
+        let found = rest
+            .match_indices(&needle)
+            .map(|(i, _)| *cursor + i)
+            .find(|&start| follows_name_key(text.as_bytes(), start));
+        if let Some(start) = found {
             *cursor = start + needle.len();
             return Span::new(file, start..start + needle.len());
         }
@@ -669,6 +677,42 @@ fn locate(file: FileId, text: &str, name: &str, cursor: &mut usize, is_json: boo
         return Span::new(file, r);
     }
     Span::new(file, *cursor..*cursor)
+}
+
+/// Whether the string value starting at `value` is a `name` key's:
+/// `name = `, `"name": ` or `'name' = ` before it, blanks allowed around the
+/// `=` or `:`, and the key not the tail of a longer one (`display_name`).
+fn follows_name_key(bytes: &[u8], value: usize) -> bool {
+    let skip_blank_back = |mut at: usize| {
+        while at > 0 && matches!(bytes[at - 1], b' ' | b'\t') {
+            at -= 1;
+        }
+        at
+    };
+    let at = skip_blank_back(value);
+    if at == 0 || !matches!(bytes[at - 1], b'=' | b':') {
+        return false;
+    }
+    let mut end = skip_blank_back(at - 1);
+    let quote = end
+        .checked_sub(1)
+        .map(|q| bytes[q])
+        .filter(|q| *q == b'"' || *q == b'\'');
+    if quote.is_some() {
+        end -= 1;
+    }
+    let Some(key) = end.checked_sub("name".len()) else {
+        return false;
+    };
+    if &bytes[key..end] != b"name" {
+        return false;
+    }
+    let before = key.checked_sub(1).map(|b| bytes[b]);
+    match quote {
+        Some(q) => before == Some(q),
+        None => !before
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'),
+    }
 }
 
 /// The byte range of the first string value of a `name` key at or after
@@ -1150,6 +1194,28 @@ mod spans {
                 ("ab".into(), "\"\\u0061b\"".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_name_quoted_in_a_description_is_not_taken_for_the_tool() {
+        // Tool `a` quotes `b` before `b` is declared, and `c` quotes itself
+        // before its own `name` key; neither quote is where the tool is named.
+        let toml = "[[tool]]\nname = \"a\"\ngroup = \"g\"\ndescription = 'then call \"b\"'\n\
+                    [[tool]]\nname = \"b\"\ngroup = \"g\"\n\
+                    [[tool]]\ndescription = 'the \"c\" tool'\ngroup = \"g\"\n\"name\" = \"c\"\n";
+        let (r, p) = load(FileId(0), toml, false);
+        assert!(p.is_empty(), "{p:?}");
+        let got: Vec<std::ops::Range<usize>> = r.tools.iter().map(|t| t.span.range()).collect();
+        let at = |key: &str| toml.find(key).map(|k| k + key.len() - 3..k + key.len());
+        assert_eq!(
+            got,
+            [
+                at("name = \"a\"").unwrap(),
+                at("name = \"b\"").unwrap(),
+                at("\"name\" = \"c\"").unwrap(),
+            ]
+        );
+        assert_eq!(&toml[got[1].clone()], "\"b\"");
     }
 
     #[test]
