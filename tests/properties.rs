@@ -82,7 +82,17 @@ proptest! {
             // offered == the allowed decisions.
             let offered: Vec<&str> = rt.offered();
             let allowed: Vec<&str> = rt.decisions().filter(|d| d.allowed).map(|d| d.tool).collect();
-            prop_assert_eq!(offered, allowed);
+            prop_assert_eq!(&offered, &allowed);
+            // The offered ids written into a host's buffer: the same set by
+            // position, nothing past it, and a short buffer refused whole.
+            let mut into = vec![u32::MAX; names.len() + 1];
+            let n = rt.offered_ids_into(&mut into).expect("room for every tool");
+            let by_id: Vec<&str> = into[..n].iter().map(|&i| names[i as usize].as_str()).collect();
+            prop_assert_eq!(&by_id, &allowed);
+            prop_assert!(into[n..].iter().all(|&v| v == u32::MAX), "nothing written past the offered set");
+            let mut short = vec![u32::MAX; names.len() - 1];
+            prop_assert_eq!(rt.offered_ids_into(&mut short), None);
+            prop_assert!(short.iter().all(|&v| v == u32::MAX));
         }
     }
 

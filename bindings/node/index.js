@@ -347,8 +347,15 @@ class Context {
 
   /** The tools the model is offered, in registry order. */
   offered() {
-    const names = this.#table.tools;
-    return Array.from(this.#n.offeredIds(), (i) => names[i]);
+    // Into the table's own buffer, as the list: no typed array is made and
+    // finalized per call.
+    const table = this.#table;
+    const names = table[NAMES];
+    const ids = table[SCRATCH];
+    const count = this.#n.offeredIdsInto(ids);
+    const out = new Array(count);
+    for (let i = 0; i < count; i++) out[i] = names[ids[i]];
+    return out;
   }
 
   offeredCount() {

@@ -15,8 +15,12 @@ export declare class NativeContext {
    * allowed, bit 1 observed only, bits 2 to 4 the reason number).
    */
   decidePacked(name: string): number
-  /** The ids of the offered tools, in registry order. */
-  offeredIds(): Uint32Array
+  /**
+   * The ids of the offered tools written into `out` (registry order);
+   * the number written. `out` must hold every tool of the table (an
+   * `ArgumentError` otherwise), as for `unavailableIdsInto`.
+   */
+  offeredIdsInto(out: Uint32Array): number
   /**
    * The unavailable list written into `out` (one `id << 3 | reason
    * number` each, registry order); the number written. `out` must hold

@@ -24,15 +24,39 @@ pub const PROMPT_HEADING: &str =
 impl<'t> Context<'t> {
     /// Indices of offered tools (allowed, observed-only included), registry order.
     pub fn offered_ids(&self) -> Vec<u32> {
-        let n = self.table.tool_count();
         let mut out = Vec::new();
+        self.for_each_offered_word(|offered, w| {
+            out.extend(Self::bits(offered, w).map(|i| i as u32))
+        });
+        out
+    }
+
+    /// [`Context::offered_ids`] written into `out`, for hosts that own the
+    /// memory (a JavaScript typed array): the number written, or `None`,
+    /// writing nothing, when `out` is shorter than the table's tool count
+    /// (a list is never cut short).
+    pub fn offered_ids_into(&self, out: &mut [u32]) -> Option<usize> {
+        if out.len() < self.table.tool_count() {
+            return None;
+        }
+        let mut n = 0;
+        self.for_each_offered_word(|offered, w| {
+            for i in Self::bits(offered, w) {
+                out[n] = i as u32;
+                n += 1;
+            }
+        });
+        Some(n)
+    }
+
+    /// For every 64-tool word `w`: the bits of its offered tools.
+    fn for_each_offered_word(&self, mut f: impl FnMut(u64, usize)) {
+        let n = self.table.tool_count();
         for w in 0..n.div_ceil(64) {
             let (m, _) = self.gate_masks(w);
             let refused = m.iter().fold(0, |a, b| a | b);
-            let offered = crate::decide::valid_mask(n, w) & !refused;
-            out.extend(Self::bits(offered, w).map(|i| i as u32));
+            f(crate::decide::valid_mask(n, w) & !refused, w);
         }
-        out
     }
 
     /// Names of offered tools, registry order.

@@ -125,10 +125,23 @@ impl NativeContext {
         u32::from(packed::of(&self.rt().decide(&name)))
     }
 
-    /// The ids of the offered tools, in registry order.
+    /// The ids of the offered tools written into `out` (registry order);
+    /// the number written. `out` must hold every tool of the table (an
+    /// `ArgumentError` otherwise), as for `unavailableIdsInto`.
     #[napi]
-    pub fn offered_ids(&self) -> Uint32Array {
-        Uint32Array::new(self.rt().offered_ids())
+    pub fn offered_ids_into(&self, mut out: Uint32ArraySlice<'_>) -> Result<u32> {
+        // SAFETY: the call is synchronous, so no JavaScript runs (and no
+        // other view writes the buffer) while this slice lives.
+        let out = unsafe { out.as_mut() };
+        let out_len = out.len();
+        let c = self.rt();
+        c.offered_ids_into(out).map(|n| n as u32).ok_or_else(|| {
+            errors::argument(format!(
+                "offeredIdsInto: a buffer of {} entries cannot hold the offered set of a table of {} tools",
+                out_len,
+                c.table().tool_count()
+            ))
+        })
     }
 
     /// The unavailable list written into `out` (one `id << 3 | reason

@@ -253,6 +253,15 @@ test('offered, unavailable, prompt and the tool set', () => {
   assert.deepEqual(Array.from(ctx.unavailablePacked()), kept);
   assert.deepEqual(ctx.unavailable().map((u) => u.tool), kept.map((v) => t.tools[v >>> 3]));
   assert.notEqual(ctx.unavailablePacked(), ctx.unavailablePacked());
+  // offered() shares the table's buffer with the list: each answer is the
+  // caller's own array, and interleaving contexts and forms changes none.
+  const offered = ctx.offered();
+  offered.length = 0;
+  const admin = t.context('support-chat', { role: 'admin' });
+  assert.deepEqual(admin.offered(), admin.decisions().filter((d) => d.allowed).map((d) => d.tool));
+  ctx.unavailablePacked();
+  assert.deepEqual(ctx.offered(), ctx.decisions().filter((d) => d.allowed).map((d) => d.tool));
+  assert.ok(admin.offered().length > ctx.offered().length);
   const host = ctx.toolSet();
   assert.equal(host.audience, 'host');
   assert.deepEqual(host.offered, ctx.offered());
