@@ -23,7 +23,10 @@
 //!   number, no `Content-Length`, over [`MAX_HEADER`]) leaves the frame's end
 //!   unknown: it is answered with `-32700`, logged on standard error, and
 //!   the stream is skipped to the next `Content-Length:`, where reading
-//!   resumes.
+//!   resumes; when the stream ends before one, that answer is the last and
+//!   the reader ends (so every read consumes input or ends: a stream of n
+//!   bytes gives at most n + 1 frames, and its end always ends the server's
+//!   input).
 
 use std::io::{self, BufRead, Read, Write};
 use std::sync::{Arc, Mutex};
@@ -64,6 +67,9 @@ pub struct FrameReader<R> {
     resumed: bool,
     /// Bytes of an over-long body still to skip.
     skip: u64,
+    /// The stream ended while a bad header was skipped: the frame was
+    /// answered, and every later read is [`Frame::End`].
+    ended: bool,
 }
 
 /// A header that cannot be parsed: why, in words for the client and the log.
@@ -75,11 +81,19 @@ impl<R: BufRead> FrameReader<R> {
             input,
             resumed: false,
             skip: 0,
+            ended: false,
         }
     }
 
     /// The next frame. I/O errors of the stream itself are `Err`.
+    ///
+    /// Every read either consumes at least one byte of the stream or ends
+    /// it: a bad header is skipped up to the next `Content-Length:`, and
+    /// when the stream ends first, that bad frame is the last one answered.
     pub fn next_frame(&mut self) -> io::Result<Frame> {
+        if self.ended {
+            return Ok(Frame::End);
+        }
         let skip = std::mem::take(&mut self.skip);
         if skip > 0 {
             io::copy(&mut (&mut self.input).take(skip), &mut io::sink())?;
@@ -89,6 +103,7 @@ impl<R: BufRead> FrameReader<R> {
             Ok(None) => return Ok(Frame::End),
             Err(BadHeader(why)) => {
                 let found = self.resync()?;
+                self.ended = !found;
                 let then = if found {
                     "skipped to the next `Content-Length` header"
                 } else {
@@ -159,8 +174,16 @@ impl<R: BufRead> FrameReader<R> {
             let line = match self.line(&mut left)? {
                 Ok(Some(l)) => l,
                 Ok(None) if first && !self.resumed => return Ok(Ok(None)),
-                Ok(None) => return Ok(Err(BadHeader("the stream ended inside a header".into()))),
-                Err(e) => return Ok(Err(e)),
+                Ok(None) => {
+                    // A resumed header whose value never came: the
+                    // `Content-Length:` found by the resync is spent.
+                    self.resumed = false;
+                    return Ok(Err(BadHeader("the stream ended inside a header".into())));
+                }
+                Err(e) => {
+                    self.resumed = false;
+                    return Ok(Err(e));
+                }
             };
             let (name, value) = if std::mem::take(&mut self.resumed) {
                 ("Content-Length", line.as_str())
@@ -446,5 +469,64 @@ mod tests {
         );
         assert_eq!(frames(b"garbage\r\n\r\n"), ["-32700 None malformed frame header: \"garbage\" is not `Name: value`; no `Content-Length` header follows"]);
         assert_eq!(frames(b""), Vec::<String>::new());
+    }
+
+    /// Reads at most `cap` frames: how many came before the end, or `None`
+    /// when the reader never ended.
+    fn frames_until_end(input: &[u8], cap: usize) -> Option<usize> {
+        let mut r = FrameReader::new(input);
+        for n in 0..cap {
+            match r.next_frame() {
+                Ok(Frame::End) | Err(_) => return Some(n),
+                Ok(_) => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_stream_ending_after_a_resync_ends_the_reader() {
+        // Issue 45's fuzz input (fuzz/seeds/lsp_frames/issue45_eof_after_resync.bin).
+        let seed = include_bytes!("../../fuzz/seeds/lsp_frames/issue45_eof_after_resync.bin");
+        assert!(
+            frames_until_end(seed, 64).is_some(),
+            "the reader never ends"
+        );
+        // The smallest form: a `Content-Length:` found by a resync, then the end.
+        assert_eq!(
+            frames(b"garbage\r\nContent-Length:"),
+            [
+                "-32700 None malformed frame header: \"garbage\" is not `Name: value`; skipped to the next `Content-Length` header",
+                "-32700 None malformed frame header: the stream ended inside a header; no `Content-Length` header follows",
+            ]
+        );
+        assert_eq!(
+            frames(b"x\nContent-Length: 3"),
+            [
+                "-32700 None malformed frame header: \"x\" is not `Name: value`; skipped to the next `Content-Length` header",
+                "-32700 None malformed frame header: the stream ended inside a header; no `Content-Length` header follows",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_read_consumes_input_or_ends() {
+        // Any prefix of these inputs: each read either ends the stream or
+        // takes at least one byte, so a stream of n bytes gives at most
+        // n + 1 frames.
+        let seed = include_bytes!("../../fuzz/seeds/lsp_frames/issue45_eof_after_resync.bin");
+        let mut inputs: Vec<Vec<u8>> = vec![seed.to_vec()];
+        inputs.push(format!("junk\r\n{}Content-Length: 9\r\n\r\n{{", frame(PING)).into_bytes());
+        inputs.push(b"Content-Length: 1\r\nContent-Length: x\r\n\r\ncontent-length:\n".to_vec());
+        for input in &inputs {
+            for end in 0..=input.len() {
+                let part = &input[..end];
+                assert!(
+                    frames_until_end(part, part.len() + 2).is_some(),
+                    "no end after {end} bytes of {:?}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
     }
 }

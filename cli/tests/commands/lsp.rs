@@ -844,3 +844,106 @@ fn a_registry_name_written_with_an_escape_gets_its_diagnostic_on_its_own_line() 
     c.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 45: the `lsp_frames` fuzz input after `initialize` and
+/// `initialized`, then the end of standard input. The server read a
+/// `Content-Length:` found by a resync, met the end of the stream, and
+/// answered "the stream ended inside a header" forever (31.9 MB in 5 s).
+/// It must end, soon, having written a few frames.
+#[test]
+fn the_end_of_input_after_a_skipped_header_ends_the_server_with_bounded_output() {
+    use std::io::Read;
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fuzz/seeds/lsp_frames/issue45_eof_after_resync.bin"),
+    )
+    .expect("the regression seed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolgate lsp");
+    // Counted as they come, kept only up to the bound, so a server that
+    // never stops writing cannot fill the test's memory.
+    const BOUND: usize = 16 * 1024;
+    let counter = |stream: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let (mut total, mut kept, mut buf) = (0usize, Vec::new(), [0u8; 8192]);
+            let mut stream = stream;
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                total += n;
+                if kept.len() < BOUND {
+                    kept.extend_from_slice(&buf[..n]);
+                }
+            }
+            (total, kept)
+        })
+    };
+    let stdout = counter(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = counter(Box::new(child.stderr.take().expect("stderr")));
+    let mut input =
+        framed(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{}}}"#);
+    input.extend(framed(
+        r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
+    input.extend_from_slice(&seed);
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(&input).expect("write");
+    drop(stdin);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (out_bytes, out) = stdout.join().expect("stdout reader");
+    let (err_bytes, _) = stderr.join().expect("stderr reader");
+    let status = status.unwrap_or_else(|| {
+        panic!("the server did not end within 5 s of its input closing ({out_bytes} bytes written)")
+    });
+    assert!(status.success(), "{status}");
+    assert!(
+        out_bytes < BOUND,
+        "{out_bytes} bytes on standard output: {}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(err_bytes < BOUND, "{err_bytes} bytes on standard error");
+    // The frames written: the initialize answer, then one error answer per
+    // bad frame, the last for the header the stream ended in.
+    let mut reader = BufReader::new(&out[..]);
+    let mut messages = Vec::new();
+    while let Some(m) = read_message(&mut reader) {
+        messages.push(m);
+    }
+    // The reader answers bad frames itself, so they may come before the
+    // `initialize` answer, which the server loop writes.
+    assert!(messages
+        .iter()
+        .any(|m| m["id"] == json!(0) && m["result"].is_object()));
+    let errors: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["id"].is_null())
+        .map(|m| &m["error"]["message"])
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "the frame's body is not UTF-8",
+            "malformed frame header: no `Content-Length` header; skipped to the next `Content-Length` header",
+            // The `Content-Length:` found is followed by bytes that are not
+            // UTF-8, then no other: the last answer, and the server ends.
+            "malformed frame header: a header line is not UTF-8; no `Content-Length` header follows",
+        ]
+    );
+}
