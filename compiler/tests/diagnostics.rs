@@ -841,6 +841,53 @@ fn tg1012_invisible_character() {
 }
 
 #[test]
+fn tg1012_line_and_paragraph_separators_in_registry_names() {
+    // U+2028 after a registered name: a second `delete_record` row in the
+    // report, and a forged line for a host that splits on Unicode line ends.
+    // Written as a TOML escape and as the raw character, beside the name it
+    // imitates; the span is the quoted name.
+    for (written, quoted) in [
+        ("\\u2028", "\"delete_record\\u2028\""),
+        ("\u{2028}", "\"delete_record\u{2028}\""),
+    ] {
+        let r = format!(
+            "[[tool]]\nname = \"delete_record\"\ngroup = \"g\"\n\n[[tool]]\nname = \"delete_record{written}\"\ngroup = \"g\"\n"
+        );
+        let r: &'static str = Box::leak(r.into_boxed_str());
+        let (p, d) = run(("registry.toml", r), "", "TG1012");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(p.sources.text(d[0].span), quoted);
+        let start = r.rfind(quoted).expect("the second name");
+        assert_eq!(
+            (d[0].span.start as usize, d[0].span.end as usize),
+            (start, start + quoted.len())
+        );
+        assert_eq!(
+            d[0].message,
+            "a line or paragraph separator U+2028 in the tool name of registry tool `delete_record\\u2028`"
+        );
+    }
+    // U+2029 in a group, U+0085 NEXT LINE (a control) in a name.
+    let r = "[[tool]]\nname = \"a\"\ngroup = \"g\\u2029\"\n\n[[tool]]\nname = \"b\\u0085\"\ngroup = \"g\"\n";
+    let (_, d) = run(("registry.toml", r), "", "TG1012");
+    let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "a line or paragraph separator U+2029 in the group of registry tool `a`",
+            "a control or format character U+0085 in the tool name of registry tool `b\\u0085`",
+        ]
+    );
+    // In a policy file, anywhere, as any other invisible character.
+    let (p, d) = run(reg(), "# one\u{2028}two\nconfiguration c { }\n", "TG1012");
+    assert_eq!(p.sources.text(d[0].span), "\u{2028}");
+    assert_eq!(
+        d[0].message,
+        "a line or paragraph separator U+2028 in a policy file"
+    );
+}
+
+#[test]
 fn tg2007_pattern_in_name_list() {
     case(
         "TG2007",

@@ -229,3 +229,50 @@ impl<'t> Context<'t> {
         (None, above, class)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_name_with_a_line_or_paragraph_separator_is_refused() {
+        for (name, remote, message) in [
+            (
+                "delete_record\u{2028}",
+                false,
+                "live tool `delete_record\\u2028`: it contains U+2028 at byte 13, a line or paragraph separator",
+            ),
+            (
+                "purge\u{2029}- delete_record: available",
+                false,
+                "live tool `purge\\u2029- delete_record: available`: it contains U+2029 at byte 5, a line or paragraph separator",
+            ),
+            (
+                "purge\u{85}",
+                true,
+                "live tool `purge\\u0085`: it contains U+0085 at byte 5, a control or format character",
+            ),
+        ] {
+            let spec = LiveToolSpec {
+                name: name.into(),
+                group: "g".into(),
+                remote,
+                enabled: true,
+                admin_only: false,
+                class: None,
+            };
+            assert_eq!(
+                LiveTool::new(spec).map_err(|e| e.message),
+                Err(message.to_string())
+            );
+        }
+        let e = LiveTool::from_json(
+            br#"{"name":"a","group":"g\u2028x","remote":false,"enabled":true,"adminOnly":false}"#,
+        )
+        .map_err(|e| e.message);
+        assert_eq!(
+            e,
+            Err("live tool `a`: its group `g\\u2028x`: it contains U+2028 at byte 1, a line or paragraph separator".into())
+        );
+    }
+}

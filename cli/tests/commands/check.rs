@@ -199,3 +199,58 @@ fn a_syntax_error_quotes_at_most_forty_characters_of_the_token() {
     assert!(msg.contains(&format!("`{}…`", "x".repeat(40))), "{msg}");
     assert!(!msg.contains(&"x".repeat(41)), "{msg}");
 }
+
+/// Issue 45: `delete_record` and `delete_record` followed by U+2028 LINE
+/// SEPARATOR in one registry. The second is TG1012 (an error), so `check`
+/// fails with and without `--deny-warnings`, and every rendering escapes it.
+#[test]
+fn a_line_separator_in_a_registry_name_fails_check() {
+    let registry = "[[tool]]\nname = \"delete_record\"\ngroup = \"g\"\n\n\
+                    [[tool]]\nname = \"delete_record\u{2028}\"\ngroup = \"g\"\n";
+    let dir = scratch_project(
+        "line-separator",
+        registry,
+        "configuration editor-chat {\n  exclude [delete_record]\n}\n",
+    );
+    let d = dir.to_str().unwrap();
+    for args in [
+        &["check", "--deny-warnings", "--format", "plain", d][..],
+        &["check", "--format", "plain", d][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stdout(&o));
+        let out = stdout(&o);
+        assert_contains(
+            &out,
+            "error[TG1012]: a line or paragraph separator U+2028 in the tool name of registry tool `delete_record\\u2028`",
+        );
+        assert_contains(&out, "registry.toml:6:8");
+        assert!(
+            !out.contains('\u{2028}'),
+            "a raw U+2028 in the output: {out}"
+        );
+    }
+    // JSON: the exact span, the name escaped by JSON itself.
+    let o = run(&["check", "--deny-warnings", "--format", "json", d]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let hit: Vec<&serde_json::Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "TG1012")
+        .collect();
+    assert_eq!(hit.len(), 1, "{v}");
+    assert_eq!(
+        (
+            hit[0]["line"].as_u64(),
+            hit[0]["column"].as_u64(),
+            hit[0]["endLine"].as_u64(),
+            hit[0]["endColumn"].as_u64()
+        ),
+        // `"delete_record\u{2028}"`: 16 characters from column 8.
+        (Some(6), Some(8), Some(6), Some(24)),
+        "{}",
+        hit[0]
+    );
+}

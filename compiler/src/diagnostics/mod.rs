@@ -604,8 +604,9 @@ problems! {
         )),
     );
 
-    /// a control or format character in a name or a policy file.
-    "TG1012" "invisible-character" Error "A control or format character (Unicode Cc or Cf) in a policy file or a registry name."
+    /// a control, format, line or paragraph separator character in a name
+    /// or a policy file.
+    "TG1012" "invisible-character" Error "A control, format, line or paragraph separator character (Unicode Cc, Cf, Zl or Zp) in a policy file or a registry name."
     InvisibleCharacter {
         span: Span,
         /// Where: "policy file", or "registry name `x`".
@@ -614,10 +615,15 @@ problems! {
     }
     => (
         *span,
-        format!("a control or format character U+{code_point:04X} in {place}"),
+        format!(
+            "{} U+{code_point:04X} in {place}",
+            char::from_u32(*code_point)
+                .map(toolgate_runtime::names::invisible_kind)
+                .unwrap_or("a control or format character")
+        ),
         "invisible or control character here",
         vec![],
-        Some("delete it: names and policy text hold no control (Cc) or format (Cf) characters, which are invisible in review or change how text is shown".into()),
+        Some("delete it: names and policy text hold no control (Cc), format (Cf), line separator (Zl) or paragraph separator (Zp) characters, which are invisible in review, change how text is shown or start a new line".into()),
     );
 
     /// `*` in a list of tool names that takes no patterns.
