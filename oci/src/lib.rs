@@ -386,8 +386,16 @@ impl Registry {
             parse_manifest(&body).map_err(|e| Error::other(format!("{reference}: {e}")))?;
         let layer =
             table_layer(&manifest).map_err(|e| Error::other(format!("{reference}: {e}")))?;
-        let mut sink = Capped::default();
+        // `table_layer` checked 0 <= size <= MAX_TABLE_BYTES.
+        let declared = layer.size.max(0) as u64;
+        let mut sink = Capped::new(declared);
         if let Err(e) = self.client.pull_blob(r, layer, &mut sink).await {
+            if sink.over {
+                return Err(Error::other(format!(
+                    "{reference}: the registry sent more than the {declared} bytes the manifest declares for the table blob {}; the pull stopped there",
+                    layer.digest
+                )));
+            }
             let hint = self.oci_hint(r, &e).await;
             return Err(Error::other(format!(
                 "{reference}: pulling the table failed: {}{hint}",
@@ -395,6 +403,24 @@ impl Registry {
             )));
         }
         let bytes = sink.buf;
+        // oci-client checked the layer digest at the end of the stream; the
+        // length and a sha256 digest are checked here too, so that no table
+        // is used whose bytes are not exactly the ones the manifest names.
+        if bytes.len() as u64 != declared {
+            return Err(Error::other(format!(
+                "{reference}: the table blob is {} bytes, the manifest declares {declared}",
+                bytes.len()
+            )));
+        }
+        if let Some(hex) = layer.digest.strip_prefix("sha256:") {
+            let got = format::sha256_hex(&bytes);
+            if !got.eq_ignore_ascii_case(hex) {
+                return Err(Error::other(format!(
+                    "{reference}: the table blob's digest is sha256:{got}, the manifest declares {}",
+                    layer.digest
+                )));
+            }
+        }
         let (table_digest, signed_by) =
             describe(&bytes).map_err(|e| Error::other(format!("{reference}: {e}")))?;
         let recorded = manifest
@@ -731,11 +757,27 @@ fn table_layer(manifest: &OciImageManifest) -> Result<&OciDescriptor, String> {
     Ok(layer)
 }
 
-/// A blob sink that refuses more than [`MAX_TABLE_BYTES`]: a registry that
-/// sends more than the manifest said cannot make a pull allocate without bound.
-#[derive(Default)]
+/// A blob sink that holds at most the size the manifest declares (itself at
+/// most [`MAX_TABLE_BYTES`]): the first write that would pass it fails, so
+/// the pull stops reading there, and the buffer's capacity never exceeds
+/// it. A registry that sends more than the manifest said makes a pull hold
+/// the declared size and one read of the stream, never more.
 struct Capped {
     buf: Vec<u8>,
+    /// The declared size.
+    limit: u64,
+    /// A write was refused for passing `limit`.
+    over: bool,
+}
+
+impl Capped {
+    fn new(limit: u64) -> Capped {
+        Capped {
+            buf: Vec::new(),
+            limit: limit.min(MAX_TABLE_BYTES),
+            over: false,
+        }
+    }
 }
 
 impl tokio::io::AsyncWrite for Capped {
@@ -744,10 +786,21 @@ impl tokio::io::AsyncWrite for Capped {
         _: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        if self.buf.len() as u64 + data.len() as u64 > MAX_TABLE_BYTES {
+        let len = self.buf.len();
+        if len as u64 + data.len() as u64 > self.limit {
+            self.over = true;
             return Poll::Ready(Err(std::io::Error::other(format!(
-                "the table blob is over the limit of {MAX_TABLE_BYTES} bytes"
+                "the table blob is longer than the {} bytes its manifest declares",
+                self.limit
             ))));
+        }
+        // Grow by doubling, but never past the declared size (which the
+        // check above bounds `needed` by, so it fits in usize).
+        let needed = len + data.len();
+        if needed > self.buf.capacity() {
+            let limit = usize::try_from(self.limit).unwrap_or(usize::MAX);
+            let grown = needed.max(self.buf.capacity().saturating_mul(2)).min(limit);
+            self.buf.reserve_exact(grown - len);
         }
         self.buf.extend_from_slice(data);
         Poll::Ready(Ok(data.len()))
@@ -767,4 +820,57 @@ pub fn block_on<T>(f: impl std::future::Future<Output = T>) -> Result<T, String>
         .build()
         .map_err(|e| e.to_string())?;
     Ok(rt.block_on(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    #[tokio::test]
+    async fn the_blob_sink_holds_the_declared_size_and_no_more() {
+        let declared = 100_000u64;
+        let mut sink = Capped::new(declared);
+        let chunk = vec![7u8; 4096];
+        let mut written = 0u64;
+        while written + chunk.len() as u64 <= declared {
+            sink.write_all(&chunk)
+                .await
+                .expect("within the declared size");
+            written += chunk.len() as u64;
+            assert!(
+                sink.buf.capacity() as u64 <= declared,
+                "{}",
+                sink.buf.capacity()
+            );
+        }
+        let rest = (declared - written) as usize;
+        sink.write_all(&chunk[..rest])
+            .await
+            .expect("the last bytes");
+        assert_eq!(sink.buf.len() as u64, declared);
+        assert!(
+            sink.buf.capacity() as u64 <= declared,
+            "{}",
+            sink.buf.capacity()
+        );
+        assert!(!sink.over);
+        // One byte more than declared: refused, and not kept.
+        let e = sink
+            .write_all(&[1])
+            .await
+            .expect_err("past the declared size");
+        assert_eq!(
+            e.to_string(),
+            "the table blob is longer than the 100000 bytes its manifest declares"
+        );
+        assert!(sink.over);
+        assert_eq!(sink.buf.len() as u64, declared);
+        // A chunk that passes the size is refused whole, from the start.
+        let mut sink = Capped::new(10);
+        assert!(sink.write_all(&[0; 11]).await.is_err());
+        assert!(sink.over && sink.buf.is_empty());
+        // A declared size over the cap is held to the cap.
+        assert_eq!(Capped::new(u64::MAX).limit, MAX_TABLE_BYTES);
+    }
 }

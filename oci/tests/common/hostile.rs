@@ -2,7 +2,8 @@
 //! A hostile registry for the tests: a tiny HTTP/1.1 server on 127.0.0.1
 //! that serves one toolgate artifact (`policies/hostile`, any tag) properly
 //! until told to misbehave: a manifest that never ends, one that declares
-//! 700 MiB, or answers that trickle a byte at a time. Every connection is
+//! 700 MiB, answers that trickle a byte at a time, or a table blob that goes
+//! on past the size its manifest declares. Every connection is
 //! answered once and closed. Stopped when dropped.
 
 use std::io::{Read, Write};
@@ -28,6 +29,15 @@ pub enum Mode {
     /// A manifest request (HEAD or GET) is answered one byte every
     /// [`TRICKLE_EVERY`], for at most [`TRICKLE_BOUND`] bytes.
     Trickle = 3,
+    /// The good manifest; the table blob is the table and then zero bytes,
+    /// with no length, until the client hangs up (or [`ENDLESS_BOUND`]).
+    LongBlob = 4,
+    /// As `LongBlob`, with a `Content-Length` that says so (the table's
+    /// length plus [`ENDLESS_BOUND`]).
+    LongBlobDeclared = 5,
+    /// The good manifest; the table blob has the declared length, one byte
+    /// changed.
+    AlteredBlob = 6,
 }
 
 /// What `Huge` declares: the 700 MiB of the report.
@@ -124,6 +134,9 @@ impl Hostile {
                             1 => Mode::Endless,
                             2 => Mode::Huge,
                             3 => Mode::Trickle,
+                            4 => Mode::LongBlob,
+                            5 => Mode::LongBlobDeclared,
+                            6 => Mode::AlteredBlob,
                             _ => Mode::Good,
                         };
                         let _ = answer(stream, m, &artifact, &sent, &stop);
@@ -155,7 +168,7 @@ impl Hostile {
         format!("{}/policies/hostile:{tag}", self.addr)
     }
 
-    /// Bytes of hostile manifest bodies sent so far.
+    /// Bytes of hostile manifest and blob bodies sent so far.
     pub fn sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
     }
@@ -205,11 +218,16 @@ fn answer(
         out
     };
     let manifest_type = "Content-Type: application/vnd.oci.image.manifest.v1+json\r\n";
+    let blob_type = format!(
+        "Content-Type: application/octet-stream\r\nDocker-Content-Digest: {}\r\n",
+        artifact.table_digest
+    );
+    let table_path = format!("/v2/policies/hostile/blobs/{}", artifact.table_digest);
     let out = if path == "/v2/" {
         simple("200 OK", "Content-Type: application/json\r\n", b"{}")
     } else if path.starts_with("/v2/policies/hostile/manifests/") {
         match mode {
-            Mode::Good => simple(
+            Mode::Good | Mode::LongBlob | Mode::LongBlobDeclared | Mode::AlteredBlob => simple(
                 "200 OK",
                 &format!(
                     "{manifest_type}Docker-Content-Digest: {}\r\n",
@@ -260,15 +278,40 @@ fn answer(
                 return Ok(());
             }
         }
-    } else if path == format!("/v2/policies/hostile/blobs/{}", artifact.table_digest) {
+    } else if path == table_path && matches!(mode, Mode::LongBlob | Mode::LongBlobDeclared) {
+        let length = if mode == Mode::LongBlobDeclared {
+            format!(
+                "Content-Length: {}\r\n",
+                artifact.table.len() as u64 + ENDLESS_BOUND
+            )
+        } else {
+            String::new()
+        };
+        stream.write_all(
+            format!("HTTP/1.1 200 OK\r\nConnection: close\r\n{blob_type}{length}\r\n").as_bytes(),
+        )?;
+        stream.write_all(&artifact.table)?;
+        let chunk = vec![0u8; 64 * 1024];
+        let mut total = 0u64;
+        while total < ENDLESS_BOUND && !stop.load(Ordering::Relaxed) {
+            stream.write_all(&chunk)?;
+            total += chunk.len() as u64;
+            sent.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        }
+        return Ok(());
+    } else if path == table_path && mode == Mode::AlteredBlob {
+        // Without Docker-Content-Digest: only the manifest's digest names it.
+        let mut table = artifact.table.clone();
+        if let Some(b) = table.last_mut() {
+            *b ^= 1;
+        }
         simple(
             "200 OK",
-            &format!(
-                "Content-Type: application/octet-stream\r\nDocker-Content-Digest: {}\r\n",
-                artifact.table_digest
-            ),
-            &artifact.table,
+            "Content-Type: application/octet-stream\r\n",
+            &table,
         )
+    } else if path == table_path {
+        simple("200 OK", &blob_type, &artifact.table)
     } else if path == format!("/v2/policies/hostile/blobs/{}", artifact.config_digest) {
         simple(
             "200 OK",
