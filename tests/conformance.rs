@@ -121,10 +121,16 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                     return json!({"error": {"code": "unknownConfiguration", "message": e.to_string()}})
                 }
             };
-            let mut ctx = ctx
+            let ctx = match ctx
                 .role(role_of(c["role"].as_str().expect("role")))
-                .consumer(opt_str(&c["consumer"]))
-                .enforcement(opt_str(&c["enforcement"]));
+                .known_consumer(opt_str(&c["consumer"]))
+            {
+                Ok(ctx) => ctx,
+                Err(e) => {
+                    return json!({"error": {"code": "unknownConsumer", "message": e.to_string()}})
+                }
+            };
+            let mut ctx = ctx.enforcement(opt_str(&c["enforcement"]));
             if let Some(r) = &run {
                 ctx = ctx.run(r);
             }

@@ -49,6 +49,7 @@ pub struct World {
     pub observe: bool,
     pub visibility: u8,
     pub unprofiled_refused: bool,
+    pub unknown_admitted: bool,
 }
 
 pub fn tool_name(i: usize, t: &GenTool) -> String {
@@ -117,7 +118,7 @@ pub fn world() -> impl Strategy<Value = World> {
                 1..3,
             ),
             prop::collection::vec(0usize..2, 0..3),
-            (any::<bool>(), 0u8..3, any::<bool>()),
+            (any::<bool>(), 0u8..3, any::<bool>(), any::<bool>()),
         )
             .prop_map(
                 |(
@@ -129,7 +130,7 @@ pub fn world() -> impl Strategy<Value = World> {
                     configs,
                     profiles,
                     consumers,
-                    (observe, visibility, unprofiled_refused),
+                    (observe, visibility, unprofiled_refused, unknown_admitted),
                 )| {
                     tools[0].remote = None;
                     World {
@@ -144,6 +145,7 @@ pub fn world() -> impl Strategy<Value = World> {
                         observe,
                         visibility,
                         unprofiled_refused,
+                        unknown_admitted,
                     }
                 },
             )
@@ -199,6 +201,9 @@ pub fn render(w: &World) -> (String, String) {
     );
     if w.unprofiled_refused {
         p.push_str("consumers-without-profile refused\n");
+    }
+    if w.unknown_admitted {
+        p.push_str("unknown-consumers admitted\n");
     }
     for (gi, (state, class)) in w.groups.iter().enumerate() {
         if !present.iter().any(|g| g == GROUPS[gi]) || (state.is_none() && class.is_none()) {

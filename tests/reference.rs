@@ -3,7 +3,9 @@
 //! specification (docs/gate-semantics.md) without looking at the table, to
 //! check the table against.
 
-use toolgate_compiler::model::{Audience, Enforcement, Model, Selector, Unprofiled};
+use toolgate_compiler::model::{
+    Audience, Enforcement, Model, Selector, UnknownConsumers, Unprofiled,
+};
 use toolgate_compiler::project::Project;
 use toolgate_compiler::{lower, report};
 use toolgate_runtime::{AllowList, Exclusions, Role, RunState, Table};
@@ -97,7 +99,22 @@ pub fn reference_decide(m: &Model, ctx: &RefCtx, name: &str) -> RefDecision {
                 }
             }
             None => {
-                if m.settings.unprofiled == Unprofiled::Refused {
+                // §4, who is a consumer: a name no block binds is admitted only
+                // when the policy says so and it is no slip for a bound one;
+                // then consumers-without-profile decides. Otherwise the
+                // profile gate is closed (edges refuse the name before this).
+                let slip = c.is_empty()
+                    || c.trim() != c
+                    || c.chars().any(toolgate_runtime::names::is_invisible)
+                    || toolgate_runtime::names::did_you_mean(
+                        c,
+                        m.consumers.iter().map(|x| x.name.as_str()),
+                    )
+                    .is_some();
+                // `*` is the readers' "consumer without a profile".
+                let admitted = c == "*"
+                    || (m.settings.unknown_consumers == UnknownConsumers::Admitted && !slip);
+                if !admitted || m.settings.unprofiled == Unprofiled::Refused {
                     return (false, Some("notInProfile"), false);
                 }
             }

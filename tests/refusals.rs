@@ -657,9 +657,56 @@ fn a_profile_refusal_reveals_no_later_gate() {
 }
 
 #[test]
-fn unprofiled_consumers_follow_the_policy_setting() {
+fn unknown_consumers_are_refused_unless_the_policy_admits_them() {
     let reg = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n";
     let base = "provider p { zone local } configuration c { provider p } profile only-a { allow [a] } consumer known { profile only-a }";
+    let t = table(reg, &[base]);
+    // The default: a name no block binds is an error for every caller that
+    // takes names from outside, and a closed profile gate for one that does not check.
+    let err = t
+        .context("c")
+        .unwrap()
+        .known_consumer(Some("zz-other-app"))
+        .err();
+    assert_eq!(
+        err,
+        Some(toolgate_runtime::ContextError::UnknownConsumer {
+            name: "zz-other-app".into(),
+            suggestion: None
+        })
+    );
+    assert_eq!(
+        err.map(|e| e.to_string()).as_deref(),
+        Some("the policy knows no consumer `zz-other-app`; bind it to a profile (`consumer NAME { profile P }`) or admit unknown consumers (`unknown-consumers admitted`)")
+    );
+    let d = t
+        .context("c")
+        .unwrap()
+        .consumer(Some("zz-other-app"))
+        .decide("a");
+    assert_eq!((d.allowed, d.reason), (false, Some(Reason::NotInProfile)));
+    assert_eq!(t.check_consumer("known"), Ok(()));
+    assert!(t.context("c").unwrap().known_consumer(None).is_ok());
+    // Admitted: a genuinely other name is a consumer without a profile; a
+    // slip for a bound one is still refused.
+    let admitted = table(reg, &[&format!("{base} unknown-consumers admitted")]);
+    assert_eq!(admitted.check_consumer("zz-other-app"), Ok(()));
+    for slip in ["Known", "known ", "", "kn\u{200b}own", "known\u{2028}"] {
+        assert!(admitted.check_consumer(slip).is_err(), "{slip:?}");
+        let d = admitted
+            .context("c")
+            .unwrap()
+            .consumer(Some(slip))
+            .decide("a");
+        assert_eq!(d.reason, Some(Reason::NotInProfile), "{slip:?}");
+    }
+    assert_eq!(admitted.check_consumer("Known"), Err(Some("known")));
+}
+
+#[test]
+fn unprofiled_consumers_follow_the_policy_setting() {
+    let reg = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n";
+    let base = "provider p { zone local } configuration c { provider p } profile only-a { allow [a] } consumer known { profile only-a } unknown-consumers admitted";
     let open = table(reg, &[base]);
     assert!(
         open.context("c")
@@ -817,4 +864,32 @@ fn a_refusal_carries_exactly_the_facts_of_its_gate() {
         toolgate_runtime::GATE_ORDER.len() - 1,
         "{seen:?}"
     );
+}
+
+#[test]
+fn refusal_texts_repeat_at_most_1024_bytes_of_a_callers_name() {
+    let reg = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n";
+    let t = table(
+        reg,
+        &["provider p { zone local } configuration c { provider p }"],
+    );
+    let ctx = t.context("c").unwrap();
+    // A 5 MiB name (multibyte, so the cut falls inside a character).
+    let name = "é".repeat(5 << 19);
+    let d = ctx.decide(&name);
+    let r = ctx.refusal(&d).unwrap();
+    for text in [&r.model_text, &r.remediation] {
+        assert!(text.len() < 2600, "{} bytes", text.len());
+    }
+    assert!(
+        r.model_text.contains(&format!("… ({} bytes)", name.len())),
+        "{}",
+        r.model_text
+    );
+    let e = toolgate_runtime::mcp::unknown_tool_error(&name);
+    assert!(e.message.len() < 1100, "{} bytes", e.message.len());
+    let e = t.context(&name).err().unwrap().to_string();
+    assert!(e.len() < 1200, "{} bytes", e.len());
+    // A short name is unchanged.
+    assert_eq!(toolgate_runtime::names::shown("a\nb"), "a\\u000ab");
 }

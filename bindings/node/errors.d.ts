@@ -4,7 +4,7 @@
 /** A refusal kind code (catalogue `refusalKinds`). */
 export type RefusalKind = "notRegistered" | "toolDisabled" | "requiresAdmin" | "notInProfile" | "configurationGroup" | "configurationExcluded" | "trustZone" | "contentPolicy" | "policy" | "definitionChanged";
 /** A status name (catalogue `statuses`, the C ABI's `TOOLGATE_*` after the prefix). */
-export type StatusName = "ERR_NULL" | "ERR_UTF8" | "ERR_ARGUMENT" | "ERR_UNKNOWN_CONFIGURATION" | "ERR_UNKNOWN_SKILL" | "ERR_OUT_OF_RANGE" | "ERR_NOT_FOUND" | "ERR_LOAD_NOT_A_TABLE" | "ERR_LOAD_VERSION" | "ERR_LOAD_TRUNCATED" | "ERR_LOAD_TRAILING_BYTES" | "ERR_LOAD_CHECKSUM" | "ERR_LOAD_CORRUPT" | "ERR_LOAD_UNSIGNED" | "ERR_LOAD_UNTRUSTED_KEY" | "ERR_LOAD_BAD_SIGNATURE" | "ERR_KEYS" | "ERR_FILE_IO" | "ERR_FILE_NOT_REGULAR" | "ERR_FILE_TOO_LARGE" | "ERR_PANIC";
+export type StatusName = "ERR_NULL" | "ERR_UTF8" | "ERR_ARGUMENT" | "ERR_UNKNOWN_CONFIGURATION" | "ERR_UNKNOWN_SKILL" | "ERR_OUT_OF_RANGE" | "ERR_NOT_FOUND" | "ERR_UNKNOWN_CONSUMER" | "ERR_LOAD_NOT_A_TABLE" | "ERR_LOAD_VERSION" | "ERR_LOAD_TRUNCATED" | "ERR_LOAD_TRAILING_BYTES" | "ERR_LOAD_CHECKSUM" | "ERR_LOAD_CORRUPT" | "ERR_LOAD_UNSIGNED" | "ERR_LOAD_UNTRUSTED_KEY" | "ERR_LOAD_BAD_SIGNATURE" | "ERR_KEYS" | "ERR_FILE_IO" | "ERR_FILE_NOT_REGULAR" | "ERR_FILE_TOO_LARGE" | "ERR_PANIC";
 /** The code of a load or file error (`LoadError.code`). */
 export type LoadErrorCode = "notATable" | "version" | "truncated" | "trailingBytes" | "checksum" | "corrupt" | "unsigned" | "untrustedKey" | "badSignature" | "io" | "notAFile" | "tooLarge";
 
@@ -124,6 +124,11 @@ export class LoadError extends StatusError {
 }
 export class UnknownConfigurationError extends StatusError {
   readonly configurationName: string | null;
+  readonly suggestion: string | null;
+}
+/** A consumer name the policy does not know (never a consumer without a profile by accident). */
+export class UnknownConsumerError extends StatusError {
+  readonly consumerName: string | null;
   readonly suggestion: string | null;
 }
 export class UnknownSkillError extends StatusError {

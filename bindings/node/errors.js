@@ -98,6 +98,15 @@ class UnknownConfigurationError extends StatusError {
   }
 }
 
+/** A consumer name the policy does not know (never a consumer without a profile by accident). */
+class UnknownConsumerError extends StatusError {
+  constructor(message, { name = null, suggestion = null, ...rest } = {}) {
+    super(message, { status: 'ERR_UNKNOWN_CONSUMER', ...rest });
+    this.consumerName = name;
+    this.suggestion = suggestion;
+  }
+}
+
 class UnknownSkillError extends StatusError {
   constructor(message, { name = null, ...rest } = {}) {
     super(message, { status: 'ERR_UNKNOWN_SKILL', ...rest });
@@ -123,7 +132,7 @@ function statusNumberOf(name) {
   return STATUS_NUMBERS.get(name) ?? null;
 }
 
-const CLASSES = { ArgumentError, LoadError, UnknownConfigurationError, UnknownSkillError, RunStateError };
+const CLASSES = { ArgumentError, LoadError, UnknownConfigurationError, UnknownConsumerError, UnknownSkillError, RunStateError };
 const MARK = '{"toolgate":';
 
 /** The package's error for anything the addon threw. */
@@ -160,6 +169,7 @@ module.exports = {
   ArgumentError,
   LoadError,
   UnknownConfigurationError,
+  UnknownConsumerError,
   UnknownSkillError,
   RunStateError,
   ...exported,

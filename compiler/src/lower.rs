@@ -71,6 +71,8 @@ pub fn lower(m: &Model) -> TableSpec {
             model::Unprofiled::Unrestricted => Unprofiled::Unrestricted,
             model::Unprofiled::Refused => Unprofiled::Refused,
         },
+        unknown_consumers_admitted: m.settings.unknown_consumers
+            == model::UnknownConsumers::Admitted,
         skill_loader: m.settings.skill_loader.clone(),
     }
 }

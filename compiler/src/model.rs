@@ -2,7 +2,7 @@
 //! (overrides separate from registry defaults). `lower` compiles it into a
 //! decision table; the reference interpreter in tests/ reads it directly.
 
-pub use crate::syntax::ast::{Audience, Enforcement, Unprofiled};
+pub use crate::syntax::ast::{Audience, Enforcement, UnknownConsumers, Unprofiled};
 
 /// The ladder and zones a policy gets when it declares none (nr_llm's).
 pub const DEFAULT_CLASSES: [&str; 6] = [
@@ -44,6 +44,7 @@ pub struct Settings {
     pub enforcement: Enforcement,
     pub remote_visibility: Audience,
     pub unprofiled: Unprofiled,
+    pub unknown_consumers: UnknownConsumers,
     pub skill_loader: String,
 }
 
@@ -54,6 +55,7 @@ impl Default for Settings {
             enforcement: Enforcement::Enforce,
             remote_visibility: Audience::Admins,
             unprofiled: Unprofiled::Unrestricted,
+            unknown_consumers: UnknownConsumers::Refused,
             skill_loader: DEFAULT_SKILL_LOADER.to_string(),
         }
     }

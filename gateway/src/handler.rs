@@ -20,7 +20,7 @@ use toolgate_runtime::log::{
 use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_serve::metrics::DecisionLabels;
 
-use crate::identity::{known_consumer, Identity};
+use crate::identity::{admitted, Identity};
 use crate::Gateway;
 
 #[derive(Clone)]
@@ -54,10 +54,9 @@ fn identity(cx: &RequestContext<RoleServer>) -> Result<(Identity, Option<String>
 }
 
 fn context<'t>(gw: &Gateway, table: &'t Table, id: &Identity) -> Result<Context<'t>, ErrorData> {
-    if let Some(c) = &id.consumer {
-        known_consumer(table, c)
-            .map_err(|m| ErrorData::new(ErrorCode::INVALID_REQUEST, m, None))?;
-    }
+    // The middleware checked the identity against the table of its moment;
+    // a reload since then is checked again here.
+    admitted(table, id).map_err(|m| ErrorData::new(ErrorCode::INVALID_REQUEST, m, None))?;
     let ctx = table.context(&gw.config.configuration).map_err(|e| {
         ErrorData::new(
             ErrorCode::INTERNAL_ERROR,

@@ -64,14 +64,13 @@ impl Identify {
             }
             IdentityMode::Header(h) => Ok(Identify::Header(h.clone())),
             IdentityMode::Fixed { consumer, role } => {
-                if let Some(c) = consumer {
-                    known_consumer(table, c).map_err(|e| format!("[identity] {e}"))?;
-                }
-                Ok(Identify::Fixed(Identity {
+                let id = Identity {
                     caller: "operator".into(),
                     consumer: consumer.clone(),
                     role: *role,
-                }))
+                };
+                admitted(table, &id).map_err(|e| format!("[identity] {e}"))?;
+                Ok(Identify::Fixed(id))
             }
         }
     }
@@ -96,7 +95,7 @@ impl Identify {
         table: &Table,
     ) -> Result<Identity, Denied> {
         let id = match self {
-            Identify::Fixed(id) => return Ok(id.clone()),
+            Identify::Fixed(id) => id.clone(),
             Identify::Auth(auth) => {
                 let value = match headers.get(axum::http::header::AUTHORIZATION) {
                     None => None,
@@ -126,13 +125,11 @@ impl Identify {
             }
             Identify::Header(h) => header_identity(h, headers, peer)?,
         };
-        if let Some(c) = &id.consumer {
-            known_consumer(table, c).map_err(|message| Denied {
-                status: StatusCode::FORBIDDEN,
-                error: "insufficient_scope",
-                message,
-            })?;
-        }
+        admitted(table, &id).map_err(|message| Denied {
+            status: StatusCode::FORBIDDEN,
+            error: "insufficient_scope",
+            message,
+        })?;
         Ok(id)
     }
 }
@@ -175,14 +172,30 @@ async fn jwks_url_document(path: &std::path::Path) -> Result<Option<(String, Str
         .map_err(|_| fail(&"not UTF-8"))
 }
 
+/// The identity rule at the gateway (docs/gateway.md, "Who is a
+/// consumer"): every caller of the gateway is an MCP consumer. One that
+/// names a consumer must name one the policy knows
+/// ([`Table::check_consumer`]); one that names none is a consumer without a
+/// profile, refused when the policy says `consumers-without-profile
+/// refused`. Checked per request against the table of that moment.
+pub fn admitted(table: &Table, id: &Identity) -> Result<(), String> {
+    match &id.consumer {
+        Some(c) => known_consumer(table, c),
+        None if table.refuses_unprofiled() => Err(
+            "this caller names no consumer, and the policy refuses consumers without a profile (`consumers-without-profile refused`): bind the caller's key or token to a consumer".into(),
+        ),
+        None => Ok(()),
+    }
+}
+
 /// `Ok` when the policy knows consumer `c`; else why, with a near miss.
 pub fn known_consumer(table: &Table, c: &str) -> Result<(), String> {
     table.check_consumer(c).map_err(|near| {
-        let shown = toolgate_runtime::names::escape(c);
-        match near {
-            Some(n) => format!("the policy knows no consumer `{shown}` (did you mean `{n}`?)"),
-            None => format!("the policy knows no consumer `{shown}`"),
+        toolgate_runtime::ContextError::UnknownConsumer {
+            name: c.to_string(),
+            suggestion: near.map(str::to_string),
         }
+        .to_string()
     })
 }
 

@@ -106,7 +106,10 @@ fn add_names(c: &mut Collector, st: &Statement) {
             }
         }
         Statement::SkillLoader(s) => c.add(K::Tool, &s.value, false),
-        Statement::Enforcement(_) | Statement::RemoteVisibility(_) | Statement::Unprofiled(_) => {}
+        Statement::Enforcement(_)
+        | Statement::RemoteVisibility(_)
+        | Statement::Unprofiled(_)
+        | Statement::UnknownConsumers(_) => {}
         Statement::Group(b) => {
             c.add(K::Group, &b.name, false);
             for p in &b.props {
@@ -203,7 +206,8 @@ fn outline(c: &Collector, st: &Statement) -> Option<DocumentSymbol> {
         Statement::SkillLoader(_)
         | Statement::Enforcement(_)
         | Statement::RemoteVisibility(_)
-        | Statement::Unprofiled(_) => return None,
+        | Statement::Unprofiled(_)
+        | Statement::UnknownConsumers(_) => return None,
         Statement::Group(b) => block(&b.name, b.span, SymbolKind::NAMESPACE, vec![]),
         Statement::Tool(b) => block(&b.name, b.span, SymbolKind::FUNCTION, vec![]),
         Statement::Zone(b) => block(&b.name, b.span, SymbolKind::MODULE, vec![]),

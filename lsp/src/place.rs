@@ -16,6 +16,7 @@ pub const TOP_KEYWORDS: &[&str] = &[
     "enforcement",
     "remote-tools",
     "consumers-without-profile",
+    "unknown-consumers",
     "skill-loader",
     "group",
     "tool",
@@ -304,6 +305,7 @@ impl State {
         match (depth, head) {
             (0, "enforcement") => Place::Value(&["observe", "enforce"]),
             (0, "consumers-without-profile") => Place::Value(&["unrestricted", "refused"]),
+            (0, "unknown-consumers") => Place::Value(&["refused", "admitted"]),
             (0, "skill-loader") => Place::Name(NameKind::Tool),
             (0, "group") => Place::Name(NameKind::Group),
             (0, "tool") => Place::Name(NameKind::Tool),

@@ -214,6 +214,13 @@ fn inventory(old: &Table, new: &Table) -> Diff {
         format!("{:?}", ns.unprofiled).to_lowercase(),
         &mut d.settings,
     );
+    let admitted = |a: bool| if a { "admitted" } else { "refused" }.to_string();
+    setting(
+        "unknown-consumers",
+        admitted(os.unknown_consumers_admitted),
+        admitted(ns.unknown_consumers_admitted),
+        &mut d.settings,
+    );
     setting(
         "skill-loader",
         os.skill_loader.clone(),

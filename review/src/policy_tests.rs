@@ -88,13 +88,19 @@ impl std::fmt::Display for TestFileError {
     }
 }
 
-/// What a `tool` case may expect: `offered`, `observed`, `refused`, or a
-/// gate's reason code.
+/// What a `tool` case may expect: `offered`, `observed`, `refused`, a
+/// gate's reason code, or `unknownConsumer` (the case's consumer is one the
+/// policy does not know: every edge and host refuses the caller before any
+/// tool is decided).
 fn tool_expectations() -> Vec<&'static str> {
     let mut v = vec!["offered", "observed", "refused"];
     v.extend(GATE_ORDER.iter().map(|r| r.code()));
+    v.push(UNKNOWN_CONSUMER);
     v
 }
+
+/// The outcome of a case whose consumer the policy does not know.
+const UNKNOWN_CONSUMER: &str = "unknownConsumer";
 
 /// What an `answer` case may expect: `success`, `toolFailure` or a refusal kind.
 fn answer_expectations() -> Vec<&'static str> {
@@ -295,12 +301,18 @@ fn run_case(
         .configuration
         .as_deref()
         .ok_or("a case needs `configuration`")?;
-    let mut ctx = table
+    let ctx = table
         .context(config)
         .map_err(|e| e.to_string())?
-        .role(role(c.role.as_deref())?)
-        .consumer(c.consumer.as_deref())
-        .enforcement(c.enforcement.as_deref());
+        .role(role(c.role.as_deref())?);
+    let mut ctx = match ctx.known_consumer(c.consumer.as_deref()) {
+        Ok(ctx) => ctx.enforcement(c.enforcement.as_deref()),
+        Err(_) if c.tool.is_some() && c.unavailable.is_none() => {
+            let expected = c.expect.clone().ok_or("a `tool` case needs `expect`")?;
+            return Ok((expected, UNKNOWN_CONSUMER.to_string()));
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     if let Some(run) = &c.run {
         let json = serde_json::to_vec(run).map_err(|e| e.to_string())?;
         ctx = ctx.run(&RunState::from_bytes(&json));
@@ -339,7 +351,7 @@ fn run_case(
 /// mode x tool, plus `notRegistered` (always reachable by asking a name).
 pub fn reachable(table: &Table) -> BTreeSet<Row> {
     let spec = table.spec();
-    let mut consumers: Vec<Option<&str>> = vec![None, Some("*")];
+    let mut consumers: Vec<Option<&str>> = vec![None, Some(toolgate_runtime::UNPROFILED_CONSUMER)];
     consumers.extend(spec.consumers.iter().map(|c| Some(c.name.as_str())));
     let mut rows = BTreeSet::new();
     for cfg in table.configuration_names() {

@@ -67,10 +67,24 @@ impl Mode {
     }
 }
 
+/// The consumer name readers of a table (diff, report, policy-test
+/// coverage) use for "a consumer without a profile": [`Context::consumer`]
+/// gives it what `consumers-without-profile` says. No policy name can be
+/// `*`, and [`Context::known_consumer`] refuses it like any other name the
+/// policy does not know, so no caller can claim it.
+pub const UNPROFILED_CONSUMER: &str = "*";
+
 /// Why a context could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContextError {
     UnknownConfiguration {
+        name: String,
+        suggestion: Option<String>,
+    },
+    /// A consumer name the policy does not bind, where the policy does not
+    /// admit unknown consumers, or a slip for one it binds
+    /// ([`Table::check_consumer`]).
+    UnknownConsumer {
         name: String,
         suggestion: Option<String>,
     },
@@ -80,11 +94,25 @@ impl std::fmt::Display for ContextError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ContextError::UnknownConfiguration { name, suggestion } => {
-                write!(f, "unknown configuration `{name}`")?;
+                write!(f, "unknown configuration `{}`", crate::names::shown(name))?;
                 if let Some(s) = suggestion {
                     write!(f, "; did you mean `{s}`?")?;
                 }
                 Ok(())
+            }
+            ContextError::UnknownConsumer { name, suggestion } => {
+                write!(
+                    f,
+                    "the policy knows no consumer `{}`",
+                    crate::names::shown(name)
+                )?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean `{s}`?"),
+                    None => write!(
+                        f,
+                        "; bind it to a profile (`consumer NAME {{ profile P }}`) or admit unknown consumers (`unknown-consumers admitted`)"
+                    ),
+                }
             }
         }
     }
@@ -260,7 +288,12 @@ impl<'t> Context<'t> {
     }
 
     /// The MCP consumer asking, if any. A consumer bound to a profile is held
-    /// to it; one that is not gets what `consumers-without-profile` says.
+    /// to it. A name the policy does not bind is refused by every edge and
+    /// host ([`Context::known_consumer`]); a reader that sets it here anyway
+    /// gets a closed profile gate (every tool `notInProfile`), unless the
+    /// policy admits unknown consumers and the name is no slip, or it is
+    /// [`UNPROFILED_CONSUMER`]: then it gets what `consumers-without-profile`
+    /// says.
     pub fn consumer(mut self, consumer: Option<&str>) -> Self {
         let t = self.table;
         self.consumer = consumer.map(str::to_string);
@@ -268,6 +301,9 @@ impl<'t> Context<'t> {
             None => ProfileGate::Open,
             Some(c) => match t.consumer_index.get(c) {
                 Some(&i) => ProfileGate::Profile(t.spec.consumers[i as usize].profile),
+                None if c != UNPROFILED_CONSUMER && t.check_consumer(c).is_err() => {
+                    ProfileGate::Closed
+                }
                 None => match t.spec.unprofiled {
                     Unprofiled::Unrestricted => ProfileGate::Open,
                     Unprofiled::Refused => ProfileGate::Closed,
@@ -276,6 +312,23 @@ impl<'t> Context<'t> {
         };
         self.refresh();
         self
+    }
+
+    /// [`Context::consumer`], for a name taken from a caller: a name the
+    /// policy does not know ([`Table::check_consumer`]) is an
+    /// [`ContextError::UnknownConsumer`], never a consumer without a
+    /// profile by accident. Every host and network edge sets consumers
+    /// through this.
+    pub fn known_consumer(self, consumer: Option<&str>) -> Result<Self, ContextError> {
+        if let Some(c) = consumer {
+            self.table
+                .check_consumer(c)
+                .map_err(|suggestion| ContextError::UnknownConsumer {
+                    name: c.to_string(),
+                    suggestion: suggestion.map(str::to_string),
+                })?;
+        }
+        Ok(self.consumer(consumer))
     }
 
     /// The host's own enforcement setting, parsed by the same rule as the

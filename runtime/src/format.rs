@@ -171,7 +171,9 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
     });
     w.bool(spec.observe);
     w.u8(spec.remote_visibility as u8);
-    w.u8(spec.unprofiled as u8);
+    // Bit 0: `consumers-without-profile refused`; bit 1: `unknown-consumers
+    // admitted` (a table written before the bit existed reads as refused).
+    w.u8(spec.unprofiled as u8 | (spec.unknown_consumers_admitted as u8) << 1);
     w.str(&spec.skill_loader);
     // The name hash (docs/table-format.md). Names that are not distinct have
     // none: the loader refuses such a table as corrupt either way.
@@ -645,11 +647,16 @@ impl<'a> Reader<'a> {
             2 => Visibility::Nobody,
             x => return Err(format!("bad visibility {x}")),
         };
-        let unprofiled = match self.u8()? {
-            0 => Unprofiled::Unrestricted,
-            1 => Unprofiled::Refused,
-            x => return Err(format!("bad unprofiled setting {x}")),
+        let consumers_byte = self.u8()?;
+        if consumers_byte > 3 {
+            return Err(format!("bad consumers setting {consumers_byte}"));
+        }
+        let unprofiled = if consumers_byte & 1 == 0 {
+            Unprofiled::Unrestricted
+        } else {
+            Unprofiled::Refused
         };
+        let unknown_consumers_admitted = consumers_byte & 2 != 0;
         let skill_loader = self.str()?;
         Ok(TableSpec {
             policy_digests,
@@ -667,6 +674,7 @@ impl<'a> Reader<'a> {
             observe,
             remote_visibility,
             unprofiled,
+            unknown_consumers_admitted,
             skill_loader,
         })
     }

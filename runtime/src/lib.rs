@@ -57,7 +57,9 @@ pub mod spec;
 pub mod table;
 
 pub use classify::{classify, classify_raw, Answer, Classified, Envelope, RawAnswer};
-pub use decide::{Context, ContextError, Decision, GateOutcome, Mode, Role, Trace};
+pub use decide::{
+    Context, ContextError, Decision, GateOutcome, Mode, Role, Trace, UNPROFILED_CONSUMER,
+};
 pub use format::LoadError;
 pub use host::HostContext;
 pub use live::{LiveTool, LiveToolError, LiveToolSpec};

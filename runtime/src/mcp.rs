@@ -63,7 +63,7 @@ impl RpcError {
 pub fn unknown_tool_error(name: &str) -> RpcError {
     RpcError {
         code: CODE_UNKNOWN_TOOL,
-        message: format!("Unknown tool: {}", escape(name)),
+        message: format!("Unknown tool: {}", crate::names::shown(name)),
         data: None,
     }
 }

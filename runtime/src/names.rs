@@ -57,6 +57,25 @@ pub fn escape(name: &str) -> Cow<'_, str> {
     escape_where(name, is_invisible)
 }
 
+/// The most bytes of a caller's name any refusal or error text repeats
+/// (as `toolgate serve` caps names): a longer one is cut at a character
+/// boundary and marked, so a 50 MiB name costs a refusal text 1 KiB.
+pub const MAX_SHOWN_NAME_BYTES: usize = 1024;
+
+/// `name` for an error or refusal text: escaped as [`escape`] and cut to
+/// [`MAX_SHOWN_NAME_BYTES`] of the original (`…` and the byte count
+/// follow a cut).
+pub fn shown(name: &str) -> Cow<'_, str> {
+    if name.len() <= MAX_SHOWN_NAME_BYTES {
+        return escape(name);
+    }
+    let mut end = MAX_SHOWN_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… ({} bytes)", escape(&name[..end]), name.len()))
+}
+
 /// Text bound for a terminal: every control or format character except
 /// newline and tab escaped as in [`escape`]. The escape is JSON's own, and
 /// such characters only occur inside JSON strings, so JSON text stays valid

@@ -67,6 +67,7 @@ impl Table {
                 Unprofiled::Unrestricted => "unrestricted",
                 Unprofiled::Refused => "refused",
             },
+            "unknownConsumers": if spec.unknown_consumers_admitted { "admitted" } else { "refused" },
             "skillLoader": spec.skill_loader,
             "tools": tools,
             "configurations": configurations,

@@ -212,7 +212,7 @@ pub struct Facts {
 /// model asked about cannot add a line to what a model or a person reads.
 fn q(x: &Option<String>, fallback: &str) -> String {
     match x {
-        Some(v) => format!("`{}`", crate::names::escape(v)),
+        Some(v) => format!("`{}`", crate::names::shown(v)),
         None => fallback.to_string(),
     }
 }
@@ -221,7 +221,7 @@ fn q(x: &Option<String>, fallback: &str) -> String {
 /// words ("the configuration"): every text reads with and without the name.
 fn named(word: &str, x: &Option<String>, fallback: &str) -> String {
     match x {
-        Some(v) => format!("{word} `{}`", crate::names::escape(v)),
+        Some(v) => format!("{word} `{}`", crate::names::shown(v)),
         None => fallback.to_string(),
     }
 }
@@ -247,7 +247,7 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
         ),
         RefusalKind::Gate(Reason::NotInProfile) => match (&facts.profile, &facts.consumer) {
             (Some(p), _) => format!("widen access profile `{p}`{file} to allow {tool}, or bind the consumer to a profile that does"),
-            (None, Some(c)) => format!("give consumer `{}` an access profile that allows {tool}{file}", crate::names::escape(c)),
+            (None, Some(c)) => format!("give consumer `{}` an access profile that allows {tool}{file}", crate::names::shown(c)),
             (None, None) => format!("widen the caller's access profile at the gateway to allow {tool}"),
         },
         RefusalKind::Gate(Reason::ConfigurationGroup) => match &facts.group {
@@ -270,7 +270,7 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
         ),
         RefusalKind::Policy => format!(
             "a policy refused the call to {tool} and the answer says no more: do not retry it unchanged; ask a person to check the gateway's policy{}",
-            facts.origin.as_ref().map(|o| format!(" (gateway `{}`)", crate::names::escape(o))).unwrap_or_default()
+            facts.origin.as_ref().map(|o| format!(" (gateway `{}`)", crate::names::shown(o))).unwrap_or_default()
         ),
         RefusalKind::DefinitionChanged => format!(
             "the definition of {tool} (its description, schemas or annotations) on its MCP server is not the one pinned in the registry: review the change, then accept it with `toolgate registry sync --write` (or restore the server's definition)"

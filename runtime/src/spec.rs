@@ -41,6 +41,10 @@ pub struct TableSpec {
     pub observe: bool,
     pub remote_visibility: Visibility,
     pub unprofiled: Unprofiled,
+    /// `unknown-consumers admitted`: a consumer name no `consumer` block
+    /// binds is taken as a consumer without a profile. `false` (the
+    /// default): such a name is refused ([`crate::Table::check_consumer`]).
+    pub unknown_consumers_admitted: bool,
     /// Name of the skill-loading tool, exempt from group gate and allow-list.
     pub skill_loader: String,
 }

@@ -267,14 +267,16 @@ impl Table {
         self.spec.consumers.iter().map(|c| c.name.as_str())
     }
 
-    /// Whether a consumer name the policy does not bind is a slip: empty,
-    /// padded or holding a control or format character, or a near miss of
-    /// a bound consumer (`Support-bot`, `support_bot` for `support-bot`).
-    /// `Err` carries the bound consumer it resembles, if any. Such a name
-    /// must not fall under `consumers-without-profile` by accident: an edge
-    /// that takes consumer names from a caller refuses it (the decision
-    /// service answers 400 with the suggestion). A bound name, or a
-    /// genuinely other one, is `Ok`.
+    /// Whether the policy knows consumer `name` (docs/gate-semantics.md §4,
+    /// "Who is a consumer"): a name a `consumer` block binds is `Ok`; any
+    /// other is `Err`, unless the policy says `unknown-consumers admitted`
+    /// and the name is no slip. A slip (empty, padded, holding a control,
+    /// format or separator character, or a near miss of a bound consumer:
+    /// `Support-bot`, `support_bot` for `support-bot`) is always `Err`: it
+    /// would lose that consumer's profile without a word. `Err` carries the
+    /// bound consumer it resembles, if any. Edges answer `Err` with
+    /// `unknownConsumer` (403 at the gateway, 400 at the decision service),
+    /// hosts with their typed `UnknownConsumer` error.
     pub fn check_consumer(&self, name: &str) -> Result<(), Option<&str>> {
         if self.consumer_index.contains_key(name) {
             return Ok(());
@@ -282,11 +284,23 @@ impl Table {
         let near = crate::names::did_you_mean(name, self.consumer_names());
         let malformed =
             name.is_empty() || name.trim() != name || crate::names::first_invisible(name).is_some();
-        if near.is_some() || malformed {
+        if near.is_some() || malformed || !self.spec.unknown_consumers_admitted {
             Err(near)
         } else {
             Ok(())
         }
+    }
+
+    /// Whether the policy admits consumer names it does not bind
+    /// (`unknown-consumers admitted`).
+    pub fn admits_unknown_consumers(&self) -> bool {
+        self.spec.unknown_consumers_admitted
+    }
+
+    /// What an MCP consumer without a profile gets
+    /// (`consumers-without-profile`): `true` when it is refused.
+    pub fn refuses_unprofiled(&self) -> bool {
+        self.spec.unprofiled == crate::spec::Unprofiled::Refused
     }
 
     pub fn configuration(&self, name: &str) -> Option<&ConfigurationSpec> {

@@ -526,17 +526,18 @@ fn trusted_subject<'a>(
     Ok((role, consumer))
 }
 
-/// A 400 for a consumer the policy does not bind: a misspelt name would
-/// otherwise lose that consumer's access profile without a word.
+/// A 400 for a consumer the policy does not know (docs/gate-semantics.md
+/// §4): the PEP named it, so it is a bad question, as an unknown
+/// configuration is; never a consumer without a profile by accident.
 fn check_consumer(table: &Table, name: &str) -> Result<(), ApiError> {
     table.check_consumer(name).map_err(|near| {
         ApiError::bad(
             "unknownConsumer",
-            format!(
-                "unknown consumer `{}`{}: it looks like a slip for a consumer the policy binds, and would lose that consumer's access profile",
-                toolgate_runtime::names::escape(name),
-                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
-            ),
+            toolgate_runtime::ContextError::UnknownConsumer {
+                name: name.to_string(),
+                suggestion: near.map(str::to_string),
+            }
+            .to_string(),
         )
     })
 }

@@ -126,16 +126,19 @@ async fn a_near_miss_of_a_consumer_never_drops_its_profile() {
             assert!(a.text.contains("did you mean `support-bot`?"), "{}", a.text);
         }
     }
-    // A consumer the policy does not know at all follows its rule.
+    // A consumer the policy does not know at all is refused too: the policy
+    // does not say `unknown-consumers admitted`.
     let a = s
         .post_json(
             "/access/v1/evaluation",
             &ask(json!("stranger"), "refund.issue"),
         )
         .await;
-    assert_eq!(
-        (a.status, &a.json["decision"]),
-        (200, &json!(true)),
+    assert_eq!(code(&a), (400, json!("unknownConsumer")), "{}", a.text);
+    assert_eq!(a.json["decision"], Value::Null);
+    assert!(
+        a.text
+            .contains("the policy knows no consumer `stranger`; bind it to a profile"),
         "{}",
         a.text
     );

@@ -29,6 +29,10 @@ pub const TOOLGATE_ERR_OUT_OF_RANGE: i32 = 6;
 /// A tool name is not registered (`toolgate_table_tool_id` only: a decision
 /// for an unknown name is a `notRegistered` refusal, not an error).
 pub const TOOLGATE_ERR_NOT_FOUND: i32 = 7;
+/// A consumer name the policy does not know (not bound by a `consumer`
+/// block, and the policy does not say `unknown-consumers admitted`; or a slip
+/// for a bound one). Never a consumer without a profile.
+pub const TOOLGATE_ERR_UNKNOWN_CONSUMER: i32 = 8;
 /// Table load: not a toolgate table (bad magic bytes).
 pub const TOOLGATE_ERR_LOAD_NOT_A_TABLE: i32 = 10;
 /// Table load: another format version.
@@ -97,6 +101,7 @@ const _: () = {
     assert!(TOOLGATE_ERR_UNKNOWN_SKILL == Status::UnknownSkill.number());
     assert!(TOOLGATE_ERR_OUT_OF_RANGE == Status::OutOfRange.number());
     assert!(TOOLGATE_ERR_NOT_FOUND == Status::NotFound.number());
+    assert!(TOOLGATE_ERR_UNKNOWN_CONSUMER == Status::UnknownConsumer.number());
     assert!(TOOLGATE_ERR_LOAD_NOT_A_TABLE == Status::LoadNotATable.number());
     assert!(TOOLGATE_ERR_LOAD_VERSION == Status::LoadVersion.number());
     assert!(TOOLGATE_ERR_LOAD_TRUNCATED == Status::LoadTruncated.number());

@@ -8,7 +8,7 @@ use toolgate_runtime::HostContext;
 
 use crate::boundary::err;
 use crate::boundary::{free_handle, handle_ref, opt_str_arg, str_arg, with_handle};
-use crate::codes::{role_of, TOOLGATE_ERR_UNKNOWN_CONFIGURATION};
+use crate::codes::{role_of, TOOLGATE_ERR_UNKNOWN_CONFIGURATION, TOOLGATE_ERR_UNKNOWN_CONSUMER};
 use crate::run::toolgate_run;
 use crate::table::toolgate_table;
 
@@ -18,7 +18,8 @@ pub struct toolgate_context {
 }
 
 /// Make a context: configuration (required), role (`TOOLGATE_ROLE_*`),
-/// consumer (NULL with length 0: not an MCP consumer), run (NULL: a new run
+/// consumer (NULL with length 0: not an MCP consumer; a name the policy does
+/// not know is `TOOLGATE_ERR_UNKNOWN_CONSUMER`), run (NULL: a new run
 /// of the configuration), enforcement (NULL with length 0: the policy's
 /// setting; otherwise only `observe`, trimmed, any case, observes). A NULL
 /// string with a non-zero length is `TOOLGATE_ERR_NULL`, never "absent".
@@ -49,6 +50,7 @@ pub unsafe extern "C" fn toolgate_context_new(
             .map_err(|e| err(TOOLGATE_ERR_UNKNOWN_CONFIGURATION, e.to_string()))?
             .role(role)
             .consumer(consumer)
+            .map_err(|e| err(TOOLGATE_ERR_UNKNOWN_CONSUMER, e.to_string()))?
             .enforcement(enforcement);
         if let Some(r) = run {
             ctx = ctx.run(&r.run);

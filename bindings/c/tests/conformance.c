@@ -467,7 +467,9 @@ static int case_context(const jv *c, const jv *e) {
   toolgate_run_free(run);
   const jv *err = jget(e, "error");
   if (err) {
-    CHECK(s == TOOLGATE_ERR_UNKNOWN_CONFIGURATION && !ctx, "context made for %s", cfg);
+    const char *code = jget(err, "code")->s;
+    int32_t want = !strcmp(code, "unknownConsumer") ? TOOLGATE_ERR_UNKNOWN_CONSUMER : TOOLGATE_ERR_UNKNOWN_CONFIGURATION;
+    CHECK(s == want && !ctx, "context made for %s (status %d, want %s)", cfg, s, code);
     char *m = last_error(NULL);
     CHECK(!strcmp(m, jget(err, "message")->s), "message %s", m);
     free(m);

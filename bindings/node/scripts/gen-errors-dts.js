@@ -90,6 +90,11 @@ function render(catalogue) {
   out.push('  readonly configurationName: string | null;');
   out.push('  readonly suggestion: string | null;');
   out.push('}');
+  out.push('/** A consumer name the policy does not know (never a consumer without a profile by accident). */');
+  out.push('export class UnknownConsumerError extends StatusError {');
+  out.push('  readonly consumerName: string | null;');
+  out.push('  readonly suggestion: string | null;');
+  out.push('}');
   out.push('export class UnknownSkillError extends StatusError {');
   out.push('  readonly skillName: string | null;');
   out.push('}');

@@ -57,13 +57,19 @@ pub(crate) fn keys(e: &rt::KeyError) -> napi::Error {
     error("ArgumentError", Status::Keys, e.to_string(), Value::Null)
 }
 
-/// `UnknownConfigurationError` (`name`, `suggestion`).
+/// `UnknownConfigurationError` or `UnknownConsumerError` (`name`, `suggestion`).
 pub(crate) fn context(e: rt::ContextError) -> napi::Error {
     let message = e.to_string();
     match e {
         rt::ContextError::UnknownConfiguration { name, suggestion } => error(
             "UnknownConfigurationError",
             Status::UnknownConfiguration,
+            message,
+            json!({"name": name, "suggestion": suggestion}),
+        ),
+        rt::ContextError::UnknownConsumer { name, suggestion } => error(
+            "UnknownConsumerError",
+            Status::UnknownConsumer,
             message,
             json!({"name": name, "suggestion": suggestion}),
         ),

@@ -88,6 +88,7 @@ impl NativeTable {
             .map_err(errors::context)?
             .role(role)
             .consumer(consumer.as_deref())
+            .map_err(errors::context)?
             .enforcement(enforcement.as_deref());
         if let Some(r) = run {
             ctx = ctx.run(&r.state);

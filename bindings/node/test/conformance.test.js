@@ -63,6 +63,7 @@ function expectContext(c) {
     ctx = t.context(x.configuration, { role: x.role, consumer: x.consumer, run, enforcement: x.enforcement });
   } catch (e) {
     if (e instanceof toolgate.UnknownConfigurationError) return { error: { code: 'unknownConfiguration', message: e.message } };
+    if (e instanceof toolgate.UnknownConsumerError) return { error: { code: 'unknownConsumer', message: e.message } };
     throw e;
   }
   const e = {};

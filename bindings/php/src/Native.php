@@ -11,6 +11,7 @@ use Toolgate\Exception\LoadException;
 use Toolgate\Exception\ToolgateException;
 use Toolgate\Exception\UnknownConfigurationException;
 use Toolgate\Exception\UnknownSkillException;
+use Toolgate\Exception\UnknownConsumerException;
 
 /**
  * The FFI binding of libtoolgate (the C ABI of bindings/c). One instance
@@ -34,6 +35,7 @@ final class Native
     public const ERR_UNKNOWN_SKILL = 5;
     public const ERR_OUT_OF_RANGE = 6;
     public const ERR_NOT_FOUND = 7;
+    public const ERR_UNKNOWN_CONSUMER = 8;
     public const ERR_LOAD_NOT_A_TABLE = 10;
     public const ERR_LOAD_VERSION = 11;
     public const ERR_LOAD_TRUNCATED = 12;
@@ -284,6 +286,7 @@ final class Native
             $status >= self::ERR_FILE_IO && $status <= self::ERR_FILE_TOO_LARGE => new LoadException($message, $status),
             $status === self::ERR_UNKNOWN_CONFIGURATION => new UnknownConfigurationException($message, $status),
             $status === self::ERR_UNKNOWN_SKILL => new UnknownSkillException($message, $status),
+            $status === self::ERR_UNKNOWN_CONSUMER => new UnknownConsumerException($message, $status),
             in_array($status, [self::ERR_NULL, self::ERR_UTF8, self::ERR_ARGUMENT, self::ERR_OUT_OF_RANGE, self::ERR_NOT_FOUND, self::ERR_KEYS], true)
                 => new InvalidArgumentException($message, $status),
             default => new ToolgateException($message, $status),

@@ -13,6 +13,7 @@ use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\LoadException;
 use Toolgate\Exception\ToolgateException;
 use Toolgate\Exception\UnknownConfigurationException;
+use Toolgate\Exception\UnknownConsumerException;
 use Toolgate\Exception\UnknownSkillException;
 use Toolgate\LiveTool;
 use Toolgate\Native;
@@ -133,6 +134,11 @@ final class ConformanceTest extends TestCase
         try {
             $ctx = $t->context($x['configuration'], Role::from($x['role']), $x['consumer'], $run, $x['enforcement']);
         } catch (UnknownConfigurationException $ex) {
+            self::assertSame('unknownConfiguration', $e['error']['code'] ?? null, $id);
+            self::assertSame($e['error']['message'] ?? null, $ex->getMessage(), $id);
+            return;
+        } catch (UnknownConsumerException $ex) {
+            self::assertSame('unknownConsumer', $e['error']['code'] ?? null, $id);
             self::assertSame($e['error']['message'] ?? null, $ex->getMessage(), $id);
             return;
         }

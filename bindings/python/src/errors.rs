@@ -38,12 +38,15 @@ pub(crate) fn file_error(py: Python<'_>, what: &str, e: &FileError) -> PyErr {
     error(py, "LoadError", (e.code(), format!("{what} {e}")))
 }
 
-/// `UnknownConfigurationError` (`.name`, `.suggestion`).
+/// `UnknownConfigurationError` or `UnknownConsumerError` (`.name`, `.suggestion`).
 pub(crate) fn context_error(py: Python<'_>, e: rt::ContextError) -> PyErr {
     let message = e.to_string();
     match e {
         rt::ContextError::UnknownConfiguration { name, suggestion } => {
             error(py, "UnknownConfigurationError", (message, name, suggestion))
+        }
+        rt::ContextError::UnknownConsumer { name, suggestion } => {
+            error(py, "UnknownConsumerError", (message, name, suggestion))
         }
     }
 }

@@ -132,6 +132,7 @@ impl PyTable {
             .map_err(|e| context_error(py, e))?
             .role(role)
             .consumer(consumer.as_deref())
+            .map_err(|e| context_error(py, e))?
             .enforcement(enforcement.as_deref());
         if let Some(r) = &run {
             ctx = ctx.run(r);

@@ -98,6 +98,8 @@ def expect_context(case: dict[str, Any]) -> dict[str, Any]:
         )
     except toolgate.UnknownConfigurationError as e:
         return {"error": {"code": "unknownConfiguration", "message": str(e)}}
+    except toolgate.UnknownConsumerError as e:
+        return {"error": {"code": "unknownConsumer", "message": str(e)}}
     e: dict[str, Any] = {}
     e["decisionsById"] = "".join(letter(d) for d in ctx.decisions())
     e["decisions"] = [ctx.decide(n).to_dict() for n in case.get("decide", [])]

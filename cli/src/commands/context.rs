@@ -140,14 +140,22 @@ pub(super) fn context<'t>(table: &'t Table, a: &ContextArgs) -> Result<Context<'
 }
 
 /// An operator's near miss warns on stderr; the answer stays as documented
-/// (an unknown consumer is a consumer without a profile, a setting other
-/// than `observe` enforces).
+/// (a consumer the policy does not know is decided as the table decides it
+/// for a reader: its profile gate closed, or, where the policy admits
+/// unknown consumers, as a consumer without a profile; a setting other than
+/// `observe` enforces).
 pub(super) fn warn_operator_typos(table: &Table, a: &ContextArgs) {
     let spec = table.spec();
     if let Some(c) = &a.consumer {
         if !spec.consumers.iter().any(|k| &k.name == c) {
+            let how = if table.check_consumer(c).is_ok() {
+                "it is decided as a consumer without a profile (`unknown-consumers admitted`)"
+            } else {
+                "every edge and host refuses it (`unknownConsumer`); decided here with its profile gate closed"
+            };
             write_err(&format!(
-                "warning: no `consumer` block names `{c}`, so it is decided as a consumer without a profile{}\n",
+                "warning: no `consumer` block names `{}`, so {how}{}\n",
+                toolgate_runtime::names::shown(c),
                 did_you_mean(c, spec.consumers.iter().map(|k| k.name.as_str()))
             ));
         }

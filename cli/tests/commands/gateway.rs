@@ -518,7 +518,17 @@ fn identity_comes_from_authentication_and_every_spoof_is_refused() {
         let stranger = bearer(&token(&idp(), "billing-bott", now() + 300));
         let (status, _, body) = post(&url, &[("authorization", &stranger)], list_request()).await;
         assert_eq!(status, 403, "{body}");
-        assert_contains(&body, "the policy knows no consumer `billing-bott` (did you mean `billing-bot`?)");
+        assert_contains(&body, "the policy knows no consumer `billing-bott`; did you mean `billing-bot`?");
+        // Any other client of the same identity provider that can obtain the
+        // audience: a genuinely other name is refused as well (the policy does
+        // not say `unknown-consumers admitted`), never an unscoped consumer.
+        let other = bearer(&token(&idp(), "zz-other-app", now() + 300));
+        for request in [list_request(), json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "mcp_crm_refund_issue", "arguments": {"id": "1"}}})] {
+            let (status, _, body) = post(&url, &[("authorization", &other)], request).await;
+            assert_eq!(status, 403, "{body}");
+            assert_contains(&body, "the policy knows no consumer `zz-other-app`; bind it to a profile");
+        }
         // A spoofed consumer header and clientInfo name change nothing.
         let support = bearer(SUPPORT_KEY);
         let (status, _, body) = post(

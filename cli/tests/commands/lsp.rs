@@ -433,7 +433,7 @@ fn completion_offers_keywords_and_names_by_kind() {
         ["exclude", "groups", "provider", "skills"]
     );
     let top = complete(&mut c, &edited, "configuration reviewer-chat", 27);
-    assert_eq!(top.len(), 14);
+    assert_eq!(top.len(), 15);
     assert!(
         top.contains(&"configuration".to_string())
             && top.contains(&"consumers-without-profile".to_string())

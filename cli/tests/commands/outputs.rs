@@ -74,11 +74,12 @@ fn decide(project: &str, config: &str, flag: &str, value: &str, tool: &str) -> O
 fn operators_typos_warn_or_fail_with_a_did_you_mean() {
     let profiles = "policies/mcp-profiles";
     for (o, code, err) in [
-        // Unknown consumer: warned, decided as a consumer without a profile.
+        // Unknown consumer: warned, decided with its profile gate closed
+        // (every edge refuses it).
         (
             decide(profiles, "support-chat", "--consumer", "suport-bot", "refund.issue"),
-            0,
-            "warning: no `consumer` block names `suport-bot`, so it is decided as a consumer without a profile; did you mean `support-bot`?\n",
+            1,
+            "warning: no `consumer` block names `suport-bot`, so every edge and host refuses it (`unknownConsumer`); decided here with its profile gate closed; did you mean `support-bot`?\n",
         ),
         // An enforcement setting that is neither word: warned, and it enforces.
         (

@@ -22,6 +22,7 @@ pub enum Statement {
     Enforcement(Setting<Enforcement>),
     RemoteVisibility(Setting<Audience>),
     Unprofiled(Setting<Unprofiled>),
+    UnknownConsumers(Setting<UnknownConsumers>),
     SkillLoader(Setting<Name>),
     Group(Block<GroupProp>),
     Tool(Block<ToolProp>),
@@ -42,6 +43,7 @@ impl Statement {
             Statement::Enforcement(_) => "enforcement",
             Statement::RemoteVisibility(_) => "remote-tools",
             Statement::Unprofiled(_) => "consumers-without-profile",
+            Statement::UnknownConsumers(_) => "unknown-consumers",
             Statement::SkillLoader(_) => "skill-loader",
             Statement::Group(_) => "group",
             Statement::Tool(_) => "tool",
@@ -89,6 +91,14 @@ pub enum Audience {
 pub enum Unprofiled {
     Unrestricted,
     Refused,
+}
+
+/// What a consumer name that no `consumer` block binds gets: refused (the
+/// default), or admitted as a consumer without a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownConsumers {
+    Refused,
+    Admitted,
 }
 
 /// `kind name { props }`.

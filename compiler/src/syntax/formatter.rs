@@ -106,6 +106,7 @@ fn statement_span(st: &Statement) -> crate::source::Span {
         Statement::Enforcement(s) => s.span,
         Statement::RemoteVisibility(s) => s.span,
         Statement::Unprofiled(s) => s.span,
+        Statement::UnknownConsumers(s) => s.span,
         Statement::SkillLoader(s) => s.span,
         Statement::Group(b) => b.span,
         Statement::Tool(b) => b.span,
@@ -215,6 +216,7 @@ impl Printer<'_> {
             | Statement::Enforcement(_)
             | Statement::RemoteVisibility(_)
             | Statement::Unprofiled(_)
+            | Statement::UnknownConsumers(_)
             | Statement::SkillLoader(_) => self.setting(st),
             _ => self.block_statement(st),
         }
@@ -263,6 +265,14 @@ impl Printer<'_> {
                     &format!("consumers-without-profile {v}"),
                     s.span.end as usize,
                 );
+            }
+            Statement::UnknownConsumers(s) => {
+                let v = if s.value == UnknownConsumers::Admitted {
+                    "admitted"
+                } else {
+                    "refused"
+                };
+                self.line(0, &format!("unknown-consumers {v}"), s.span.end as usize);
             }
             Statement::SkillLoader(s) => self.line(
                 0,

@@ -190,6 +190,9 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::unprofiled_mode => "`unrestricted`|`refused`",
         Rule::kw_unrestricted => "`unrestricted`",
         Rule::kw_refused => "`refused`",
+        Rule::unknown_consumers_stmt | Rule::kw_unknown_consumers => "`unknown-consumers`",
+        Rule::unknown_consumers_mode => "`refused`|`admitted`",
+        Rule::kw_admitted => "`admitted`",
         Rule::skill_loader_stmt | Rule::kw_skill_loader => "`skill-loader`",
         Rule::group_block | Rule::kw_group | Rule::group_selector => "`group`",
         Rule::kw_server | Rule::server_selector => "`server`",
@@ -321,6 +324,15 @@ impl Builder {
                 value_span,
                 span,
             }),
+            Rule::unknown_consumers_stmt => Statement::UnknownConsumers(Setting {
+                value: if kw == Some(Rule::kw_admitted) {
+                    UnknownConsumers::Admitted
+                } else {
+                    UnknownConsumers::Refused
+                },
+                value_span,
+                span,
+            }),
             _ => Statement::Unprofiled(Setting {
                 value: if kw == Some(Rule::kw_refused) {
                     Unprofiled::Refused
@@ -357,9 +369,10 @@ impl Builder {
                     span,
                 })
             }
-            Rule::enforcement_stmt | Rule::remote_visibility_stmt | Rule::unprofiled_stmt => {
-                self.setting(pair, span, rule)
-            }
+            Rule::enforcement_stmt
+            | Rule::remote_visibility_stmt
+            | Rule::unprofiled_stmt
+            | Rule::unknown_consumers_stmt => self.setting(pair, span, rule),
             Rule::skill_loader_stmt => self.skill_loader(pair, span),
             Rule::group_block => {
                 Statement::Group(self.block(pair, span, |b, p| match p.as_rule() {
@@ -602,6 +615,8 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_unprofiled
             | Rule::kw_unrestricted
             | Rule::kw_refused
+            | Rule::kw_unknown_consumers
+            | Rule::kw_admitted
             | Rule::kw_skill_loader
             | Rule::kw_group
             | Rule::kw_server

@@ -1,6 +1,6 @@
 //! Pass 1: every definition by kind, the class ladder and the file-level
 //! settings (`enforcement`, `remote-tools visible-to`,
-//! `consumers-without-profile`, `skill-loader`).
+//! `consumers-without-profile`, `unknown-consumers`, `skill-loader`).
 
 use super::{Defs, Once, Parsed, Scope, Validator};
 use crate::diagnostics::{NameKind, Problem, RefKind};
@@ -26,6 +26,7 @@ pub(super) struct Settings<'p> {
     pub enforcement: Once<ast::Enforcement>,
     pub visibility: Once<ast::Audience>,
     pub unprofiled: Once<ast::Unprofiled>,
+    pub unknown_consumers: Once<ast::UnknownConsumers>,
     pub loader: Once<String>,
 }
 
@@ -48,6 +49,13 @@ impl Settings<'_> {
                 .get()
                 .copied()
                 .unwrap_or(ast::Unprofiled::Unrestricted),
+            // No `unknown-consumers` line: a name the policy does not bind
+            // is refused (fail closed).
+            unknown_consumers: self
+                .unknown_consumers
+                .get()
+                .copied()
+                .unwrap_or(ast::UnknownConsumers::Refused),
             skill_loader,
         }
     }
@@ -72,6 +80,7 @@ impl<'a> Validator<'a> {
             enforcement: Once::new(),
             visibility: Once::new(),
             unprofiled: Once::new(),
+            unknown_consumers: Once::new(),
             loader: Once::new(),
         };
         let problems = &mut self.problems;
@@ -100,6 +109,11 @@ impl<'a> Validator<'a> {
                     Statement::Unprofiled(e) => {
                         let what = "consumers-without-profile";
                         s.unprofiled.set(e.value, e.value_span, what, problems);
+                    }
+                    Statement::UnknownConsumers(e) => {
+                        let what = "unknown-consumers";
+                        s.unknown_consumers
+                            .set(e.value, e.value_span, what, problems);
                     }
                     Statement::SkillLoader(e) => {
                         let name = e.value.text.clone();

@@ -51,6 +51,9 @@ pub enum Status {
     OutOfRange = 6,
     /// A name that is not registered, where a registered one is required.
     NotFound = 7,
+    /// A consumer name the policy does not know
+    /// ([`crate::Table::check_consumer`]).
+    UnknownConsumer = 8,
     LoadNotATable = 10,
     LoadVersion = 11,
     LoadTruncated = 12,
@@ -74,7 +77,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 22] = [
+    pub const ALL: [Status; 23] = [
         Status::Ok,
         Status::Null,
         Status::Utf8,
@@ -83,6 +86,7 @@ impl Status {
         Status::UnknownSkill,
         Status::OutOfRange,
         Status::NotFound,
+        Status::UnknownConsumer,
         Status::LoadNotATable,
         Status::LoadVersion,
         Status::LoadTruncated,
@@ -114,6 +118,7 @@ impl Status {
             Status::UnknownSkill => "ERR_UNKNOWN_SKILL",
             Status::OutOfRange => "ERR_OUT_OF_RANGE",
             Status::NotFound => "ERR_NOT_FOUND",
+            Status::UnknownConsumer => "ERR_UNKNOWN_CONSUMER",
             Status::LoadNotATable => "ERR_LOAD_NOT_A_TABLE",
             Status::LoadVersion => "ERR_LOAD_VERSION",
             Status::LoadTruncated => "ERR_LOAD_TRUNCATED",

@@ -63,9 +63,14 @@ impl HostContext {
         self.map(|c| c.role(role))
     }
 
-    /// [`Context::consumer`].
-    pub fn consumer(self, consumer: Option<&str>) -> HostContext {
-        self.map(|c| c.consumer(consumer))
+    /// [`Context::known_consumer`]: a name the policy does not know is an
+    /// error, never a consumer without a profile.
+    pub fn consumer(self, consumer: Option<&str>) -> Result<HostContext, ContextError> {
+        let HostContext { ctx, table } = self;
+        Ok(HostContext {
+            ctx: ctx.known_consumer(consumer)?,
+            table,
+        })
     }
 
     /// [`Context::enforcement`].

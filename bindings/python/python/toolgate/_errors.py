@@ -64,6 +64,18 @@ class UnknownConfigurationError(ToolgateError, LookupError):
         self.suggestion = suggestion
 
 
+class UnknownConsumerError(ToolgateError, LookupError):
+    """A consumer name the policy does not know (no ``consumer`` block binds
+    it and the policy does not say ``unknown-consumers admitted``, or a slip
+    for a bound one); ``suggestion`` is the bound name it resembles."""
+
+    def __init__(self, message: str, name: str, suggestion: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.name = name
+        self.suggestion = suggestion
+
+
 class UnknownSkillError(ToolgateError, LookupError):
     def __init__(self, message: str, name: str) -> None:
         super().__init__(message)

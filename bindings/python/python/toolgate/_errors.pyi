@@ -35,6 +35,12 @@ class UnknownConfigurationError(ToolgateError, LookupError):
     suggestion: Optional[str]
     def __init__(self, message: str, name: str, suggestion: Optional[str] = None) -> None: ...
 
+class UnknownConsumerError(ToolgateError, LookupError):
+    message: str
+    name: str
+    suggestion: Optional[str]
+    def __init__(self, message: str, name: str, suggestion: Optional[str] = None) -> None: ...
+
 class UnknownSkillError(ToolgateError, LookupError):
     message: str
     name: str
