@@ -9,7 +9,9 @@ const h = require('./helpers');
 h.requirements();
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'hostile');
-const NAMES = ['<img src=x onerror=alert(1)>', '</script><script>alert(3)</script>', '"\'><svg onload=alert(4)>', 'amp&amp;lt;', 'line\u2028sep'];
+// A name with U+2028 (LINE SEPARATOR) is no longer among them: the compiler
+// refuses it (TG1012), as it does control characters.
+const NAMES = ['<img src=x onerror=alert(1)>', '</script><script>alert(3)</script>', '"\'><svg onload=alert(4)>', 'amp&amp;lt;'];
 
 test('hostile tool, group and configuration names render as text and run nothing', async () => {
   const tableFile = h.table(FIXTURE);
