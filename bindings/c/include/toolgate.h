@@ -60,6 +60,13 @@
 #define TOOLGATE_ERR_NOT_FOUND 7
 
 /*
+ A consumer name the policy does not know (not bound by a `consumer`
+ block, and the policy does not say `unknown-consumers admitted`; or a slip
+ for a bound one). Never a consumer without a profile.
+ */
+#define TOOLGATE_ERR_UNKNOWN_CONSUMER 8
+
+/*
  Table load: not a toolgate table (bad magic bytes).
  */
 #define TOOLGATE_ERR_LOAD_NOT_A_TABLE 10
@@ -286,7 +293,8 @@ int32_t toolgate_codes_json(toolgate_buf *out);
 
 /*
  Make a context: configuration (required), role (`TOOLGATE_ROLE_*`),
- consumer (NULL with length 0: not an MCP consumer), run (NULL: a new run
+ consumer (NULL with length 0: not an MCP consumer; a name the policy does
+ not know is `TOOLGATE_ERR_UNKNOWN_CONSUMER`), run (NULL: a new run
  of the configuration), enforcement (NULL with length 0: the policy's
  setting; otherwise only `observe`, trimmed, any case, observes). A NULL
  string with a non-zero length is `TOOLGATE_ERR_NULL`, never "absent".

@@ -14,7 +14,7 @@ const { CORPUS, REPO } = require('./corpus.js');
 const {
   Table, TableHandle, RunState, LiveTool, ToolgateError, PolicyViolation, ConfigurationRefusal, RuntimeRefusal,
   ToolNotInProfile, ConfigurationExcluded, ConfigurationGroup, NotRegistered, ContentPolicyViolation, DefinitionChanged,
-  LoadError, ArgumentError, UnknownConfigurationError, UnknownSkillError, RunStateError,
+  LoadError, ArgumentError, UnknownConfigurationError, UnknownConsumerError, UnknownSkillError, RunStateError,
 } = toolgate;
 
 const DEMO = path.join(CORPUS, 'tables/demo.tgt');
@@ -76,6 +76,29 @@ test('every defect throws LoadError and nothing loads', () => {
   })();
   assert.equal(e.name, 'LoadError');
   assert.equal(e.statusNumber, toolgate.codes().statuses.find((s) => s.name === 'ERR_LOAD_NOT_A_TABLE').number);
+});
+
+test('a consumer the policy does not know is a typed error, never a consumer without a profile', () => {
+  const t = Table.load(PROFILES);
+  // support-bot's profile refuses refund.issue.
+  assert.equal(t.context('support-chat', { consumer: 'support-bot' }).decide('refund.issue').reason, 'notInProfile');
+  for (const [name, suggestion] of [
+    ['Support-bot', 'support-bot'], ['support-bot ', 'support-bot'], ['support_bot', 'support-bot'],
+    ['support-bot\u200b', 'support-bot'], ['', null], ['support-bot\0', 'support-bot'], ['zz-other-app', null],
+  ]) {
+    assert.throws(() => t.context('support-chat', { consumer: name }), (e) => {
+      assert.ok(e instanceof UnknownConsumerError && e instanceof ToolgateError, String(e));
+      assert.equal(e.status, 'ERR_UNKNOWN_CONSUMER');
+      assert.equal(e.consumerName, name);
+      assert.equal(e.suggestion, suggestion);
+      return true;
+    }, JSON.stringify(name));
+  }
+  assert.throws(() => t.context('support-chat', { consumer: 'zz-other-app' }), {
+    message: 'the policy knows no consumer `zz-other-app`; bind it to a profile (`consumer NAME { profile P }`) or admit unknown consumers (`unknown-consumers admitted`)',
+  });
+  // No consumer: not an MCP consumer, the profile gate does not apply.
+  assert.equal(t.context('support-chat').decide('refund.issue').allowed, true);
 });
 
 test('context errors are typed', () => {
@@ -212,7 +235,7 @@ test('one class per refusal kind, from the catalogue', () => {
   assert.equal(toolgate.refusalClassOf('definitionChanged'), DefinitionChanged);
   assert.equal(Object.getPrototypeOf(ContentPolicyViolation), RuntimeRefusal);
   assert.equal(Object.getPrototypeOf(PolicyViolation), ToolgateError);
-  for (const C of [LoadError, ArgumentError, UnknownConfigurationError, UnknownSkillError, RunStateError]) {
+  for (const C of [LoadError, ArgumentError, UnknownConfigurationError, UnknownConsumerError, UnknownSkillError, RunStateError]) {
     assert.ok(C.prototype instanceof ToolgateError);
     assert.ok(!(C.prototype instanceof PolicyViolation));
   }

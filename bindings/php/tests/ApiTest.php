@@ -12,6 +12,7 @@ use Toolgate\Examples\NrLlm\UnavailableToolsResolver;
 use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\LoadException;
 use Toolgate\Exception\UnknownConfigurationException;
+use Toolgate\Exception\UnknownConsumerException;
 use Toolgate\Exception\UnknownSkillException;
 use Toolgate\LiveTool;
 use Toolgate\Native;
@@ -279,6 +280,17 @@ final class ApiTest extends TestCase
             $t->context('editor-chatt');
         } catch (UnknownConfigurationException $e) {
             self::assertSame('unknown configuration `editor-chatt`; did you mean `editor-chat`?', $e->getMessage());
+        }
+        // A consumer the policy does not know: a typed error, never a
+        // consumer without a profile (the policy binds no consumer).
+        foreach (['zz-other-app', 'Support-bot', '', "bot\0"] as $stranger) {
+            $this->expectExceptionThrown(UnknownConsumerException::class, fn () => $t->context('editor-chat', Role::User, $stranger));
+        }
+        try {
+            $t->context('editor-chat', Role::User, 'zz-other-app');
+        } catch (UnknownConsumerException $e) {
+            self::assertSame(Native::ERR_UNKNOWN_CONSUMER, $e->getCode());
+            self::assertStringStartsWith('the policy knows no consumer `zz-other-app`', $e->getMessage());
         }
         $ctx = $t->context('other', Role::Admin);
         $this->expectExceptionThrown(InvalidArgumentException::class, fn () => $ctx->decide("\xff"));

@@ -65,6 +65,26 @@ def test_every_defect_raises_and_nothing_loads(tmp_path: Path) -> None:
     assert issubclass(toolgate.LoadError, toolgate.ToolgateError)
 
 
+@pytest.mark.parametrize(
+    "name,suggestion",
+    [
+        ("Support-bot", "support-bot"),
+        ("support-bot ", "support-bot"),
+        ("support_bot", "support-bot"),
+        ("support-bot\u200b", "support-bot"),
+        ("", None),
+        ("zz-other-app", None),
+    ],
+)
+def test_a_consumer_the_policy_does_not_know_is_a_typed_error(name: str, suggestion: "str | None") -> None:
+    t = toolgate.Table.load(PROFILES)
+    with pytest.raises(toolgate.UnknownConsumerError) as e:
+        t.context("support-chat", consumer=name)
+    assert e.value.name == name and e.value.suggestion == suggestion
+    assert str(e.value).startswith("the policy knows no consumer `")
+    assert t.context("support-chat", consumer="support-bot").decide("refund.issue").reason == "notInProfile"
+
+
 def test_context_errors() -> None:
     t = toolgate.Table.load(DEMO)
     with pytest.raises(toolgate.UnknownConfigurationError) as e:
