@@ -39,23 +39,26 @@
   // ------------------------------------------------------------ the data
   var R = null; // the report: {title, matrix, diff, denials}
   var M = null; // its matrix
-  var letterCode = {}; // cell letter -> reason code
-  var codeInfo = {}; // reason code -> {letter, code, message}
-  var decoded = {}; // "ctx" -> [Uint8Array per configuration]
-  var excludedBy = {}; // tool index -> [configuration indices]
+  // Every lookup keyed by data is a Map, never a plain object: a tool,
+  // configuration or reason named `__proto__`, `constructor`, `toString` or
+  // `hasOwnProperty` would otherwise find Object.prototype's members.
+  var letterCode = new Map(); // cell letter -> reason code
+  var codeInfo = new Map(); // reason code -> {letter, code, message}
+  var decoded = new Map(); // ctx -> [Uint8Array per configuration]
+  var excludedBy = new Map(); // tool index -> [configuration indices]
   var byGroup = []; // group index -> [tool indices]
-  var refusalIndex = {}; // "ctx:cfg" -> {tool: text index}
+  var refusalIndex = new Map(); // "ctx:cfg" -> Map(tool index -> text index)
 
   function load(report) {
     R = report; M = report.matrix;
-    letterCode = {}; codeInfo = {}; decoded = {}; excludedBy = {}; refusalIndex = {};
-    M.reasons.forEach(function (r) { letterCode[r.letter] = r.code; codeInfo[r.code] = r; });
-    M.excludedBy.forEach(function (p) { excludedBy[p[0]] = p[1]; });
+    letterCode = new Map(); codeInfo = new Map(); decoded = new Map(); excludedBy = new Map(); refusalIndex = new Map();
+    M.reasons.forEach(function (r) { letterCode.set(r.letter, r.code); codeInfo.set(r.code, r); });
+    M.excludedBy.forEach(function (p) { excludedBy.set(p[0], p[1]); });
     byGroup = M.groups.map(function () { return []; });
     M.tools.forEach(function (t, i) { byGroup[t[1]].push(i); });
     if (state.ctx >= M.contexts.length) state.ctx = 0;
-    state.expanded = {};
-    if (M.tools.length <= 300) M.groups.forEach(function (_, g) { state.expanded[g] = true; });
+    state.expanded = new Set();
+    if (M.tools.length <= 300) M.groups.forEach(function (_, g) { state.expanded.add(g); });
   }
 
   function digitsAt(s, i) { var j = i; while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++; return j; }
@@ -87,13 +90,13 @@
     return res;
   }
   function rows(ctx) {
-    if (!decoded[ctx]) {
+    if (!decoded.has(ctx)) {
       var n = M.tools.length, list = [];
-      decoded[ctx] = list;
+      decoded.set(ctx, list);
       // A row may refer to an earlier row of its own context: fill in order.
       M.cells[ctx].forEach(function (si) { list.push(decode(M.strings[si], n)); });
     }
-    return decoded[ctx];
+    return decoded.get(ctx);
   }
   // A cell's meaning: {kind, code, hidden}.
   function cellOf(byte) {
@@ -101,19 +104,19 @@
     if (ch === '+') return { kind: 'offered', code: 'offered', hidden: false };
     if (ch === '~') return { kind: 'observed', code: 'observed', hidden: false };
     var lower = ch.toLowerCase();
-    var code = letterCode[lower] || 'unknown';
+    var code = letterCode.get(lower) || 'unknown';
     return { kind: 'refused', code: code, hidden: ch !== lower };
   }
   function refused(byte) { return byte !== 43 && byte !== 126; }
   function refusalOf(ctx, cfg, tool) {
     if (!M.refusals) return null;
     var key = ctx + ':' + cfg;
-    if (!refusalIndex[key]) {
-      var flat = M.refusals.cells[ctx][cfg], idx = {};
-      for (var i = 0; i < flat.length; i += 2) idx[flat[i]] = flat[i + 1];
-      refusalIndex[key] = idx;
+    if (!refusalIndex.has(key)) {
+      var flat = M.refusals.cells[ctx][cfg], idx = new Map();
+      for (var i = 0; i < flat.length; i += 2) idx.set(flat[i], flat[i + 1]);
+      refusalIndex.set(key, idx);
     }
-    var t = refusalIndex[key][tool];
+    var t = refusalIndex.get(key).get(tool);
     return t === undefined ? null : M.refusals.texts[t];
   }
   function contextLabel(c) {
@@ -124,14 +127,14 @@
   function verdictText(cell) {
     if (cell.kind === 'offered') return 'offered';
     if (cell.kind === 'observed') return 'offered (observed only: the trust zone is observed)';
-    var info = codeInfo[cell.code];
+    var info = codeInfo.get(cell.code);
     var t = 'refused: ' + cell.code + (info ? ' (' + info.message + ')' : '');
     if (cell.hidden) t += '; the name is hidden from this user, who is told notRegistered';
     return t;
   }
 
   // ------------------------------------------------------------ state
-  var state = { tab: 'matrix', ctx: 0, name: '', group: -1, reason: '', refusedOnly: false, expanded: {}, cur: { row: 0, col: 0 }, view: [] };
+  var state = { tab: 'matrix', ctx: 0, name: '', group: -1, reason: '', refusedOnly: false, expanded: new Set(), cur: { row: 0, col: 0 }, view: [] };
 
   // ------------------------------------------------------------ layout
   var tabsEl, panelEl, headerEl, bannerEl;
@@ -215,7 +218,7 @@
       var pass = tools.filter(function (i) { return toolPasses(i, cfgRows); });
       if (!pass.length) return;
       view.push({ g: g, tools: pass });
-      if (state.expanded[g] || (filtering && state.name)) pass.forEach(function (i) { view.push({ t: i }); });
+      if (state.expanded.has(g) || (filtering && state.name)) pass.forEach(function (i) { view.push({ t: i }); });
     });
     state.view = view;
     if (state.cur.row >= view.length) state.cur.row = Math.max(0, view.length - 1);
@@ -235,8 +238,8 @@
       oninput: function (e) { state.name = e.target.value.toLowerCase(); refresh(); } });
     var only = el('input', { type: 'checkbox', id: 'f-refused', onchange: function (e) { state.refusedOnly = e.target.checked; refresh(); } });
     only.checked = state.refusedOnly;
-    var expand = el('button', { id: 'expand-all', text: 'Expand all groups', onclick: function () { M.groups.forEach(function (_, g) { state.expanded[g] = true; }); refresh(); } });
-    var collapse = el('button', { id: 'collapse-all', text: 'Collapse all groups', onclick: function () { state.expanded = {}; refresh(); } });
+    var expand = el('button', { id: 'expand-all', text: 'Expand all groups', onclick: function () { M.groups.forEach(function (_, g) { state.expanded.add(g); }); refresh(); } });
+    var collapse = el('button', { id: 'collapse-all', text: 'Collapse all groups', onclick: function () { state.expanded = new Set(); refresh(); } });
     panelEl.appendChild(el('div', { class: 'filters' },
       el('label', null, 'Context ', contextSelect('f-context', function (e) { state.ctx = parseInt(e.target.value, 10); refresh(); })),
       el('label', null, 'Tool ', name),
@@ -293,7 +296,7 @@
   function drawRow(v, r, cfgRows) {
     var row, c;
     if (v.g !== undefined) {
-      var open = !!state.expanded[v.g];
+      var open = state.expanded.has(v.g);
       row = el('div', { class: 'row g', 'data-group': M.groups[v.g], role: 'row' });
       row.style.top = (r * ROW) + 'px';
       row.appendChild(el('div', { class: 'name', title: M.groups[v.g], onclick: function () { toggle(v.g); } },
@@ -327,7 +330,7 @@
     }
     return row;
   }
-  function toggle(g) { state.expanded[g] = !state.expanded[g]; refresh(); }
+  function toggle(g) { if (state.expanded.has(g)) state.expanded.delete(g); else state.expanded.add(g); refresh(); }
   function pick(r, c) { state.cur = { row: r, col: c }; drawn = null; draw(); showDetail(); }
   function onMatrixKey(e) {
     var cur = state.cur, n = state.view.length, moved = true;
@@ -372,7 +375,7 @@
     }
     var t = M.tools[v.t], cell = cellOf(rows(state.ctx)[c][v.t]);
     var ref = cell.kind === 'refused' ? refusalOf(state.ctx, c, v.t) : null;
-    var by = (excludedBy[v.t] || []).map(function (i) { return M.configs[i].name; });
+    var by = (excludedBy.get(v.t) || []).map(function (i) { return M.configs[i].name; });
     detailEl.appendChild(dl([
       ['tool', t[0] + (t[2] ? ' (remote)' : '')], ['group', M.groups[t[1]]], ['configuration', cfg.name + ' (' + cfg.file + ')'],
       ['context', contextLabel(M.contexts[state.ctx])], ['decision', verdictText(cell)],
@@ -421,9 +424,9 @@
       var q = toolIn.value.toLowerCase(), shown = 0, tb = el('tbody');
       for (var i = 0; i < M.tools.length && shown < 500; i++) {
         if (q && M.tools[i][0].toLowerCase().indexOf(q) < 0) continue;
-        if (!q && !excludedBy[i]) continue;
+        if (!q && !excludedBy.has(i)) continue;
         shown++;
-        var by = (excludedBy[i] || []).map(function (c) { return M.configs[c].name; });
+        var by = (excludedBy.get(i) || []).map(function (c) { return M.configs[c].name; });
         tb.appendChild(el('tr', { 'data-tool': M.tools[i][0] }, el('td', { text: M.tools[i][0] }), el('td', { text: M.groups[M.tools[i][1]] }), el('td', { text: by.length ? by.join(', ') : '-' })));
       }
       clear(toolOut);
@@ -482,18 +485,22 @@
     function draw() {
       var k = kindSel.value;
       var ch = D.changes.filter(function (c) { return !k || c.kind === k; });
-      var tools = [], cfgs = [], ti = {}, ci = {}, at = {};
+      // Names are data: Maps, so that a tool or configuration named
+      // `__proto__`, `constructor`, `toString` or `hasOwnProperty` gets its row.
+      var tools = [], cfgs = [], ti = new Map(), ci = new Map(), at = new Map();
       ch.forEach(function (c) {
-        if (ti[c.tool] === undefined) { ti[c.tool] = tools.length; tools.push(c.tool); }
-        if (ci[c.configuration] === undefined) { ci[c.configuration] = cfgs.length; cfgs.push(c.configuration); }
-        (at[c.tool + '\u0000' + c.configuration] = at[c.tool + '\u0000' + c.configuration] || []).push(c);
+        if (!ti.has(c.tool)) { ti.set(c.tool, tools.length); tools.push(c.tool); }
+        if (!ci.has(c.configuration)) { ci.set(c.configuration, cfgs.length); cfgs.push(c.configuration); }
+        var key = c.tool + '\u0000' + c.configuration;
+        if (!at.has(key)) at.set(key, []);
+        at.get(key).push(c);
       });
       clear(box);
       var tb = el('tbody');
       tools.slice(0, 2000).forEach(function (t) {
         var tr = el('tr', null, el('th', { text: t, scope: 'row' }));
         cfgs.forEach(function (cf) {
-          var cs = at[t + '\u0000' + cf];
+          var cs = at.get(t + '\u0000' + cf);
           if (!cs) { tr.appendChild(el('td')); return; }
           var kind = cs.some(function (c) { return c.kind === 'widened'; }) ? 'widened' : cs.some(function (c) { return c.kind === 'narrowed'; }) ? 'narrowed' : 'reasonChanged';
           var title = cs.map(function (c) { return c.kind + ': ' + verdict(c.old) + ' → ' + verdict(c.new) + (c.everywhere ? ' (everywhere)' : ' (' + c.points.length + ' points)'); }).join('\n');
@@ -520,8 +527,8 @@
   }
 
   // ------------------------------------------------------------ denials
-  var reasonColour = { notRegistered: '#6e7781', toolDisabled: '#8c959f', requiresAdmin: '#8250df', notInProfile: '#bf3989', configurationGroup: '#0969da', configurationExcluded: '#cf222e', trustZone: '#bc4c00' };
-  function colourOf(code) { return reasonColour[code] || '#000000'; }
+  var reasonColour = new Map([['notRegistered', '#6e7781'], ['toolDisabled', '#8c959f'], ['requiresAdmin', '#8250df'], ['notInProfile', '#bf3989'], ['configurationGroup', '#0969da'], ['configurationExcluded', '#cf222e'], ['trustZone', '#bc4c00']]);
+  function colourOf(code) { return reasonColour.get(code) || '#000000'; }
   function renderDenials() {
     var L = R.denials, S = L.stats;
     panelEl.appendChild(el('div', { class: 'counts', id: 'log-counts' },
