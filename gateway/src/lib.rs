@@ -124,7 +124,14 @@ impl Gateway {
             public_url.clone(),
             log.as_ref().map(|t| (t, 65_536)),
             keys,
-        )?;
+        )?
+        // Every route (MCP, /metrics, /ready, /health, the metadata) behind
+        // the same Host and Origin checks; no browser origin by default.
+        .with_transport(toolgate_serve::transport::HostCheck::new(
+            &config.allowed_hosts,
+            &config.allowed_origins,
+            false,
+        )?);
         let changed = Arc::new(tokio::sync::Notify::new());
         let mut upstreams = HashMap::new();
         for u in &config.upstreams {

@@ -95,6 +95,8 @@ async fn page() -> Response {
         HeaderValue::from_static("nosniff"),
     );
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    // For browsers that do not read CSP's frame-ancestors.
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
     r
 }
 
@@ -193,14 +195,15 @@ async fn simulation(
         Ok(r) => r,
         Err(e) => return error(&ApiError::bad("badRequest", format!("request body: {e}"))),
     };
+    // The answer is bounded as the decision routes' are (--max-answer-bytes).
+    let cap = c.shared.limits.max_answer_bytes;
     match simulate(&table, &req) {
-        Ok(s) => match serde_json::to_string(&s) {
-            Ok(b) => json(StatusCode::OK, b),
-            Err(e) => error(&ApiError {
-                status: 500,
-                code: "internal",
-                message: e.to_string(),
-            }),
+        Ok(s) => match crate::server::to_json_capped(&s, cap) {
+            Some(b) => json(StatusCode::OK, b),
+            None => error(&ApiError::bad(
+                "answerTooLarge",
+                format!("the simulation's answer would be over {cap} bytes (--max-answer-bytes): simulate fewer tools or configurations"),
+            )),
         },
         Err(e) => error(&ApiError::bad("badRequest", e.to_string())),
     }

@@ -24,6 +24,7 @@ pub mod poll;
 pub mod server;
 pub mod source;
 pub mod stamps;
+pub mod transport;
 
 pub use declog::LogTarget;
 pub use source::Source;
@@ -51,13 +52,38 @@ pub struct Limits {
     pub max_answer_bytes: usize,
 }
 
+/// Descriptors kept back from the connection limit for everything else a
+/// server opens: the table and its reloads, the decision log, the watcher,
+/// upstream connections and processes, TLS files.
+pub const DESCRIPTOR_HEADROOM: u64 = 128;
+
+/// The connection limit's default: 4,096, or fewer when the process may
+/// open fewer files (`RLIMIT_NOFILE`'s soft limit less
+/// [`DESCRIPTOR_HEADROOM`], at least 16), so idle connections can never
+/// take the descriptors a reload needs.
+pub fn default_max_connections() -> usize {
+    let soft = open_files_limit().unwrap_or(1024);
+    soft.saturating_sub(DESCRIPTOR_HEADROOM).clamp(16, 4096) as usize
+}
+
+/// The soft limit of open files of this process, when it has one.
+pub fn open_files_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_body_bytes: 1 << 20,
             max_evaluations: 1000,
             max_concurrency: 1024,
-            max_connections: 4096,
+            max_connections: default_max_connections(),
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             max_answer_bytes: 16 << 20,
@@ -152,6 +178,11 @@ pub struct Options {
     pub tls: Option<TlsFiles>,
     /// `--console`: serve the console (docs/report.md).
     pub console: bool,
+    /// `--allowed-host`: the `Host` values served (default: the loopback
+    /// names, the bound address and the public URL's host).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// `--allowed-origin`: browser origins served besides the service's own.
+    pub allowed_origins: Vec<String>,
 }
 
 /// `--tls-cert`, `--tls-key` and, for client certificates, `--tls-client-ca`.
@@ -226,6 +257,8 @@ impl Options {
             auth: None,
             tls: None,
             console: false,
+            allowed_hosts: None,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -260,6 +293,8 @@ pub struct Shared {
     pub auth: Option<Arc<toolgate_auth::Authenticator>>,
     /// HTTPS, when set.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// The `Host` and `Origin` every request must have ([`transport`]).
+    pub transport: Arc<transport::HostCheck>,
     status: Mutex<ReloadStatus>,
 }
 
@@ -410,9 +445,15 @@ impl Service {
                 metrics.log_dropped.clone(),
             )?),
         };
+        let transport = transport::HostCheck::new(
+            &transport::HostCheck::defaults(None, Some(&public_url)),
+            &[],
+            true,
+        )?;
         Ok(Service {
             console: None,
             shared: Arc::new(Shared {
+                transport: Arc::new(transport),
                 handle: TableHandle::new(table),
                 source,
                 limits,
@@ -433,6 +474,14 @@ impl Service {
                 }),
             }),
         })
+    }
+
+    /// The `Host` and `Origin` values requests must carry.
+    pub fn with_transport(mut self, check: transport::HostCheck) -> Service {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.transport = Arc::new(check);
+        }
+        self
     }
 
     /// What callers may assert.
@@ -497,6 +546,15 @@ impl Service {
         .and_then(|s| match &opts.tls {
             None => Ok(s),
             Some(files) => Ok(s.with_tls(files.server_config()?)),
+        })
+        .and_then(|s| {
+            let hosts = opts.allowed_hosts.clone().unwrap_or_else(|| {
+                transport::HostCheck::defaults(Some(opts.addr.ip()), Some(&public_url_of(opts)))
+            });
+            // The console's own page posts to its own origin: accepted; any
+            // other origin only when listed.
+            let check = transport::HostCheck::new(&hosts, &opts.allowed_origins, true)?;
+            Ok(s.with_transport(check))
         })
         .map(|s| {
             if opts.console {
@@ -656,6 +714,14 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// The public URL `opts` name, or the one of their address.
+fn public_url_of(opts: &Options) -> String {
+    opts.public_url.clone().unwrap_or_else(|| {
+        let scheme = if opts.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{}", opts.addr)
+    })
+}
+
 /// `toolgate serve`: load, bind, watch, serve until SIGINT or SIGTERM.
 pub fn run(opts: Options) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -667,6 +733,20 @@ pub fn run(opts: Options) -> Result<(), String> {
     if opts.console && !opts.addr.ip().is_loopback() && opts.auth.is_none() {
         return Err(format!(
             "refusing to serve the console on {}: not a loopback address, and nothing authenticates its callers (the console shows the whole table). Give --auth FILE, or bind 127.0.0.1 (docs/report.md)",
+            opts.addr
+        ));
+    }
+    // Bearer tokens in clear over a network (RFC 6750 §5.3): refused like
+    // the unauthenticated case, with the same explicit override.
+    if !opts.addr.ip().is_loopback() && opts.auth.is_some() && opts.tls.is_none() {
+        if !opts.allow_unauthenticated {
+            return Err(format!(
+                "refusing to serve --auth on {} without --tls-cert: bearer tokens would cross the network in clear (RFC 6750 §5.3). Give --tls-cert and --tls-key, bind 127.0.0.1 behind a TLS-terminating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
+                opts.addr
+            ));
+        }
+        note(&format!(
+            "warning: serving --auth on {} without TLS (--allow-unauthenticated): bearer tokens cross the network in clear",
             opts.addr
         ));
     }

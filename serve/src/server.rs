@@ -231,6 +231,11 @@ pub async fn accept_loop(
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let limits = shared.limits;
+    // Every route of both fronts behind the transport checks.
+    let app = app.layer(axum::middleware::from_fn_with_state(
+        shared.transport.clone(),
+        crate::transport::middleware,
+    ));
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -248,6 +253,10 @@ pub async fn accept_loop(
                 continue;
             }
         };
+        // Answers go out as they are written: with Nagle's algorithm a
+        // small answer after its headers waits for the client's delayed ACK
+        // (about 40 ms on a kept-alive connection).
+        let _ = stream.set_nodelay(true);
         let Ok(permit) = slots.clone().try_acquire_owned() else {
             shared.metrics.connections_refused.inc();
             drop(stream);
@@ -322,6 +331,17 @@ impl std::io::Write for Capped {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// `value` as JSON bytes under `cap`, or `None` when it would pass it (the
+/// writing stops there: nothing past the cap is built).
+pub(crate) fn to_json_capped<T: Serialize>(value: &T, cap: usize) -> Option<Vec<u8>> {
+    let mut w = Capped {
+        buf: Vec::with_capacity(cap.min(64 << 10)),
+        cap,
+    };
+    serde_json::to_writer(&mut w, value).ok()?;
+    Some(w.buf)
 }
 
 /// [`json`] written under `cap` bytes, starting with `capacity`; an answer

@@ -294,7 +294,7 @@ async fn stalled_idle_and_surplus_connections_are_closed() {
         .await
         .expect("connect");
     stalled
-        .write_all(b"POST /access/v1/evaluation HTTP/1.1\r\nHost: x\r\n")
+        .write_all(b"POST /access/v1/evaluation HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .await
         .expect("write");
     let mut idle = tokio::net::TcpStream::connect(&addr)
@@ -338,7 +338,7 @@ async fn a_body_that_trickles_past_the_deadline_is_408() {
         .await
         .expect("connect");
     let head = format!(
-        "POST /access/v1/evaluation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /access/v1/evaluation HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     slow.write_all(head.as_bytes()).await.expect("write");

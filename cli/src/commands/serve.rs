@@ -47,8 +47,9 @@ pub struct ServeArgs {
     /// Requests handled at once; more wait.
     #[arg(long, default_value_t = 1024)]
     max_concurrency: usize,
-    /// Connections open at once; one more is closed when accepted.
-    #[arg(long, default_value_t = 4096)]
+    /// Connections open at once; one more is closed when accepted (default:
+    /// 4096, or the open-files limit less 128 when that is lower).
+    #[arg(long, default_value_t = toolgate_serve::default_max_connections())]
     max_connections: usize,
     /// Seconds a client has to send a request's headers (or start the next
     /// request on a kept-alive connection) before the connection is closed.
@@ -105,6 +106,15 @@ pub struct ServeArgs {
     /// loopback address it needs --auth.
     #[arg(long)]
     console: bool,
+    /// A `Host` this service answers to (`name` for any port, `name:port`
+    /// for one; repeatable). Default: localhost, 127.0.0.1, ::1, the bound
+    /// address and the --public-url's host. Any other is a 403.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// A browser origin allowed besides the service's own (repeatable);
+    /// a request with any other `Origin` is a 403.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
 }
 
 pub fn serve(a: ServeArgs) -> Res {
@@ -172,6 +182,8 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.log_buffer = a.log_buffer;
     opts.watch = !a.no_watch;
     opts.console = a.console;
+    opts.allowed_hosts = (!a.allowed_hosts.is_empty()).then_some(a.allowed_hosts);
+    opts.allowed_origins = a.allowed_origins;
     toolgate_serve::run(opts).map_err(Failure::Usage)?;
     Ok(0)
 }

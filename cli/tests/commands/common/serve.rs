@@ -82,3 +82,58 @@ impl Served {
 pub fn body_json(answer: &str) -> serde_json::Value {
     serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap()
 }
+
+/// Send `request` (a whole raw HTTP/1.1 request, `Connection: close`) to
+/// `addr`; the status and the raw answer.
+pub fn raw(addr: &str, request: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let status = out
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, out)
+}
+
+/// A GET of `path` with the `Host` line(s) given, raw.
+pub fn get_with_host(addr: &str, path: &str, host_lines: &str) -> (u16, String) {
+    raw(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\n{host_lines}Connection: close\r\n\r\n"),
+    )
+}
+
+/// `rounds` requests one after another on one kept-alive connection, each
+/// answer read whole (by its Content-Length) before the next is sent: the
+/// time each round trip took.
+pub fn kept_alive_round_trips(addr: &str, request: &str, rounds: usize) -> Vec<Duration> {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    // The client's side sends at once too: only the server's can stall.
+    s.set_nodelay(true).unwrap();
+    let mut r = BufReader::new(s.try_clone().unwrap());
+    let mut took = Vec::new();
+    for _ in 0..rounds {
+        let t = std::time::Instant::now();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            r.read_line(&mut line).expect("a header line");
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().expect("a length");
+            }
+        }
+        let mut body = vec![0; length];
+        r.read_exact(&mut body).expect("the body");
+        took.push(t.elapsed());
+    }
+    took
+}
