@@ -74,7 +74,7 @@ pub fn open_files_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes the struct it is given and nothing else.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0;
-    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
 }
 
 impl Default for Limits {
