@@ -112,7 +112,7 @@ enum Command {
     /// Serve decisions over HTTP (OpenID AuthZEN 1.0), with hot reload, a decision log and metrics.
     ///
     /// Runs until SIGINT or SIGTERM; docs/authzen.md describes the endpoints.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// A governing MCP gateway in front of MCP servers (stdio or streamable HTTP).
     ///
     /// Clients list and call the servers' tools through it; every list and call is
@@ -189,7 +189,7 @@ fn main() -> ExitCode {
         Command::Snapshot(a) => snapshot::snapshot(a),
         Command::Test(a) => test::test(a),
         Command::Fmt(a) => fmt::fmt(a),
-        Command::Serve(a) => serve::serve(a),
+        Command::Serve(a) => serve::serve(*a),
         Command::Gateway(a) => gateway::gateway(a),
         Command::Lsp(a) => lsp::lsp(a),
         Command::Completions(a) => completions::completions(a),
