@@ -277,6 +277,8 @@ impl Authenticator {
                 validation.set_issuer(&[j.issuer.as_str()]);
                 validation.set_audience(&[j.audience.as_str()]);
                 validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+                // A token not valid yet is refused (RFC 7519 §4.1.5).
+                validation.validate_nbf = true;
                 validation.leeway = 30;
                 Some(Jwt {
                     issuer: j.issuer.clone(),
@@ -350,6 +352,11 @@ impl Authenticator {
         )
         .map_err(|e| bad(e.to_string()))?;
         let claims = data.claims;
+        unique_claims(token).map_err(bad)?;
+        // One issuer, as RFC 7519 §4.1.1 has it: an array is not one.
+        if !matches!(claims.get("iss"), Some(serde_json::Value::String(_))) {
+            return Err(bad("claim `iss` is not a string".into()));
+        }
         let text = |name: &Option<String>| -> Result<Option<String>, AuthError> {
             match name {
                 None => Ok(None),
@@ -385,6 +392,41 @@ impl Authenticator {
             role,
         })
     }
+}
+
+/// Refuse a token whose payload names a claim twice: JSON parsers keep the
+/// first or the last of two, so a duplicated `azp` or `role` would mean
+/// what the last reader picks. Called after the signature is verified.
+fn unique_claims(token: &str) -> Result<(), String> {
+    use base64::Engine;
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Unique;
+    impl<'de> Visitor<'de> for Unique {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object of claims")
+        }
+        fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<(), M::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(name) = m.next_key::<String>()? {
+                if !seen.insert(name.clone()) {
+                    return Err(serde::de::Error::custom(format!(
+                        "claim `{}` is given twice",
+                        toolgate_runtime::names::shown(&name)
+                    )));
+                }
+                m.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let payload = token.split('.').nth(1).unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .map_err(|e| format!("the payload is not base64url: {e}"))?;
+    serde_json::Deserializer::from_slice(&bytes)
+        .deserialize_map(Unique)
+        .map_err(|e| e.to_string())
 }
 
 /// How an edge fetches a `jwks-url`: the document's text, or why not.

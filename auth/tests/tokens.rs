@@ -222,3 +222,61 @@ fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
     .unwrap_or_default();
     assert_eq!(e, "key `a`: `consumer` is empty");
 }
+
+/// A token signed over exactly `payload` (raw JSON text, so a claim may
+/// be written twice), EdDSA with `kid`.
+fn mint_raw(key: &SigningKey, kid: &str, payload: &str) -> String {
+    use ed25519_dalek::Signer;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let header = b64.encode(json!({"alg": "EdDSA", "typ": "JWT", "kid": kid}).to_string());
+    let body = b64.encode(payload);
+    let signing_input = format!("{header}.{body}");
+    let sig = key.sign(signing_input.as_bytes());
+    format!("{signing_input}.{}", b64.encode(sig.to_bytes()))
+}
+
+#[test]
+fn a_token_not_yet_valid_an_issuer_array_and_a_claim_named_twice_are_refused() {
+    let dir = tempfile_dir("claims");
+    let a = authenticator(&dir);
+    // A well-formed raw token is accepted: the raw signing is right.
+    let exp = now() + 300;
+    let ok = mint_raw(
+        &signing(1),
+        "k1",
+        &format!(
+            r#"{{"iss":"https://idp.example","aud":"toolgate","sub":"agent-7","exp":{exp},"azp":"support-bot"}}"#
+        ),
+    );
+    assert_eq!(
+        a.authenticate(Some(&format!("Bearer {ok}")))
+            .expect("accepted")
+            .consumer
+            .as_deref(),
+        Some("support-bot")
+    );
+    // nbf an hour ahead (past the 30 s leeway): not valid yet.
+    let early = mint(&signing(1), "k1", claims(json!({"nbf": now() + 3600})));
+    assert_eq!(invalid(&a, &early), "ImmatureSignature");
+    let early = mint(&signing(1), "k1", claims(json!({"nbf": now() - 10})));
+    assert!(a.authenticate(Some(&format!("Bearer {early}"))).is_ok());
+    // iss as an array that holds the issuer: not one issuer.
+    let issuers = mint(
+        &signing(1),
+        "k1",
+        claims(json!({"iss": ["https://idp.example", "https://evil.example"]})),
+    );
+    assert_eq!(invalid(&a, &issuers), "claim `iss` is not a string");
+    // The consumer claim twice: the first would be the proxy's, the last the client's.
+    let twice = mint_raw(
+        &signing(1),
+        "k1",
+        &format!(
+            r#"{{"iss":"https://idp.example","aud":"toolgate","sub":"agent-7","exp":{exp},"azp":"support-bot","azp":"billing-bot"}}"#
+        ),
+    );
+    assert_eq!(
+        invalid(&a, &twice),
+        "claim `azp` is given twice at line 1 column 104"
+    );
+}

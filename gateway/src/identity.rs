@@ -16,6 +16,7 @@ use axum::response::Response;
 use sha2::{Digest, Sha256};
 use toolgate_runtime::{Role, Table};
 use toolgate_serve::server::PeerAddr;
+use toolgate_serve::transport::single_header;
 
 use crate::config::{IdentityMode, TrustedHeader};
 use crate::Gateway;
@@ -97,7 +98,12 @@ impl Identify {
         let id = match self {
             Identify::Fixed(id) => id.clone(),
             Identify::Auth(auth) => {
-                let value = match headers.get(axum::http::header::AUTHORIZATION) {
+                let one = single_header(headers, "authorization").map_err(|message| Denied {
+                    status: StatusCode::UNAUTHORIZED,
+                    error: "invalid_request",
+                    message,
+                })?;
+                let value = match one {
                     None => None,
                     Some(v) => Some(v.to_str().map_err(|_| Denied {
                         status: StatusCode::UNAUTHORIZED,
@@ -221,8 +227,8 @@ fn header_identity(
         )));
     }
     if let Some(want) = &h.secret_sha256 {
-        let got = headers
-            .get(h.secret_header.as_str())
+        let got = single_header(headers, h.secret_header.as_str())
+            .map_err(forbidden)?
             .map(|v| <[u8; 32]>::from(Sha256::digest(v.as_bytes())));
         if got.as_ref() != Some(want) {
             return Err(forbidden(format!(
@@ -232,7 +238,7 @@ fn header_identity(
         }
     }
     let text = |name: &str| -> Result<Option<String>, Denied> {
-        match headers.get(name) {
+        match single_header(headers, name).map_err(forbidden)? {
             None => Ok(None),
             Some(v) => match v.to_str() {
                 Ok(s) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),

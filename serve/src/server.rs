@@ -162,11 +162,13 @@ async fn authenticate(
     let Some(auth) = &shared.auth else {
         return next.run(req).await;
     };
-    let header = req
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
-    match auth.authenticate(header) {
+    let header = crate::transport::single_header(req.headers(), "authorization")
+        .map(|v| v.and_then(|v| v.to_str().ok()));
+    let checked = match header {
+        Ok(h) => auth.authenticate(h),
+        Err(e) => Err(toolgate_auth::AuthError::Invalid(e)),
+    };
+    match checked {
         Ok(caller) => {
             req.extensions_mut()
                 .insert(Arc::new(crate::Trust::of(&caller)));

@@ -220,6 +220,22 @@ impl HostCheck {
     }
 }
 
+/// The one value of header `name`, `None` when absent; `Err` when the
+/// request carries it more than once. A header that names who asks
+/// (`Authorization`, a trusted proxy's consumer header) has one value:
+/// resolving two by position would let whoever appends the second choose.
+pub fn single_header<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+) -> Result<Option<&'a HeaderValue>, String> {
+    let mut all = headers.get_all(name).iter();
+    let first = all.next();
+    if all.next().is_some() {
+        return Err(format!("the request carries `{name}` more than once"));
+    }
+    Ok(first)
+}
+
 /// The middleware: a request that fails [`HostCheck::check`] is answered
 /// here and reaches no route.
 pub async fn middleware(

@@ -529,6 +529,15 @@ fn identity_comes_from_authentication_and_every_spoof_is_refused() {
             assert_eq!(status, 403, "{body}");
             assert_contains(&body, "the policy knows no consumer `zz-other-app`; bind it to a profile");
         }
+        // Two Authorization headers: refused, whichever would come first.
+        let (status, _, body) = post(
+            &url,
+            &[("authorization", &bearer(SUPPORT_KEY)), ("authorization", &bearer(BILLING_KEY))],
+            list_request(),
+        )
+        .await;
+        assert_eq!(status, 401, "{body}");
+        assert_contains(&body, "the request carries `authorization` more than once");
         // A spoofed consumer header and clientInfo name change nothing.
         let support = bearer(SUPPORT_KEY);
         let (status, _, body) = post(
@@ -1010,6 +1019,22 @@ fn a_trusted_header_counts_only_from_the_proxy() {
                     Some(2),
                     "{v}"
                 );
+                // The header twice (a proxy that appends instead of
+                // replacing): refused, never resolved by position.
+                let (status, _, body) = post(
+                    &gw.url,
+                    &[
+                        ("x-forwarded-consumer", "billing-bot"),
+                        ("x-forwarded-consumer", "support-bot"),
+                    ],
+                    list_request(),
+                )
+                .await;
+                assert_eq!(status, 403, "{body}");
+                assert_contains(
+                    &body,
+                    "the request carries `x-forwarded-consumer` more than once",
+                );
                 // Without the header, no identity: refused, never unscoped.
                 let (status, _, body) = post(&gw.url, &[], list_request()).await;
                 assert_eq!(status, 403, "{body}");
@@ -1081,4 +1106,93 @@ fn stealth_hides_every_refusal_and_the_log_and_metrics_keep_the_truth() {
     assert_eq!(call["path"], "mcp/tools/call");
     assert_eq!(call["table_digest"].as_str().map(str::len), Some(64));
     assert!(records.iter().any(|r| r["stage"] == "offer"));
+}
+
+/// Every route (not only /mcp) answers only the gateway's own Host, and the
+/// malformed forms are refused before any route.
+#[test]
+fn every_route_is_behind_the_host_checks() {
+    use crate::common::serve::{get_with_host, raw};
+    let dir = temp("gw-hosts");
+    let project = crm_project("gw-hosts-project", &[]);
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let addr = gw
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    for path in [
+        "/metrics",
+        "/ready",
+        "/health",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let (status, answer) = get_with_host(&addr, path, &format!("Host: {addr}\r\n"));
+        assert_eq!(status, 200, "{path}: {answer}");
+        let (status, answer) = get_with_host(&addr, path, "Host: evil.example\r\n");
+        assert_eq!(status, 403, "{path}: {answer}");
+        assert!(
+            !answer.contains("crm"),
+            "{path} leaks upstream names: {answer}"
+        );
+        let (status, answer) = get_with_host(
+            &addr,
+            path,
+            "Host: evil.example\r\nOrigin: http://evil.example\r\n",
+        );
+        assert_eq!(status, 403, "{path}: {answer}");
+        let (status, answer) =
+            get_with_host(&addr, path, &format!("Host: evil.example@{addr}\r\n"));
+        assert_eq!(status, 400, "{path}: {answer}");
+        let (status, answer) =
+            get_with_host(&addr, path, &format!("Host: {addr}\r\nHost: {addr}\r\n"));
+        assert_eq!(status, 400, "{path}: {answer}");
+    }
+    let body = list_request().to_string();
+    let (status, answer) = raw(
+        &addr,
+        &format!(
+            "POST http://evil.example/mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {SUPPORT_KEY}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert_eq!(status, 400, "{answer}");
+    assert_contains(&answer, "absoluteForm");
+    drop(gw);
+}
+
+/// Under `consumers-without-profile refused`, an authenticated caller that
+/// names no consumer (a key bound to none) is refused: it is a consumer
+/// without a profile.
+#[test]
+fn a_caller_naming_no_consumer_meets_consumers_without_profile() {
+    let dir = temp("gw-unprofiled");
+    let project = crm_project("gw-unprofiled-project", &[]);
+    std::fs::write(
+        project.join("policy.tg"),
+        format!("{CRM_POLICY}\nconsumers-without-profile refused\n"),
+    )
+    .unwrap();
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let (status, _, body) =
+            post(&gw.url, &[("authorization", &format!("Bearer {ADMIN_KEY}"))], list_request()).await;
+        assert_eq!(status, 403, "{body}");
+        assert_contains(&body, "this caller names no consumer, and the policy refuses consumers without a profile");
+        // A token without the consumer claim likewise.
+        let bare = mint(
+            &idp(),
+            json!({"iss": "https://idp.example", "aud": "toolgate-gateway", "sub": "dev", "exp": now() + 300}),
+        );
+        let (status, _, body) =
+            post(&gw.url, &[("authorization", &format!("Bearer {bare}"))], list_request()).await;
+        assert_eq!(status, 403, "{body}");
+        // A bound consumer is served as before.
+        let (status, _, body) =
+            post(&gw.url, &[("authorization", &format!("Bearer {SUPPORT_KEY}"))], list_request()).await;
+        assert_eq!(status, 200, "{body}");
+    });
+    drop(gw);
 }
