@@ -55,6 +55,22 @@ pub struct Route<'a> {
     pub name: &'a str,
 }
 
+/// Whether the server that lists `e` is the one the registry names for
+/// the tool: its group in the table is `mcp_SERVER` (the registry's rule
+/// for a remote tool's group). A tool the table does not hold passes here
+/// and is refused by the table.
+fn registered_server(table: &Table, e: &Entry) -> bool {
+    let Some(id) = table.tool_id(&e.registry_name) else {
+        return true;
+    };
+    let spec = table.spec();
+    let group = spec.tools[id as usize].group as usize;
+    spec.groups
+        .get(group)
+        .and_then(|g| g.name.strip_prefix("mcp_"))
+        .is_some_and(|s| s == e.server)
+}
+
 impl Catalog {
     /// The catalog of `listed`: each upstream's name and the tools it lists.
     pub fn new(listed: Vec<(String, Vec<Tool>)>) -> Catalog {
@@ -124,7 +140,7 @@ impl Catalog {
         let pins = pins.view(table);
         self.entries.iter().filter(move |e| {
             table.tool_id(&e.registry_name).is_some()
-                && pins.check(&e.registry_name, &e.digest) == Pin::Broken
+                && pins.check(&e.registry_name, &e.server, &e.digest) == Pin::Broken
         })
     }
 
@@ -139,7 +155,9 @@ impl Catalog {
     ) -> impl Iterator<Item = (&'c Entry, Decision<'c>, bool)> + 'c {
         self.entries.iter().map(move |e| {
             let d = ctx.decide(&e.registry_name);
-            let offered = d.allowed && pins.check(table, &e.registry_name, &e.digest) == Pin::Holds;
+            let offered = d.allowed
+                && registered_server(table, e)
+                && pins.check(table, &e.registry_name, &e.server, &e.digest) == Pin::Holds;
             (e, d, offered)
         })
     }
@@ -177,7 +195,15 @@ impl Catalog {
             ));
         };
         let e = &self.entries[i];
-        if pins.check(table, name, &e.digest) == Pin::Broken {
+        // Listed under this name by another server than the registry's (a
+        // name two servers' names and tools can both make): not this tool.
+        if !registered_server(table, e) {
+            return Err(refused(
+                Some("notListed".into()),
+                mcp::unknown_tool_error(name),
+            ));
+        }
+        if pins.check(table, name, &e.server, &e.digest) == Pin::Broken {
             let facts = toolgate_runtime::refusal::Facts {
                 tool: Some(name.to_string()),
                 configuration: Some(ctx.configuration_name().to_string()),
@@ -200,3 +226,7 @@ impl Catalog {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "catalog_tests.rs"]
+mod tests;

@@ -108,8 +108,11 @@ pub struct LimitsFile {
     pub max_tools: Option<usize>,
     /// Every upstream step: start, handshake, a list page, a call (ms, default 30000).
     pub upstream_timeout_ms: Option<u64>,
-    /// A client request's body (bytes, default 4 MiB).
+    /// A client request's body, chunked or not (bytes, default 4 MiB; 413 beyond).
     pub max_body_bytes: Option<usize>,
+    /// What one upstream may answer to one request (bytes, default 16 MiB):
+    /// a larger answer is an error naming this bound, never a timeout.
+    pub max_result_bytes: Option<usize>,
     /// Tools in one page of the gateway's own `tools/list` (default 1000).
     pub list_page_size: Option<usize>,
     /// Connections open at once (default 1024).
@@ -133,6 +136,50 @@ pub struct UpstreamFile {
     pub command: Option<Vec<String>>,
     /// ... or a streamable HTTP endpoint.
     pub url: Option<String>,
+    /// Headers sent with every request to a `url` upstream (a hosted
+    /// server's bearer token, an API key): each from an environment
+    /// variable, a file or a literal. Never written to logs, `/metrics`,
+    /// `/ready` or errors; the client's own `Authorization` is never passed
+    /// through.
+    pub headers: Option<std::collections::BTreeMap<String, ValueFrom>>,
+    /// Environment variables of a `command` upstream, added to the
+    /// gateway's own: each from an environment variable, a file or a literal.
+    pub env: Option<std::collections::BTreeMap<String, ValueFrom>>,
+    /// The working directory of a `command` upstream (relative to this file).
+    pub cwd: Option<String>,
+}
+
+/// Where a header's or an environment variable's value comes from: exactly
+/// one of `value`, `env` and `file`, with an optional `prefix`
+/// (`prefix = "Bearer "`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ValueFrom {
+    /// The value itself (for what is no secret).
+    pub value: Option<String>,
+    /// The gateway's environment variable holding it.
+    pub env: Option<String>,
+    /// A file holding it (relative to this file; one trailing newline dropped).
+    pub file: Option<String>,
+    /// Text put before the value.
+    pub prefix: Option<String>,
+}
+
+/// A value read from the operator's secrets: its `Debug` shows no byte of it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secret(<{} bytes>)", self.0.len())
+    }
 }
 
 /// Where the table comes from.
@@ -154,6 +201,12 @@ pub enum Transport {
 pub struct Upstream {
     pub name: String,
     pub transport: Transport,
+    /// Sent with every request to a `url` upstream.
+    pub headers: Vec<(String, Secret)>,
+    /// Added to a `command` upstream's environment.
+    pub env: Vec<(String, Secret)>,
+    /// A `command` upstream's working directory.
+    pub cwd: Option<PathBuf>,
 }
 
 /// A front proxy's header, and what it is trusted from.
@@ -187,6 +240,7 @@ pub struct Limits {
     pub max_tools: usize,
     pub upstream_timeout: Duration,
     pub max_body_bytes: usize,
+    pub max_result_bytes: usize,
     pub list_page_size: usize,
     pub max_connections: usize,
     pub header_timeout: Duration,
@@ -200,6 +254,7 @@ impl Default for Limits {
             max_tools: 100_000,
             upstream_timeout: Duration::from_secs(30),
             max_body_bytes: 4 << 20,
+            max_result_bytes: 16 << 20,
             list_page_size: 1000,
             max_connections: 1024,
             header_timeout: Duration::from_secs(10),
@@ -294,6 +349,13 @@ const KEYS: &[&str] = &[
     "max-tools",
     "upstream-timeout-ms",
     "max-body-bytes",
+    "max-result-bytes",
+    "headers",
+    "env",
+    "cwd",
+    "value",
+    "file",
+    "prefix",
     "list-page-size",
     "max-connections",
     "header-timeout-ms",
@@ -387,7 +449,7 @@ fn check_exposure(listen: SocketAddr, identity: &IdentityMode) -> Result<(), Con
 
 /// The `[[upstream]]` servers, in file order: at least one, each named
 /// once, each with one transport.
-fn upstreams(f: &File) -> Result<Vec<Upstream>, ConfigError> {
+fn upstreams(f: &File, dir: &Path) -> Result<Vec<Upstream>, ConfigError> {
     if f.upstream.is_empty() {
         return Err(ConfigError::new(
             "no `[[upstream]]`: the gateway would have no tools",
@@ -408,12 +470,110 @@ fn upstreams(f: &File) -> Result<Vec<Upstream>, ConfigError> {
                 None,
             ));
         }
+        let transport = transport(u)?;
+        let is_url = matches!(transport, Transport::Url(_));
+        if u.headers.is_some() && !is_url {
+            return Err(ConfigError::new(
+                format!("upstream `{}`: `headers` are for a `url` upstream", u.name),
+                Some("give a command its secrets through `env`".into()),
+            ));
+        }
+        if (u.env.is_some() || u.cwd.is_some()) && is_url {
+            return Err(ConfigError::new(
+                format!(
+                    "upstream `{}`: `env` and `cwd` are for a `command` upstream",
+                    u.name
+                ),
+                Some("give a URL upstream its credentials through `headers`".into()),
+            ));
+        }
+        let values = |what: &str, m: &Option<std::collections::BTreeMap<String, ValueFrom>>| {
+            m.iter()
+                .flatten()
+                .map(|(k, v)| Ok((k.clone(), read_value(&u.name, what, k, v, dir)?)))
+                .collect::<Result<Vec<_>, ConfigError>>()
+        };
+        let headers = values("header", &u.headers)?;
+        for (name, value) in &headers {
+            let bad_name = axum::http::HeaderName::from_bytes(name.as_bytes()).is_err();
+            let reserved = [
+                "accept",
+                "content-type",
+                "content-length",
+                "host",
+                "mcp-session-id",
+                "mcp-protocol-version",
+                "last-event-id",
+            ]
+            .contains(&name.to_ascii_lowercase().as_str());
+            if bad_name || reserved {
+                return Err(ConfigError::new(
+                    format!(
+                        "upstream `{}`: `{name}` is not a header the gateway may set",
+                        u.name
+                    ),
+                    Some("the transport's own headers are the SDK's; name another header".into()),
+                ));
+            }
+            if axum::http::HeaderValue::from_str(value.expose()).is_err() {
+                return Err(ConfigError::new(
+                    format!("upstream `{}`: header `{name}`'s value is not a valid header value (a newline or control character)", u.name),
+                    None,
+                ));
+            }
+        }
         upstreams.push(Upstream {
             name: u.name.clone(),
-            transport: transport(u)?,
+            transport,
+            headers,
+            env: values("environment variable", &u.env)?,
+            cwd: u.cwd.as_ref().map(|c| dir.join(c)),
         });
     }
     Ok(upstreams)
+}
+
+/// The value `v` names, read now; an error names where it should have
+/// come from, never the value.
+fn read_value(
+    upstream: &str,
+    what: &str,
+    key: &str,
+    v: &ValueFrom,
+    dir: &Path,
+) -> Result<Secret, ConfigError> {
+    let place = format!("upstream `{upstream}`, {what} `{key}`");
+    let raw = match (&v.value, &v.env, &v.file) {
+        (Some(x), None, None) => x.clone(),
+        (None, Some(var), None) => std::env::var(var).map_err(|_| {
+            ConfigError::new(
+                format!("{place}: the environment variable `{var}` is not set (or not UTF-8)"),
+                Some(format!("export {var} before starting the gateway")),
+            )
+        })?,
+        (None, None, Some(file)) => {
+            let p = dir.join(file);
+            let bytes = toolgate_runtime::host::read_file(&p, 64 << 10)
+                .map_err(|e| ConfigError::new(format!("{place}: {}: {e}", p.display()), None))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                ConfigError::new(format!("{place}: {} is not UTF-8", p.display()), None)
+            })?;
+            text.strip_suffix('\n')
+                .map(|t| t.strip_suffix('\r').unwrap_or(t))
+                .unwrap_or(&text)
+                .to_string()
+        }
+        _ => {
+            return Err(ConfigError::new(
+                format!("{place}: give exactly one of `value`, `env` and `file`"),
+                None,
+            ))
+        }
+    };
+    Ok(Secret(format!(
+        "{}{raw}",
+        v.prefix.as_deref().unwrap_or_default()
+    )))
 }
 
 fn transport(u: &UpstreamFile) -> Result<Transport, ConfigError> {
@@ -440,6 +600,7 @@ fn limits(l: &LimitsFile) -> Limits {
             .upstream_timeout_ms
             .map_or(d.upstream_timeout, Duration::from_millis),
         max_body_bytes: l.max_body_bytes.unwrap_or(d.max_body_bytes).max(1024),
+        max_result_bytes: l.max_result_bytes.unwrap_or(d.max_result_bytes).max(1024),
         list_page_size: l.list_page_size.unwrap_or(d.list_page_size).max(1),
         max_connections: l.max_connections.unwrap_or(d.max_connections).max(1),
         header_timeout: l
@@ -479,7 +640,7 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
             Some("set `registry = \"registry.toml\"` (the registry the table was compiled from), or `pin-definitions = false`".into()),
         ));
     }
-    let upstreams = upstreams(&f)?;
+    let upstreams = upstreams(&f, dir)?;
     Ok(Config {
         listen,
         public_url: f.public_url.clone(),

@@ -26,6 +26,9 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
         // validate Origin); a client without one (not a browser) passes.
         .enforce_origin_validation();
     config.json_response = true;
+    // The operator's bound, above or below the SDK's own default: a
+    // larger body (chunked or not) is a 413.
+    config = config.with_max_request_body_bytes(gw.config.limits.max_body_bytes);
     config.legacy_session_mode = true;
     config.sse_keep_alive = None;
     let handler_gw = gw.clone();

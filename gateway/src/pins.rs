@@ -32,8 +32,10 @@ pub enum Pin {
 struct Loaded {
     /// The table registry digest they were checked against.
     registry_digest: String,
-    /// Registry name -> `sha256:` digest; `None` when the file did not pair.
-    digests: Option<HashMap<String, String>>,
+    /// Registry name -> (its server, `sha256:` digest of its definition);
+    /// `None` when the file did not pair. A pin holds for the definition
+    /// as listed by that server only.
+    digests: Option<HashMap<String, (String, String)>>,
 }
 
 /// The pins, following the table: re-read when the table's registry digest changes.
@@ -43,7 +45,7 @@ pub struct Pins {
 }
 
 /// The pins of `file` for `table`, or why the two do not pair.
-pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, String> {
+pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, (String, String)>, String> {
     let bytes = toolgate_runtime::host::read_file(file, MAX_REGISTRY_BYTES)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let digest = toolgate_runtime::format::sha256_hex(&bytes);
@@ -68,12 +70,15 @@ pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, Strin
     Ok(registry
         .tools
         .iter()
-        .filter(|t| t.is_remote())
-        .map(|t| {
-            (
+        .filter_map(|t| match &t.origin {
+            toolgate_compiler::registry::Origin::Remote { server } => Some((
                 t.name.clone(),
-                toolgate_compiler::registry::definition_digest(t),
-            )
+                (
+                    server.clone(),
+                    toolgate_compiler::registry::definition_digest(t),
+                ),
+            )),
+            toolgate_compiler::registry::Origin::Builtin => None,
         })
         .collect())
 }
@@ -82,13 +87,14 @@ pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, String>, Strin
 pub struct PinView(Option<std::sync::Arc<Loaded>>);
 
 impl PinView {
-    /// Whether `digest` is the pinned definition of `name`.
-    pub fn check(&self, name: &str, digest: &str) -> Pin {
+    /// Whether `digest`, as listed by `server`, is the pinned definition
+    /// of `name`: the same definition from another server is not.
+    pub fn check(&self, name: &str, server: &str, digest: &str) -> Pin {
         let Some(loaded) = &self.0 else {
             return Pin::Holds;
         };
         match loaded.digests.as_ref().and_then(|d| d.get(name)) {
-            Some(pinned) if pinned == digest => Pin::Holds,
+            Some((s, pinned)) if s == server && pinned == digest => Pin::Holds,
             _ => Pin::Broken,
         }
     }
@@ -107,9 +113,10 @@ impl Pins {
         self.file.is_some()
     }
 
-    /// Whether `digest` is the pinned definition of `name` under `table`.
-    pub fn check(&self, table: &Table, name: &str, digest: &str) -> Pin {
-        self.view(table).check(name, digest)
+    /// Whether `digest`, listed by `server`, is the pinned definition of
+    /// `name` under `table`.
+    pub fn check(&self, table: &Table, name: &str, server: &str, digest: &str) -> Pin {
+        self.view(table).check(name, server, digest)
     }
 
     /// The pins for `table`, looked up once for a whole listing.

@@ -14,6 +14,7 @@ use rmcp::model::{
     PaginatedRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
 use tokio::sync::Notify;
@@ -63,6 +64,12 @@ pub async fn connect(
                 let (program, args) = argv.split_first().ok_or("an empty command")?;
                 let mut cmd = tokio::process::Command::new(program);
                 cmd.args(args).kill_on_drop(true);
+                for (k, v) in &u.env {
+                    cmd.env(k, v.expose());
+                }
+                if let Some(dir) = &u.cwd {
+                    cmd.current_dir(dir);
+                }
                 let (transport, _) = TokioChildProcess::builder(cmd)
                     .stderr(Stdio::inherit())
                     .spawn()
@@ -72,10 +79,30 @@ pub async fn connect(
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
-            Transport::Url(url) => listener
-                .serve(StreamableHttpClientTransport::from_uri(url.as_str()))
-                .await
-                .map_err(|e| format!("the MCP handshake failed: {e}")),
+            Transport::Url(url) => {
+                let mut headers = std::collections::HashMap::new();
+                for (k, v) in &u.headers {
+                    // Checked when the configuration was read.
+                    if let (Ok(k), Ok(v)) = (
+                        axum::http::HeaderName::from_bytes(k.as_bytes()),
+                        axum::http::HeaderValue::from_str(v.expose()),
+                    ) {
+                        let mut v = v;
+                        v.set_sensitive(true);
+                        headers.insert(k, v);
+                    }
+                }
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers);
+                // What one upstream may answer: an answer over it is an error
+                // naming the bound (max-result-bytes).
+                config.max_json_response_size = limits.max_result_bytes;
+                config.max_sse_event_size = limits.max_result_bytes;
+                listener
+                    .serve(StreamableHttpClientTransport::from_config(config))
+                    .await
+                    .map_err(|e| format!("the MCP handshake failed: {e}"))
+            }
         }
     };
     let service = tokio::time::timeout(limits.upstream_timeout, started)
@@ -145,6 +172,18 @@ pub async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> 
     ))
 }
 
+/// The error of an upstream answer over `max-result-bytes`.
+fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "upstream `{server}` answered more than {} bytes (max-result-bytes): the answer was not relayed",
+            limits.max_result_bytes
+        ),
+        None,
+    )
+}
+
 /// Forward a call of the server's own tool `name`; the server's JSON-RPC
 /// error comes back as it is, a transport failure or a timeout as an
 /// internal error naming the upstream.
@@ -171,8 +210,26 @@ pub async fn call(
             ),
             None,
         )),
-        Ok(Ok(r)) => Ok(r),
+        Ok(Ok(r)) => {
+            // The stdio transport takes lines up to 16 MiB; the bound the
+            // operator set is checked on every answer.
+            let size = match &r {
+                CallToolResponse::Complete(x) => serde_json::to_vec(x),
+                CallToolResponse::InputRequired(x) => serde_json::to_vec(x),
+                CallToolResponse::Task(x) => serde_json::to_vec(x),
+                // A kind of answer this SDK knows and toolgate does not: not measured here.
+                _ => Ok(Vec::new()),
+            }
+            .map_or(usize::MAX, |b| b.len());
+            if size > limits.max_result_bytes {
+                return Err(over_result_bound(&c.name, limits));
+            }
+            Ok(r)
+        }
         Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
+        Ok(Err(e)) if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
+            Err(over_result_bound(&c.name, limits))
+        }
         Ok(Err(e)) => Err(ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
             format!("upstream `{}` failed: {e}", c.name),

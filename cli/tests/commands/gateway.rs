@@ -1196,3 +1196,217 @@ fn a_caller_naming_no_consumer_meets_consumers_without_profile() {
     });
     drop(gw);
 }
+
+/// A free port on 127.0.0.1 (bound, read, released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The crm server over streamable HTTP on `port` with `env`, until dropped.
+struct HttpCrm(Child);
+
+impl Drop for HttpCrm {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn http_crm(port: u16, env: &[(&str, &str)]) -> HttpCrm {
+    let mut cmd = Command::new(python());
+    cmd.arg(crm_server())
+        .env("CRM_HTTP_PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = HttpCrm(cmd.spawn().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the HTTP crm server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+/// A hosted upstream that needs a bearer token gets it from the operator's
+/// environment, never from the client, and the token shows nowhere.
+#[test]
+fn a_url_upstream_gets_its_headers_from_the_operators_secrets() {
+    let dir = temp("gw-bearer");
+    let project = crm_project("gw-bearer-project", &[]);
+    let port = free_port();
+    let log = dir.join("calls.log");
+    let _crm = http_crm(
+        port,
+        &[
+            ("CRM_BEARER", "s3cret-upstream-token"),
+            ("CRM_CALL_LOG", log.to_str().unwrap()),
+        ],
+    );
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nheaders = {{ Authorization = {{ env = \"CRM_TOKEN\", prefix = \"Bearer \" }} }}\n"
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    // Without the secret in its environment the gateway does not start, and
+    // says which variable is missing.
+    let e = start(&cfg, &[]).err().expect("no start without the token");
+    assert_contains(
+        &e,
+        "upstream `crm`, header `Authorization`: the environment variable `CRM_TOKEN` is not set",
+    );
+    // With a wrong one, the upstream refuses the handshake: named, not shown.
+    let e = start(&cfg, &[("CRM_TOKEN", "wrong-token".into())])
+        .err()
+        .expect("no start with a wrong token");
+    assert_contains(&e, "upstream `crm`");
+    assert!(!e.contains("wrong-token"), "{e}");
+    let gw = start(&cfg, &[("CRM_TOKEN", "s3cret-upstream-token".into())])
+        .unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(
+            listed(&c).await,
+            names(&["mcp_crm_customer-360_lookup", "mcp_crm_notes_append"])
+        );
+        assert_eq!(
+            call(&c, "mcp_crm_notes_append").await,
+            Ok(r#"[{"type":"text","text":"notes_append(7) done"}]"#.to_string())
+        );
+        let _ = c.cancel().await;
+        let base = gw.url.trim_end_matches("/mcp");
+        for path in ["/ready", "/metrics"] {
+            let text = reqwest::get(format!("{base}{path}"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(!text.contains("s3cret"), "{path}: {text}");
+        }
+    });
+    assert!(!gw.log().contains("s3cret"), "{}", gw.log());
+    // The two refused handshakes and none of the gateway's own requests.
+    assert!(calls_seen(&log).iter().filter(|l| *l == "401").count() >= 1);
+    assert_eq!(
+        calls_seen(&log)
+            .iter()
+            .filter(|l| *l == "notes_append")
+            .count(),
+        1
+    );
+    drop(gw);
+}
+
+/// A command upstream runs with the environment and working directory the
+/// operator gave it; an answer over max-result-bytes is an error naming the
+/// bound, at once.
+#[test]
+fn a_command_upstream_gets_its_environment_directory_and_result_bound() {
+    let dir = temp("gw-env");
+    let project = crm_project("gw-env-project", &[]);
+    std::fs::create_dir_all(dir.join("crm-work")).unwrap();
+    std::fs::write(dir.join("secret.txt"), "from-a-file\n").unwrap();
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\ncwd = \"crm-work\"\n\
+         env = {{ CRM_SECRET = {{ file = \"secret.txt\" }}, CRM_REPORT_ENV = {{ value = \"1\" }}, CRM_HUGE_RESULT = {{ env = \"HUGE\" }} }}\n",
+        python(),
+        crm_server()
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("[limits]\n", "[limits]\nmax-result-bytes = 65536\n");
+    std::fs::write(&cfg, text).unwrap();
+    for (huge, want) in [
+        (
+            "0",
+            Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.to_string()),
+        ),
+        (
+            "200000",
+            Err("answered more than 65536 bytes (max-result-bytes)"),
+        ),
+    ] {
+        let gw = start(&cfg, &[("HUGE", huge.to_string())])
+            .unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        runtime().block_on(async {
+            let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+            let t = Instant::now();
+            let got = call(&c, "mcp_crm_notes_append").await;
+            match want {
+                Ok(w) => assert_eq!(got, Ok(w)),
+                Err(part) => {
+                    let e = got.expect_err("over the bound");
+                    assert_contains(e["message"].as_str().unwrap_or_default(), part);
+                    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+                }
+            }
+            let _ = c.cancel().await;
+        });
+        drop(gw);
+    }
+}
+
+/// `max-body-bytes` is the bound for client requests, chunked or not,
+/// below and above the SDK's own default.
+#[test]
+fn max_body_bytes_bounds_every_client_request() {
+    use crate::common::serve::raw;
+    let dir = temp("gw-body");
+    let project = crm_project("gw-body-project", &[]);
+    for (bound, size, chunked, want) in [
+        (65536, 256 << 10, false, 413),
+        (65536, 1 << 20, true, 413),
+        (16 << 20, 6 << 20, false, 200),
+    ] {
+        let cfg = config(&dir, &project, &crm_upstream(), "");
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "[limits]\n",
+            &format!("[limits]\nmax-body-bytes = {bound}\n"),
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        let addr = gw
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string();
+        let mut req = list_request();
+        req["params"]["pad"] = json!("x".repeat(size));
+        let body = req.to_string();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {SUPPORT_KEY}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nConnection: close\r\n"
+        );
+        let request = if chunked {
+            let mut r = format!("{head}Transfer-Encoding: chunked\r\n\r\n");
+            for piece in body.as_bytes().chunks(16 << 10) {
+                r.push_str(&format!(
+                    "{:x}\r\n{}\r\n",
+                    piece.len(),
+                    String::from_utf8_lossy(piece)
+                ));
+            }
+            r.push_str("0\r\n\r\n");
+            r
+        } else {
+            format!("{head}Content-Length: {}\r\n\r\n{body}", body.len())
+        };
+        let (status, answer) = raw(&addr, &request);
+        assert_eq!(
+            status,
+            want,
+            "bound {bound}, {size} bytes, chunked {chunked}: {}",
+            &answer[..answer.len().min(400)]
+        );
+        drop(gw);
+    }
+}
