@@ -1,15 +1,19 @@
 //! The MCP server side: one handler per client session (legacy) or per
 //! request (2026-07-28), all over the one [`Gateway`]. `tools/list` and
-//! `tools/call` are decided here; everything else the SDK answers.
+//! `tools/call` are decided here; resources, templates and prompts are
+//! listed and routed only for servers the caller sees
+//! ([`toolgate_runtime::Context::sees_server`]); everything else the SDK
+//! answers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    SubscriptionFilter,
+    CacheScope, CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::ServerHandler;
@@ -85,6 +89,77 @@ fn offset_of(c: &str, generation: u64, digest: &str) -> Result<usize, ErrorData>
             None,
         )),
     }
+}
+
+/// One page of `items` after the cursor of `request` (a list of kind
+/// `kind`), and the next cursor: the same bounds and cursor checks as
+/// `tools/list`.
+fn page<T>(
+    gw: &Gateway,
+    kind: &str,
+    digest: &str,
+    request: Option<&PaginatedRequestParams>,
+    items: impl Iterator<Item = T>,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let generation = gw.catalog.load().generation;
+    let start = match request.and_then(|r| r.cursor.as_deref()) {
+        None => 0,
+        Some(c) => match c.strip_prefix(kind).and_then(|c| c.strip_prefix(':')) {
+            Some(rest) => offset_of(rest, generation, digest)?,
+            None => offset_of("", generation, digest)?,
+        },
+    };
+    let size = gw.config.limits.list_page_size;
+    let mut out = Vec::new();
+    for (i, item) in items.enumerate().skip(start) {
+        if out.len() == size {
+            return Ok((
+                out,
+                Some(format!("{kind}:{}", cursor(generation, digest, i))),
+            ));
+        }
+        out.push(item);
+    }
+    Ok((out, None))
+}
+
+/// Whether `ctx` sees `server`, asked once per server per request.
+struct Sees<'c, 't> {
+    ctx: &'c Context<'t>,
+    known: HashMap<String, bool>,
+}
+
+impl Sees<'_, '_> {
+    fn server(&mut self, server: &str) -> bool {
+        if let Some(&b) = self.known.get(server) {
+            return b;
+        }
+        let b = self.ctx.sees_server(server);
+        self.known.insert(server.to_string(), b);
+        b
+    }
+}
+
+/// The answer to a resource nobody serves, or one of a server the caller
+/// does not see: the same, word for word.
+fn no_resource(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!(
+            "Resource not found: {}",
+            toolgate_runtime::names::shown(uri)
+        ),
+        None,
+    )
+}
+
+/// The answer to a prompt nobody serves, or one of a server the caller
+/// does not see: the same, word for word.
+fn no_prompt(name: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INVALID_PARAMS,
+        format!("Unknown prompt: {}", toolgate_runtime::names::shown(name)),
+        None,
+    )
 }
 
 impl Handler {
@@ -174,6 +249,8 @@ impl ServerHandler for Handler {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -273,6 +350,130 @@ impl ServerHandler for Handler {
                 crate::upstream::call(c, route.name, request.arguments, &gw.config.limits).await
             }
         }
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.gw, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let mut sees = Sees {
+            ctx: &ctx,
+            known: HashMap::new(),
+        };
+        let items = offerings
+            .resources
+            .iter()
+            .filter(|(s, _)| sees.server(s))
+            .map(|(_, r)| r.clone());
+        let (resources, next) = page(&self.gw, "r", &table.digest_hex(), request.as_ref(), items)?;
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        result.cache_scope = Some(CacheScope::Private);
+        result.ttl_ms = Some(0);
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.gw, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let mut sees = Sees {
+            ctx: &ctx,
+            known: HashMap::new(),
+        };
+        let items = offerings
+            .templates
+            .iter()
+            .filter(|(s, _)| sees.server(s))
+            .map(|(_, t)| t.clone());
+        let (templates, next) = page(&self.gw, "t", &table.digest_hex(), request.as_ref(), items)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        result.cache_scope = Some(CacheScope::Private);
+        result.ttl_ms = Some(0);
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.gw, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let Some(server) = offerings.server_of_uri(&request.uri) else {
+            return Err(no_resource(&request.uri));
+        };
+        if !ctx.sees_server(server) {
+            return Err(no_resource(&request.uri));
+        }
+        let Some(c) = self.gw.upstreams.get(server) else {
+            return Err(no_resource(&request.uri));
+        };
+        let limits = &self.gw.config.limits;
+        crate::upstream::relay(c, limits, c.service.peer().read_resource_once(request)).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.gw, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let mut sees = Sees {
+            ctx: &ctx,
+            known: HashMap::new(),
+        };
+        let items = offerings
+            .prompts
+            .iter()
+            .filter(|(s, _, _)| sees.server(s))
+            .map(|(_, _, p)| p.clone());
+        let (prompts, next) = page(&self.gw, "p", &table.digest_hex(), request.as_ref(), items)?;
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        result.cache_scope = Some(CacheScope::Private);
+        result.ttl_ms = Some(0);
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.gw, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let Some((server, own)) = offerings.prompt(&request.name) else {
+            return Err(no_prompt(&request.name));
+        };
+        if !ctx.sees_server(server) {
+            return Err(no_prompt(&request.name));
+        }
+        let Some(c) = self.gw.upstreams.get(server) else {
+            return Err(no_prompt(&request.name));
+        };
+        let mut forwarded = request.clone();
+        forwarded.name = own.to_string();
+        let limits = &self.gw.config.limits;
+        crate::upstream::relay(c, limits, c.service.peer().get_prompt_once(forwarded)).await
     }
 
     fn accepted_subscription_filter(

@@ -30,6 +30,7 @@ mod handler;
 mod http;
 pub mod identity;
 mod metrics;
+pub mod offerings;
 pub mod pins;
 pub mod upstream;
 
@@ -50,6 +51,8 @@ pub struct Gateway {
     pub identify: Identify,
     pub pins: Pins,
     pub catalog: ArcSwap<Catalog>,
+    /// The upstreams' resources, templates and prompts.
+    pub offerings: ArcSwap<offerings::Offerings>,
     pub upstreams: HashMap<String, Connection>,
     /// The base URL of the gateway (the protected resource).
     pub public_url: String,
@@ -146,6 +149,7 @@ impl Gateway {
             identify,
             pins,
             catalog: ArcSwap::from_pointee(Catalog::default()),
+            offerings: ArcSwap::from_pointee(offerings::Offerings::default()),
             upstreams,
             public_url,
             changes,
@@ -169,13 +173,22 @@ impl Gateway {
     /// upstream whose listing fails keeps no tools (never the old list).
     pub async fn refresh(&self) {
         let mut listed = Vec::new();
+        let mut served = Vec::new();
         let mut errors = HashMap::new();
         for u in &self.config.upstreams {
             let Some(c) = self.upstreams.get(&u.name) else {
                 continue;
             };
-            match upstream::list(c, &self.config.limits).await {
-                Ok(tools) => listed.push((u.name.clone(), tools)),
+            let both = async {
+                let tools = upstream::list(c, &self.config.limits).await?;
+                let more = upstream::list_offerings(c, &self.config.limits).await?;
+                Ok::<_, String>((tools, more))
+            };
+            match both.await {
+                Ok((tools, more)) => {
+                    listed.push((u.name.clone(), tools));
+                    served.push((u.name.clone(), more));
+                }
                 Err(e) => {
                     note(&format!("warning: {e}"));
                     self.metrics.upstream_error(&u.name);
@@ -183,6 +196,8 @@ impl Gateway {
                 }
             }
         }
+        self.offerings
+            .store(Arc::new(offerings::Offerings::new(served)));
         let mut catalog = Catalog::new(listed);
         catalog.generation = self.catalog.load().generation + 1;
         for u in &catalog.unmapped {

@@ -172,6 +172,173 @@ pub async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> 
     ))
 }
 
+/// Every page of one list (`what`, for errors) within the bounds: at most
+/// `max-pages` pages and `max-tools` items, each page within the upstream
+/// timeout, and no cursor twice.
+async fn pages<T, F, Fut>(
+    c: &Connection,
+    limits: &Limits,
+    what: &str,
+    mut fetch: F,
+) -> Result<Vec<T>, String>
+where
+    F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), rmcp::ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut cursors: HashSet<String> = HashSet::new();
+    let mut cursor: Option<String> = None;
+    for page in 1..=limits.max_pages {
+        let params = cursor
+            .clone()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let (got, next) = tokio::time::timeout(limits.upstream_timeout, fetch(params))
+            .await
+            .map_err(|_| {
+                format!(
+                    "upstream `{}`: `{what}` page {page} took over {} ms",
+                    c.name,
+                    limits.upstream_timeout.as_millis()
+                )
+            })?
+            .map_err(|e| format!("upstream `{}`: `{what}` page {page} failed: {e}", c.name))?;
+        items.extend(got);
+        if items.len() > limits.max_tools {
+            return Err(format!(
+                "upstream `{}` lists more than {} items in `{what}` (max-tools)",
+                c.name, limits.max_tools
+            ));
+        }
+        match next {
+            None => return Ok(items),
+            Some(n) if !cursors.insert(n.clone()) => {
+                return Err(format!("upstream `{}`: `{what}` page {page} repeats an earlier `nextCursor`: its pagination goes round in a loop", c.name));
+            }
+            Some(n) => cursor = Some(n),
+        }
+    }
+    Err(format!(
+        "upstream `{}`: `{what}` goes on past {} pages (max-pages)",
+        c.name, limits.max_pages
+    ))
+}
+
+/// The resources, templates and prompts `c` lists, for what it declared it
+/// serves (nothing is asked of a server that declared neither).
+pub async fn list_offerings(
+    c: &Connection,
+    limits: &Limits,
+) -> Result<crate::offerings::Listed, String> {
+    let peer = c.service.peer();
+    let caps = peer
+        .peer_info()
+        .map(|i| i.capabilities.clone())
+        .unwrap_or_default();
+    let mut listed = crate::offerings::Listed::default();
+    if caps.resources.is_some() {
+        listed.resources = pages(c, limits, "resources/list", |p| async move {
+            peer.list_resources(p)
+                .await
+                .map(|r| (r.resources, r.next_cursor))
+        })
+        .await?;
+        listed.templates = pages(c, limits, "resources/templates/list", |p| async move {
+            peer.list_resource_templates(p)
+                .await
+                .map(|r| (r.resource_templates, r.next_cursor))
+        })
+        .await?;
+    }
+    if caps.prompts.is_some() {
+        listed.prompts = pages(c, limits, "prompts/list", |p| async move {
+            peer.list_prompts(p)
+                .await
+                .map(|r| (r.prompts, r.next_cursor))
+        })
+        .await?;
+    }
+    Ok(listed)
+}
+
+/// An upstream's answer within the bounds: the server's own JSON-RPC error
+/// as it is, a timeout or a transport failure as an error naming the
+/// upstream, an answer over `max-result-bytes` as an error naming it.
+pub async fn relay<T: Measured>(
+    c: &Connection,
+    limits: &Limits,
+    answer: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
+) -> Result<T, ErrorData> {
+    match tokio::time::timeout(limits.upstream_timeout, answer).await {
+        Err(_) => Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "upstream `{}` did not answer within {} ms",
+                c.name,
+                limits.upstream_timeout.as_millis()
+            ),
+            None,
+        )),
+        Ok(Ok(r)) => {
+            if r.json_bytes() > limits.max_result_bytes {
+                return Err(over_result_bound(&c.name, limits));
+            }
+            Ok(r)
+        }
+        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
+        Ok(Err(e)) => Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("upstream `{}` failed: {e}", c.name),
+            None,
+        )),
+    }
+}
+
+/// An upstream answer whose size on the wire is measured against
+/// `max-result-bytes`.
+pub trait Measured {
+    /// Its bytes as JSON (`usize::MAX` when it cannot be written).
+    fn json_bytes(&self) -> usize;
+}
+
+fn bytes_of<T: serde::Serialize>(x: &T) -> usize {
+    serde_json::to_vec(x).map_or(usize::MAX, |b| b.len())
+}
+
+impl Measured for CallToolResponse {
+    fn json_bytes(&self) -> usize {
+        match self {
+            CallToolResponse::Complete(x) => bytes_of(x),
+            CallToolResponse::InputRequired(x) => bytes_of(x),
+            CallToolResponse::Task(x) => bytes_of(x),
+            #[allow(unreachable_patterns)]
+            _ => usize::MAX,
+        }
+    }
+}
+
+impl Measured for rmcp::model::ReadResourceResponse {
+    fn json_bytes(&self) -> usize {
+        match self {
+            rmcp::model::ReadResourceResponse::Complete(x) => bytes_of(x),
+            rmcp::model::ReadResourceResponse::InputRequired(x) => bytes_of(x),
+            // A kind this SDK knows and toolgate does not: refused as over any bound.
+            #[allow(unreachable_patterns)]
+            _ => usize::MAX,
+        }
+    }
+}
+
+impl Measured for rmcp::model::GetPromptResponse {
+    fn json_bytes(&self) -> usize {
+        match self {
+            rmcp::model::GetPromptResponse::Complete(x) => bytes_of(x),
+            rmcp::model::GetPromptResponse::InputRequired(x) => bytes_of(x),
+            #[allow(unreachable_patterns)]
+            _ => usize::MAX,
+        }
+    }
+}
+
 /// The error of an upstream answer over `max-result-bytes`.
 fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
     ErrorData::new(
@@ -213,15 +380,7 @@ pub async fn call(
         Ok(Ok(r)) => {
             // The stdio transport takes lines up to 16 MiB; the bound the
             // operator set is checked on every answer.
-            let size = match &r {
-                CallToolResponse::Complete(x) => serde_json::to_vec(x),
-                CallToolResponse::InputRequired(x) => serde_json::to_vec(x),
-                CallToolResponse::Task(x) => serde_json::to_vec(x),
-                // A kind of answer this SDK knows and toolgate does not: not measured here.
-                _ => Ok(Vec::new()),
-            }
-            .map_or(usize::MAX, |b| b.len());
-            if size > limits.max_result_bytes {
+            if r.json_bytes() > limits.max_result_bytes {
                 return Err(over_result_bound(&c.name, limits));
             }
             Ok(r)

@@ -51,6 +51,7 @@ pub mod refusal;
 pub mod reload;
 pub mod resolve;
 pub mod run;
+pub mod servers;
 #[cfg(feature = "signature")]
 pub mod signature;
 pub mod spec;

@@ -1410,3 +1410,139 @@ fn max_body_bytes_bounds_every_client_request() {
         drop(gw);
     }
 }
+
+/// Resources, templates and prompts are relayed under the same governance
+/// as tools: a caller sees a server's only when it is offered one of the
+/// server's tools, and a hidden one answers exactly as a nonexistent one.
+#[test]
+fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
+    use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+    let dir = temp("gw-resources");
+    let project = crm_project("gw-resources-project", &[]);
+    // support-bot is offered no crm tool; billing-bot all of them.
+    let policy = CRM_POLICY.replace(
+        "consumer support-bot { profile support-readonly }",
+        "profile nothing { allow [] }\nconsumer support-bot { profile nothing }",
+    );
+    assert_ne!(policy, CRM_POLICY);
+    std::fs::write(project.join("policy.tg"), policy).unwrap();
+    let log = dir.join("calls.log");
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let seen = client(&gw.url, BILLING_KEY, ProtocolVersion::V_2026_07_28).await;
+        let p = seen.peer();
+        let uris: Vec<String> = p
+            .list_all_resources()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.uri)
+            .collect();
+        assert_eq!(uris, ["crm://policy/refunds"]);
+        let templates: Vec<String> = p
+            .list_all_resource_templates()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.uri_template)
+            .collect();
+        assert_eq!(templates, ["crm://customers/{id}"]);
+        let prompts: Vec<String> = p
+            .list_all_prompts()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(prompts, ["mcp_crm_summary"]);
+        for uri in ["crm://policy/refunds", "crm://customers/42"] {
+            let r = p
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap();
+            let v = serde_json::to_value(&r.contents).unwrap();
+            assert_eq!(v[0]["text"], json!(format!("contents of {uri}")), "{v}");
+        }
+        let args = json!({"id": "7"}).as_object().cloned().unwrap();
+        let g = p
+            .get_prompt(GetPromptRequestParams::new("mcp_crm_summary").with_arguments(args.clone()))
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&g.messages).unwrap()[0]["content"]["text"],
+            json!("Summarise customer 7")
+        );
+        let _ = seen.cancel().await;
+
+        let hidden = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+        let p = hidden.peer();
+        assert!(p.list_all_resources().await.unwrap().is_empty());
+        assert!(p.list_all_resource_templates().await.unwrap().is_empty());
+        assert!(p.list_all_prompts().await.unwrap().is_empty());
+        let error_of = |e: rmcp::ServiceError| match e {
+            rmcp::ServiceError::McpError(e) => serde_json::to_value(e).unwrap(),
+            other => panic!("{other}"),
+        };
+        let hidden_read = error_of(
+            p.read_resource(ReadResourceRequestParams::new("crm://policy/refunds"))
+                .await
+                .unwrap_err(),
+        );
+        let nobodys = error_of(
+            p.read_resource(ReadResourceRequestParams::new("nobody://policy/refunds"))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(
+            hidden_read,
+            json!({"code": -32602, "message": "Resource not found: crm://policy/refunds"})
+        );
+        assert_eq!(
+            nobodys,
+            json!({"code": -32602, "message": "Resource not found: nobody://policy/refunds"})
+        );
+        let hidden_prompt = error_of(
+            p.get_prompt(
+                GetPromptRequestParams::new("mcp_crm_summary").with_arguments(args.clone()),
+            )
+            .await
+            .unwrap_err(),
+        );
+        let no_prompt = error_of(
+            p.get_prompt(GetPromptRequestParams::new("mcp_crm_summarx").with_arguments(args))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(hidden_prompt["code"], no_prompt["code"]);
+        assert_eq!(
+            hidden_prompt["message"],
+            json!("Unknown prompt: mcp_crm_summary")
+        );
+        assert_eq!(
+            no_prompt["message"],
+            json!("Unknown prompt: mcp_crm_summarx")
+        );
+        let _ = hidden.cancel().await;
+    });
+    // Only the seeing caller's reads and prompt reached the server.
+    let seen: Vec<String> = calls_seen(&log)
+        .into_iter()
+        .filter(|l| l.starts_with("read ") || l.starts_with("prompt "))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "read crm://policy/refunds",
+            "read crm://customers/42",
+            "prompt summary"
+        ]
+    );
+    drop(gw);
+}

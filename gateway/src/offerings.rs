@@ -1,0 +1,110 @@
+//! What the upstreams serve besides tools: resources, resource templates
+//! and prompts, and which server answers each (docs/gateway.md,
+//! "Resources and prompts"). Rebuilt with the tools at every listing.
+//!
+//! - A prompt is named as a tool is (`mcp_SERVER_NAME`, the one function
+//!   `registry import-mcp` uses), so two servers' prompts never collide.
+//! - A resource keeps its URI (a client reads what the server wrote). A URI
+//!   two servers list is withheld from both and read as a URI nobody
+//!   lists: the gateway never guesses which server meant it.
+//! - A URI no server lists goes to the one server whose templates could
+//!   have made it (the template's text before its first `{` is a prefix of
+//!   the URI), and only when exactly one server's could.
+//!
+//! Nothing here decides: the handler asks the runtime whether the caller
+//! sees a server ([`toolgate_runtime::Context::sees_server`]) before it
+//! lists or routes anything of it.
+
+use std::collections::HashMap;
+
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
+
+/// What one upstream listed.
+#[derive(Debug, Clone, Default)]
+pub struct Listed {
+    pub resources: Vec<Resource>,
+    pub templates: Vec<ResourceTemplate>,
+    pub prompts: Vec<Prompt>,
+}
+
+/// Every upstream's resources, templates and prompts.
+#[derive(Debug, Clone, Default)]
+pub struct Offerings {
+    /// (server, resource), in the upstreams' order; ambiguous URIs left out.
+    pub resources: Vec<(String, Resource)>,
+    pub templates: Vec<(String, ResourceTemplate)>,
+    /// (server, the server's own name, the prompt under the gateway's name).
+    pub prompts: Vec<(String, String, Prompt)>,
+    by_uri: HashMap<String, String>,
+    by_prompt: HashMap<String, usize>,
+}
+
+impl Offerings {
+    pub fn new(listed: Vec<(String, Listed)>) -> Offerings {
+        let mut servers_of: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (s, l) in &listed {
+            for r in &l.resources {
+                let v = servers_of.entry(r.uri.as_str()).or_default();
+                if !v.contains(&s.as_str()) {
+                    v.push(s);
+                }
+            }
+        }
+        let mut o = Offerings::default();
+        for (s, l) in &listed {
+            for r in &l.resources {
+                if servers_of.get(r.uri.as_str()).map(Vec::len) == Some(1)
+                    && !o.by_uri.contains_key(&r.uri)
+                {
+                    o.by_uri.insert(r.uri.clone(), s.clone());
+                    o.resources.push((s.clone(), r.clone()));
+                }
+            }
+        }
+        for (s, l) in listed {
+            for t in l.templates {
+                o.templates.push((s.clone(), t));
+            }
+            for mut p in l.prompts {
+                let name = toolgate_runtime::names::remote_tool_name(&s, &p.name);
+                if o.by_prompt.contains_key(&name) {
+                    continue;
+                }
+                let own = std::mem::replace(&mut p.name, name.clone());
+                o.by_prompt.insert(name, o.prompts.len());
+                o.prompts.push((s.clone(), own, p));
+            }
+        }
+        o
+    }
+
+    /// The server that answers `uri`, if exactly one does.
+    pub fn server_of_uri(&self, uri: &str) -> Option<&str> {
+        if let Some(s) = self.by_uri.get(uri) {
+            return Some(s);
+        }
+        let mut found: Option<&str> = None;
+        for (s, t) in &self.templates {
+            let literal = t.uri_template.split('{').next().unwrap_or_default();
+            if !literal.is_empty() && uri.starts_with(literal) {
+                match found {
+                    None => found = Some(s),
+                    Some(f) if f == s => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+        found
+    }
+
+    /// (server, the server's own name) of the prompt the gateway names `name`.
+    pub fn prompt(&self, name: &str) -> Option<(&str, &str)> {
+        self.by_prompt
+            .get(name)
+            .map(|&i| (self.prompts[i].0.as_str(), self.prompts[i].1.as_str()))
+    }
+}
+
+#[cfg(test)]
+#[path = "offerings_tests.rs"]
+mod tests;
