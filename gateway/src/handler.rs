@@ -340,14 +340,22 @@ impl ServerHandler for Handler {
                     },
                     1,
                 );
-                let Some(c) = gw.upstreams.get(route.server) else {
+                let Some(c) = gw.upstreams.get(route.server).map(|s| s.load_full()) else {
                     return Err(ErrorData::new(
                         ErrorCode(mcp::CODE_UNKNOWN_TOOL as i32),
                         mcp::unknown_tool_error(name).message,
                         None,
                     ));
                 };
-                crate::upstream::call(c, route.name, request.arguments, &gw.config.limits).await
+                let answer =
+                    crate::upstream::call(&c, route.name, request.arguments, &gw.config.limits)
+                        .await;
+                if c.is_down() {
+                    // Its tools are withheld and a restart scheduled now,
+                    // not at the next relisting.
+                    gw.changed.notify_one();
+                }
+                answer
             }
         }
     }
@@ -419,11 +427,11 @@ impl ServerHandler for Handler {
         if !ctx.sees_server(server) {
             return Err(no_resource(&request.uri));
         }
-        let Some(c) = self.gw.upstreams.get(server) else {
+        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
             return Err(no_resource(&request.uri));
         };
         let limits = &self.gw.config.limits;
-        crate::upstream::relay(c, limits, c.service.peer().read_resource_once(request)).await
+        crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await
     }
 
     async fn list_prompts(
@@ -467,13 +475,13 @@ impl ServerHandler for Handler {
         if !ctx.sees_server(server) {
             return Err(no_prompt(&request.name));
         }
-        let Some(c) = self.gw.upstreams.get(server) else {
+        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
             return Err(no_prompt(&request.name));
         };
         let mut forwarded = request.clone();
         forwarded.name = own.to_string();
         let limits = &self.gw.config.limits;
-        crate::upstream::relay(c, limits, c.service.peer().get_prompt_once(forwarded)).await
+        crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await
     }
 
     fn accepted_subscription_filter(

@@ -41,6 +41,29 @@ use identity::Identify;
 use pins::Pins;
 use upstream::Connection;
 
+/// When a downed upstream is started again: after 1 s, then twice as long
+/// after each failed start, at most [`MAX_BACKOFF`].
+#[derive(Debug, Clone, Copy)]
+struct Backoff {
+    attempts: u32,
+    next: std::time::Instant,
+}
+
+/// The longest wait between two starts of an upstream that stays down.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+impl Backoff {
+    fn after(attempts: u32) -> Backoff {
+        let wait = Duration::from_secs(1)
+            .saturating_mul(1 << attempts.min(6))
+            .min(MAX_BACKOFF);
+        Backoff {
+            attempts,
+            next: std::time::Instant::now() + wait,
+        }
+    }
+}
+
 /// A running gateway's state, shared by every request.
 pub struct Gateway {
     /// The table, its reloads, the decision log and the service metrics:
@@ -53,7 +76,12 @@ pub struct Gateway {
     pub catalog: ArcSwap<Catalog>,
     /// The upstreams' resources, templates and prompts.
     pub offerings: ArcSwap<offerings::Offerings>,
-    pub upstreams: HashMap<String, Connection>,
+    /// Each upstream's connection of this moment (replaced when it is restarted).
+    pub upstreams: HashMap<String, ArcSwap<Connection>>,
+    /// Upstreams that are down: when each may be started again.
+    restarts: Mutex<HashMap<String, Backoff>>,
+    /// Woken when an upstream's list changed or one went down.
+    changed: Arc<tokio::sync::Notify>,
     /// The base URL of the gateway (the protected resource).
     pub public_url: String,
     /// Fired when what clients may be offered changed (a new table, an
@@ -139,7 +167,7 @@ impl Gateway {
         let mut upstreams = HashMap::new();
         for u in &config.upstreams {
             let c = upstream::connect(u, &config.limits, changed.clone()).await?;
-            upstreams.insert(u.name.clone(), c);
+            upstreams.insert(u.name.clone(), ArcSwap::from_pointee(c));
         }
         let (changes, _) = tokio::sync::broadcast::channel(16);
         let gw = Arc::new(Gateway {
@@ -151,6 +179,8 @@ impl Gateway {
             catalog: ArcSwap::from_pointee(Catalog::default()),
             offerings: ArcSwap::from_pointee(offerings::Offerings::default()),
             upstreams,
+            restarts: Mutex::new(HashMap::new()),
+            changed: changed.clone(),
             public_url,
             changes,
             metrics: metrics::GatewayMetrics::default(),
@@ -176,9 +206,18 @@ impl Gateway {
         let mut served = Vec::new();
         let mut errors = HashMap::new();
         for u in &self.config.upstreams {
-            let Some(c) = self.upstreams.get(&u.name) else {
+            let Some(slot) = self.upstreams.get(&u.name) else {
                 continue;
             };
+            let c = match self.alive(u, slot).await {
+                Ok(c) => c,
+                Err(e) => {
+                    self.metrics.upstream_error(&u.name);
+                    errors.insert(u.name.clone(), e);
+                    continue;
+                }
+            };
+            let c = &*c;
             let both = async {
                 let tools = upstream::list(c, &self.config.limits).await?;
                 let more = upstream::list_offerings(c, &self.config.limits).await?;
@@ -209,6 +248,79 @@ impl Gateway {
         }
         self.report();
         let _ = self.changes.send(());
+    }
+
+    /// The connection of `u`, started again when it is down and its
+    /// backoff has passed: a restarted upstream is listed, and its pins
+    /// checked, by the refresh that asked, before anything of it is offered.
+    async fn alive(
+        &self,
+        u: &config::Upstream,
+        slot: &ArcSwap<Connection>,
+    ) -> Result<Arc<Connection>, String> {
+        let c = slot.load_full();
+        if !c.is_down() {
+            return Ok(c);
+        }
+        let now = std::time::Instant::now();
+        let due = self
+            .restarts
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&u.name).copied());
+        if let Some(b) = due.filter(|b| b.next > now) {
+            return Err(format!(
+                "upstream `{}` is down; restart {} in {} ms",
+                u.name,
+                b.attempts + 1,
+                (b.next - now).as_millis()
+            ));
+        }
+        let attempts = due.map_or(0, |b| b.attempts + 1);
+        match upstream::connect(u, &self.config.limits, self.changed.clone()).await {
+            Ok(fresh) => {
+                note(&format!(
+                    "upstream `{}` restarted (attempt {})",
+                    u.name,
+                    attempts + 1
+                ));
+                self.metrics.upstream_restart(&u.name);
+                if let Ok(mut m) = self.restarts.lock() {
+                    m.remove(&u.name);
+                }
+                let fresh = Arc::new(fresh);
+                slot.store(fresh.clone());
+                Ok(fresh)
+            }
+            Err(e) => {
+                let b = Backoff::after(attempts);
+                if let Ok(mut m) = self.restarts.lock() {
+                    m.insert(u.name.clone(), b);
+                }
+                Err(format!(
+                    "upstream `{}` is down and did not start again: {e}; next attempt in {} ms",
+                    u.name,
+                    (b.next - now).as_millis()
+                ))
+            }
+        }
+    }
+
+    /// How long until the next upstream restart is due, if one is down.
+    fn next_restart_in(&self) -> Option<Duration> {
+        let now = std::time::Instant::now();
+        let down = self.upstreams.values().any(|s| s.load().is_down());
+        let next = self.restarts.lock().ok().and_then(|m| {
+            m.values()
+                .map(|b| b.next.saturating_duration_since(now))
+                .min()
+        });
+        match (down, next) {
+            (false, _) => None,
+            (true, Some(n)) => Some(n),
+            // Down, and no start tried yet: at once.
+            (true, None) => Some(Duration::ZERO),
+        }
     }
 
     /// Count and log what upstreams list that is never offered: tools the
@@ -250,7 +362,13 @@ impl Gateway {
         let every = gw.config.limits.relist_interval;
         tokio::spawn(async move {
             loop {
-                let _ = tokio::time::timeout(every, changed.notified()).await;
+                // Wake for a change, the relist interval, or a restart due
+                // (an upstream that went down is listed as down at once).
+                let wait = weak
+                    .upgrade()
+                    .and_then(|gw| gw.next_restart_in())
+                    .map_or(every, |d| d.min(every).max(Duration::from_millis(100)));
+                let _ = tokio::time::timeout(wait, changed.notified()).await;
                 // A server may announce several changes at once.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let Some(gw) = weak.upgrade() else { return };

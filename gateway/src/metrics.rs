@@ -19,6 +19,7 @@ pub struct GatewayMetrics {
     unregistered: Gauge,
     changed: Gauge,
     upstream_errors: Family<UpstreamLabels, Counter>,
+    upstream_restarts: Family<UpstreamLabels, Counter>,
 }
 
 impl Default for GatewayMetrics {
@@ -28,6 +29,12 @@ impl Default for GatewayMetrics {
         let unregistered = Gauge::default();
         let changed = Gauge::default();
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
+        let upstream_restarts = Family::<UpstreamLabels, Counter>::default();
+        registry.register(
+            "toolgate_gateway_upstream_restarts",
+            "Upstreams started again after they went down, by upstream",
+            upstream_restarts.clone(),
+        );
         registry.register(
             "toolgate_gateway_listed_tools",
             "Tools the upstreams list (mapped to registry names)",
@@ -54,6 +61,7 @@ impl Default for GatewayMetrics {
             unregistered,
             changed,
             upstream_errors,
+            upstream_restarts,
         }
     }
 }
@@ -67,6 +75,14 @@ impl GatewayMetrics {
 
     pub fn upstream_error(&self, upstream: &str) {
         self.upstream_errors
+            .get_or_create(&UpstreamLabels {
+                upstream: upstream.to_string(),
+            })
+            .inc();
+    }
+
+    pub fn upstream_restart(&self, upstream: &str) {
+        self.upstream_restarts
             .get_or_create(&UpstreamLabels {
                 upstream: upstream.to_string(),
             })

@@ -51,6 +51,14 @@ pub struct Connection {
     pub service: RunningService<RoleClient, Listener>,
 }
 
+impl Connection {
+    /// Whether the upstream is gone: its process exited, its connection
+    /// closed, or the service ended.
+    pub fn is_down(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+}
+
 /// Connect to `u` within the upstream timeout.
 pub async fn connect(
     u: &Upstream,

@@ -1546,3 +1546,46 @@ fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
     );
     drop(gw);
 }
+
+/// A stdio upstream that exits is started again with a bounded backoff;
+/// its tools are withheld while it is down, and a restart relists it (and
+/// checks its pins) before anything of it is offered again.
+#[test]
+fn a_crashed_stdio_upstream_is_restarted_and_relisted() {
+    let dir = temp("gw-restart");
+    let project = crm_project("gw-restart-project", &[]);
+    let log = dir.join("calls.log");
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }}, CRM_EXIT_ON = {{ value = \"refund_issue\" }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = client(&gw.url, BILLING_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(listed(&c).await.len(), 3);
+        // The call that crashes the server gets an error, not a hang.
+        let t = Instant::now();
+        let crashed = call(&c, "mcp_crm_refund_issue").await;
+        assert!(crashed.is_err(), "{crashed:?}");
+        assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+        // Started again and relisted within the first backoff.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if listed(&c).await.len() == 3 && call(&c, "mcp_crm_notes_append").await.is_ok() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not restarted:\n{}", gw.log());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = c.cancel().await;
+    });
+    let starts = calls_seen(&log).iter().filter(|l| *l == "start").count();
+    // The first start and the restart; the crashing call never completed.
+    assert_eq!(calls_seen(&log), ["start", "start", "notes_append"]);
+    assert_eq!(starts, 2);
+    assert_contains(&gw.log(), "upstream `crm` restarted (attempt 1)");
+    drop(gw);
+}
