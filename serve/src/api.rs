@@ -282,6 +282,9 @@ impl EvaluationsRequest<'_> {
             self.resource.as_ref(),
             self.context.as_deref(),
         )?;
+        if let Some(o) = &self.options {
+            check_members(&o.extra, &OPTION_NAMES, "`options`")?;
+        }
         for e in self.evaluations.iter().flatten() {
             e.check()?;
         }
@@ -289,10 +292,16 @@ impl EvaluationsRequest<'_> {
     }
 }
 
-/// The options of a batch: toolgate's documented set, read strictly (a
-/// misspelt `evaluations_semantic` is a 400, never `execute_all` by default).
+/// The options toolgate reads in a batch's `options`.
+pub const OPTION_NAMES: [&str; 3] = ["evaluations_semantic", "refusals", "toolgate_context"];
+
+/// The options of a batch. AuthZEN 1.0 makes `options` a general-purpose
+/// object for PEP-supplied metadata, and its own example sends
+/// `another_option`: an option toolgate does not read is ignored, as every
+/// unknown member is, except a near miss of one it reads
+/// ([`OPTION_NAMES`]): a misspelt `evaluations_semantic` is a 400, never
+/// `execute_all` by default ([`EvaluationsRequest::check`]).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EvaluationsOptions {
     #[serde(default)]
     pub evaluations_semantic: Option<String>,
@@ -300,6 +309,13 @@ pub struct EvaluationsOptions {
     /// texts) out of the answers, for a host that only needs the decisions.
     #[serde(default)]
     pub refusals: Option<bool>,
+    /// toolgate's own option: `true` gives every item of the answer its
+    /// `context` (reason, observedOnly, refusal, decisionId); `false` gives
+    /// `{"decision": ...}` alone. Absent: the service's `--answer-context`.
+    #[serde(default)]
+    pub toolgate_context: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -649,11 +665,16 @@ pub fn decide(ctx: &Context<'_>, r: &Resource<'_>, refusal: bool) -> Result<Outc
 
 // ------------------------------------------------------------------ answers
 
-/// The answer to one evaluation.
+/// The answer to one evaluation. In a batch, an item's `context` is given
+/// only when the caller asks (`options.toolgate_context`) or the operator
+/// does (`--answer-context`), or when the item could not be decided or its
+/// stored run could not be read: AuthZEN's own examples and the interop
+/// harnesses compare the items as `{"decision": ...}`.
 #[derive(Debug, Serialize)]
 pub struct DecisionOut<'a> {
     pub decision: bool,
-    pub context: DecisionContextOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<DecisionContextOut<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -681,7 +702,7 @@ impl<'a> DecisionOut<'a> {
     pub fn decided(o: Outcome, run_error: Option<String>, digest: Option<&'a str>) -> Self {
         DecisionOut {
             decision: o.allowed,
-            context: DecisionContextOut {
+            context: Some(DecisionContextOut {
                 reason: o.reason.map(Reason::code),
                 observed_only: o.observed_only,
                 refusal: o.refusal,
@@ -689,14 +710,14 @@ impl<'a> DecisionOut<'a> {
                 error: None,
                 table_digest: digest,
                 decision_id: None,
-            },
+            }),
         }
     }
 
     pub fn failed(e: ApiError, digest: Option<&'a str>) -> Self {
         DecisionOut {
             decision: false,
-            context: DecisionContextOut {
+            context: Some(DecisionContextOut {
                 reason: None,
                 observed_only: false,
                 refusal: None,
@@ -704,8 +725,22 @@ impl<'a> DecisionOut<'a> {
                 error: Some(e),
                 table_digest: digest,
                 decision_id: None,
-            },
+            }),
         }
+    }
+
+    /// The answer as a batch item without its context: `{"decision": ...}`
+    /// alone, unless the item could not be decided or its stored run could
+    /// not be read (what was wrong with the question is always said).
+    pub fn bare(mut self) -> Self {
+        if self
+            .context
+            .as_ref()
+            .is_some_and(|c| c.error.is_none() && c.run_error.is_none())
+        {
+            self.context = None;
+        }
+        self
     }
 }
 

@@ -183,6 +183,10 @@ pub struct Options {
     pub allowed_hosts: Option<Vec<String>>,
     /// `--allowed-origin`: browser origins served besides the service's own.
     pub allowed_origins: Vec<String>,
+    /// `--answer-context`: every item of a batch answer carries its
+    /// `context` unless the request says `options.toolgate_context: false`
+    /// (by default an item is `{"decision": ...}` unless the request asks).
+    pub answer_context: bool,
 }
 
 /// `--tls-cert`, `--tls-key` and, for client certificates, `--tls-client-ca`.
@@ -259,6 +263,7 @@ impl Options {
             console: false,
             allowed_hosts: None,
             allowed_origins: Vec::new(),
+            answer_context: false,
         }
     }
 }
@@ -295,6 +300,9 @@ pub struct Shared {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// The `Host` and `Origin` every request must have ([`transport`]).
     pub transport: Arc<transport::HostCheck>,
+    /// `--answer-context`: batch items carry their context unless the
+    /// request says otherwise.
+    pub answer_context: bool,
     status: Mutex<ReloadStatus>,
 }
 
@@ -466,6 +474,7 @@ impl Service {
                 trust: Arc::new(Trust::default()),
                 auth: None,
                 tls: None,
+                answer_context: false,
                 status: Mutex::new(ReloadStatus {
                     loaded_at: now,
                     last_attempt: None,
@@ -488,6 +497,15 @@ impl Service {
     pub fn with_trust(mut self, trust: Trust) -> Service {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.trust = Arc::new(trust);
+        }
+        self
+    }
+
+    /// Give every item of a batch answer its `context` unless the request
+    /// says `options.toolgate_context: false` (`--answer-context`).
+    pub fn with_answer_context(mut self, on: bool) -> Service {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.answer_context = on;
         }
         self
     }
@@ -538,7 +556,10 @@ impl Service {
             opts.trusted_keys.clone(),
         )?
         .with_default_configuration(opts.default_configuration.clone())
-        .map(|s| s.with_trust(opts.trust.clone()))
+        .map(|s| {
+            s.with_trust(opts.trust.clone())
+                .with_answer_context(opts.answer_context)
+        })
         .and_then(|s| match &opts.auth {
             None => Ok(s),
             Some(path) => Ok(s.with_auth(toolgate_auth::Authenticator::from_file(path)?)),

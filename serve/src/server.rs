@@ -601,7 +601,9 @@ impl<'t, 'r> Batch<'t, 'r> {
         }
         let digest = self.digest_per_answer.then_some(self.digest);
         let mut out = DecisionOut::decided(outcome, built.run_error.clone(), digest);
-        out.context.decision_id = decision_id;
+        if let Some(c) = &mut out.context {
+            c.decision_id = decision_id;
+        }
         Ok(out)
     }
 }
@@ -698,6 +700,14 @@ async fn evaluations(
             .as_ref()
             .and_then(|o| o.refusals)
             .unwrap_or(true);
+        // Each item's context only when asked for (the caller's option,
+        // else the operator's --answer-context): `{"decision": ...}` is
+        // what AuthZEN's examples and the interop harnesses compare.
+        let item_context = req
+            .options
+            .as_ref()
+            .and_then(|o| o.toolgate_context)
+            .unwrap_or(shared.answer_context);
         let response = if items.is_empty() {
             // No evaluations: the request is one evaluation (AuthZEN's
             // backwards-compatible form), answered as one.
@@ -706,9 +716,12 @@ async fn evaluations(
         } else {
             let mut evaluations = Vec::with_capacity(items.len());
             for item in &items {
-                let out = batch
+                let mut out = batch
                     .one(item)
                     .unwrap_or_else(|e| DecisionOut::failed(e, None));
+                if !item_context {
+                    out = out.bare();
+                }
                 let stop = semantic.stops_after(out.decision);
                 evaluations.push(out);
                 if stop {

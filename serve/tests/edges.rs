@@ -75,7 +75,8 @@ async fn members_a_standard_client_sends_are_ignored_and_near_misses_refused() {
             "{message}"
         );
     }
-    // The options are toolgate's documented set: a typo is a 400.
+    // An unknown option is ignored (AuthZEN's own example sends
+    // `another_option`), but a near miss of one toolgate reads is a 400.
     let batch = json!({
         "subject": {"type": "user", "id": "alice"},
         "action": {"name": "call"},
@@ -84,9 +85,11 @@ async fn members_a_standard_client_sends_are_ignored_and_near_misses_refused() {
         "options": {"evaluations_semantics": "deny_on_first_deny"},
     });
     let a = s.post_json("/access/v1/evaluations", &batch).await;
-    assert_eq!(code(&a), (400, json!("malformedRequest")), "{}", a.text);
+    assert_eq!(code(&a), (400, json!("unknownMember")), "{}", a.text);
     assert!(
-        a.text.contains("unknown field `evaluations_semantics`"),
+        a.text.contains(
+            "has no member `evaluations_semantics`; did you mean `evaluations_semantic`?"
+        ),
         "{}",
         a.text
     );
@@ -378,6 +381,7 @@ async fn an_answer_is_capped_and_a_log_record_bounded() {
         "action": {"name": "call"},
         "context": {"configuration": "support-chat", "run": run},
         "evaluations": items,
+        "options": {"toolgate_context": true},
     });
     let a = s.post_json("/access/v1/evaluations", &batch).await;
     assert_eq!(

@@ -289,10 +289,12 @@ async fn evaluations_apply_defaults_and_all_three_semantics() {
                 {"resource": {"type": "tool", "id": "get_help_article"}},
                 {"resource": {"type": "tool", "id": "refund.issue"}, "subject": {"type": "mcp_consumer", "id": "billing-bot"}},
                 {"resource": {"type": "tool", "id": "x"}, "context": {"configuration": "nope"}},
-            ]
+            ],
+            // Each item's context, asked for (by default an item is its decision alone).
+            "options": {"toolgate_context": true},
         });
         if let Some(sem) = semantic {
-            b["options"] = json!({"evaluations_semantic": sem});
+            b["options"]["evaluations_semantic"] = json!(sem);
         }
         b
     };
@@ -341,7 +343,7 @@ async fn evaluations_apply_defaults_and_all_three_semantics() {
     assert_eq!(decisions(&a.json), [true].map(Value::from));
     // toolgate's option: the decisions without the refusals.
     let mut b = batch(None);
-    b["options"] = json!({"refusals": false});
+    b["options"] = json!({"refusals": false, "toolgate_context": true});
     let a = s.post_json("/access/v1/evaluations", &b).await;
     assert_eq!(
         a.json["evaluations"][1],

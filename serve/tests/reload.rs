@@ -70,7 +70,8 @@ async fn every_answer_matches_the_table_that_made_it_while_the_table_is_swapped_
                     // A batch: every item from one table.
                     let body = json!({"subject": {"type": "user", "id": "u"},
                         "action": {"name": "call"}, "context": {"configuration": "c"},
-                        "evaluations": tools.map(|t| json!({"resource": {"type": "tool", "id": t}}))});
+                        "evaluations": tools.map(|t| json!({"resource": {"type": "tool", "id": t}})),
+                        "options": {"toolgate_context": true}});
                     let r = s.post_json("/access/v1/evaluations", &body).await;
                     assert_eq!(r.status, 200);
                     let digest = r.headers["x-toolgate-table-digest"].to_str().unwrap();

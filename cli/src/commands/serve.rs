@@ -115,6 +115,12 @@ pub struct ServeArgs {
     /// a request with any other `Origin` is a 403.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
+    /// Give every item of a batch answer its `context` (reason, refusal,
+    /// decision id) unless the request says `options.toolgate_context:
+    /// false`. By default an item is `{"decision": ...}` alone unless the
+    /// request asks, as AuthZEN's examples and interop harnesses compare it.
+    #[arg(long)]
+    answer_context: bool,
 }
 
 pub fn serve(a: ServeArgs) -> Res {
@@ -184,6 +190,7 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.console = a.console;
     opts.allowed_hosts = (!a.allowed_hosts.is_empty()).then_some(a.allowed_hosts);
     opts.allowed_origins = a.allowed_origins;
+    opts.answer_context = a.answer_context;
     toolgate_serve::run(opts).map_err(Failure::Usage)?;
     Ok(0)
 }
