@@ -320,6 +320,16 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// What to write for a required key the file lacks.
+fn missing_field_help(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "identity" => "add `[identity]` with how callers are known: `auth = \"credentials.toml\"` (API keys or JWTs), `[identity.trusted-header]` (an authenticating proxy in front), or `consumer = \"NAME\"` and `role = \"user\"` (one fixed identity, loopback only); docs/gateway.md, \"Identity\"",
+        "configuration" => "add `configuration = \"NAME\"`: the policy's configuration every request is decided under",
+        "name" => "give each `[[upstream]]` a `name`: its tool NAME is the registry's mcp_NAME_TOOL",
+        _ => return None,
+    })
+}
+
 /// The keys each table may hold, for "did you mean" on an unknown one.
 const KEYS: &[&str] = &[
     "listen",
@@ -384,7 +394,14 @@ impl Config {
                 .strip_prefix("unknown field `")
                 .and_then(|rest| rest.split('`').next())
                 .and_then(|k| did_you_mean(k, KEYS.iter().copied()))
-                .map(|k| format!("did you mean `{k}`?"));
+                .map(|k| format!("did you mean `{k}`?"))
+                .or_else(|| {
+                    message
+                        .strip_prefix("missing field `")
+                        .and_then(|rest| rest.split('`').next())
+                        .and_then(missing_field_help)
+                        .map(str::to_string)
+                });
             ConfigError {
                 at: e.span().map(|s| line_col(text, s.start)),
                 message,
@@ -776,6 +793,65 @@ mod tests {
         assert_eq!(c.limits, Limits::default());
         assert_eq!(c.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
         assert!(c.allowed_origins.is_empty());
+    }
+
+    #[test]
+    fn a_missing_identity_says_what_to_write() {
+        let text = BASE.replace("[identity]\nconsumer = \"bot\"\n", "");
+        let e = Config::from_toml(&text, Path::new(".")).unwrap_err();
+        assert_eq!(e.message, "missing field `identity`");
+        assert!(
+            e.help.as_deref().is_some_and(|h| h.starts_with(
+                "add `[identity]` with how callers are known: `auth = \"credentials.toml\"`"
+            )),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn upstream_secrets_come_from_where_they_are_named_and_show_nowhere() {
+        let dir = std::env::temp_dir().join(format!("tg-gw-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("token"), "t0ken\n").unwrap();
+        let text = format!(
+            "{BASE}[[upstream]]\nname = \"hosted\"\nurl = \"https://mcp.example/mcp\"\nheaders = {{ Authorization = {{ file = \"token\", prefix = \"Bearer \" }}, X-Region = {{ value = \"eu\" }} }}\n"
+        );
+        let c = Config::from_toml(&text, &dir).expect("valid");
+        let h = &c.upstreams[1].headers;
+        assert_eq!(h[0].0, "Authorization");
+        assert_eq!(h[0].1.expose(), "Bearer t0ken");
+        assert_eq!(
+            format!("{h:?}"),
+            "[(\"Authorization\", Secret(<12 bytes>)), (\"X-Region\", Secret(<2 bytes>))]"
+        );
+        // Headers on a command, env on a URL, two sources, a reserved header.
+        for (bad, said) in [
+            (
+                "command = [\"x\"]\nheaders = { A = { value = \"v\" } }",
+                "`headers` are for a `url` upstream",
+            ),
+            (
+                "url = \"http://h/mcp\"\nenv = { A = { value = \"v\" } }",
+                "`env` and `cwd` are for a `command` upstream",
+            ),
+            (
+                "url = \"http://h/mcp\"\nheaders = { A = { value = \"v\", env = \"E\" } }",
+                "give exactly one of `value`, `env` and `file`",
+            ),
+            (
+                "url = \"http://h/mcp\"\nheaders = { Mcp-Session-Id = { value = \"v\" } }",
+                "is not a header the gateway may set",
+            ),
+            (
+                "url = \"http://h/mcp\"\nheaders = { A = { env = \"TG_SURELY_UNSET_VAR\" } }",
+                "the environment variable `TG_SURELY_UNSET_VAR` is not set",
+            ),
+        ] {
+            let text = format!("{BASE}[[upstream]]\nname = \"x\"\n{bad}\n");
+            let e = Config::from_toml(&text, &dir).unwrap_err();
+            assert!(e.message.contains(said), "{bad}: {}", e.message);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

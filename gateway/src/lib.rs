@@ -432,6 +432,40 @@ pub async fn serve(
     r
 }
 
+/// `toolgate gateway --check`: every start-time check that needs no
+/// upstream, as the real start makes them: the table loads (and is signed
+/// by a trusted key, when keys are given), the configuration is one of its
+/// own, the identity is usable (a credentials file that lets someone in, a
+/// fixed consumer the policy knows), the registry pairs with the table, and
+/// the allowed hosts are hosts. `Ok` carries a line for the operator.
+pub fn check(config: &Config) -> Result<String, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        let source = source_of(config);
+        let keys = trusted_keys(config)?;
+        let table = source.load_with(keys.as_ref())?;
+        table
+            .context(&config.configuration)
+            .map_err(|e| format!("configuration `{}`: {e}", config.configuration))?;
+        Identify::new(&config.identity, &table).await?;
+        Pins::new(config.registry.clone()).status(&table)?;
+        toolgate_serve::transport::HostCheck::new(
+            &config.allowed_hosts,
+            &config.allowed_origins,
+            false,
+        )?;
+        Ok(format!(
+            "valid: table {}, configuration `{}`, {} upstream(s) (not connected)",
+            table.digest_hex(),
+            config.configuration,
+            config.upstreams.len()
+        ))
+    })
+}
+
 /// `toolgate gateway --config FILE`: start, watch the table, serve until
 /// SIGINT or SIGTERM.
 pub fn run(config: Config, watch: bool) -> Result<(), String> {

@@ -1589,3 +1589,45 @@ fn a_crashed_stdio_upstream_is_restarted_and_relisted() {
     assert_contains(&gw.log(), "upstream `crm` restarted (attempt 1)");
     drop(gw);
 }
+
+/// `--check` makes every start-time check that needs no upstream: a
+/// configuration the table does not have and a fixed consumer the policy
+/// does not know are refused there, as the real start refuses them.
+#[test]
+fn check_refuses_what_the_start_would_refuse_without_connecting() {
+    let dir = temp("gw-check");
+    let project = crm_project("gw-check-project", &[]);
+    let write = |configuration: &str, consumer: &str| {
+        let path = dir.join("gateway.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "project = {:?}\nregistry = {:?}\nconfiguration = {configuration:?}\n[identity]\nconsumer = {consumer:?}\n[[upstream]]\nname = \"crm\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
+                project.to_string_lossy(),
+                project.join("registry.toml").to_string_lossy()
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let path = write("support-chatt", "support-bot");
+    let o = run(&["gateway", "-c", path.to_str().unwrap(), "--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert_contains(&stderr(&o), "configuration `support-chatt`: unknown configuration `support-chatt`; did you mean `support-chat`?");
+    let path = write("support-chat", "helpdesk-bot");
+    let o = run(&["gateway", "-c", path.to_str().unwrap(), "--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert_contains(
+        &stderr(&o),
+        "[identity] the policy knows no consumer `helpdesk-bot`",
+    );
+    // Valid: nothing listens at 127.0.0.1:1, and nothing was asked of it.
+    let path = write("support-chat", "support-bot");
+    let o = run(&["gateway", "-c", path.to_str().unwrap(), "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_contains(&stdout(&o), ": valid: table ");
+    assert_contains(
+        &stdout(&o),
+        "configuration `support-chat`, 1 upstream(s) (not connected)",
+    );
+}
