@@ -9,7 +9,9 @@
 //! that would pass it is cut, with a marker that says so), and the queue
 //! holds at most [`MAX_QUEUED_BYTES`] of encoded records, so a blocked
 //! reader of the log cannot make the service's memory grow. The file is
-//! created readable by its owner only (0600).
+//! created readable by its owner only (0600). A batch's shared stored run
+//! (and live-tool metadata) is written whole once per request and referred
+//! to by the request's other records ([`same_as`]).
 
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
@@ -101,24 +103,26 @@ impl DecisionLogSink {
     }
 
     /// Queue a record; never blocks. Dropped and counted when the queue is
-    /// full (in records or in bytes).
-    pub fn record(&self, rec: ServiceRecord) {
+    /// full (in records or in bytes). Returns whether it was queued (a
+    /// later record of the same request may then refer to it: [`same_as`]).
+    pub fn record(&self, rec: ServiceRecord) -> bool {
         use std::sync::atomic::Ordering;
         let Some(line) = encode(rec) else {
             self.dropped.inc();
-            return;
+            return false;
         };
         let n = line.len();
         if self.queued.fetch_add(n, Ordering::AcqRel) + n > MAX_QUEUED_BYTES {
             self.queued.fetch_sub(n, Ordering::AcqRel);
             self.dropped.inc();
-            return;
+            return false;
         }
         match self.tx.try_send(Msg::Record(line)) {
-            Ok(()) => {}
+            Ok(()) => true,
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
                 self.queued.fetch_sub(n, Ordering::AcqRel);
                 self.dropped.inc();
+                false
             }
         }
     }
@@ -135,6 +139,17 @@ impl DecisionLogSink {
             let _ = h.join();
         }
     }
+}
+
+/// What a record of a batch writes in place of a part it shares with an
+/// earlier record of the same request (the stored run, or the live-tool
+/// metadata, of the batch's defaults): `"[as in decision ID]"`, naming the
+/// record that carries it whole. A batch's shared context is so written
+/// once, not once per item: the log of a request grows with what the
+/// request sent, not with its items times its defaults (docs/decision-log.md,
+/// "Bounds").
+pub fn same_as(decision_id: &str) -> serde_json::Value {
+    serde_json::Value::String(format!("[as in decision {decision_id}]"))
 }
 
 /// `text` cut to `max` bytes (at a character boundary) with a marker that

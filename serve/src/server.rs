@@ -492,6 +492,11 @@ struct Batch<'t, 'r> {
     no_context: RequestContext,
     /// What the caller may assert.
     trust: &'r crate::Trust,
+    /// The decision whose log record carries the defaults' stored run
+    /// whole: the request's later records that share it refer to it.
+    run_logged: Option<String>,
+    /// Likewise for the live-tool metadata of the default resource.
+    properties_logged: Option<String>,
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -529,6 +534,8 @@ impl<'t, 'r> Batch<'t, 'r> {
             default_built: None,
             tally: Tally::default(),
             no_context: RequestContext::default(),
+            run_logged: None,
+            properties_logged: None,
         }
     }
 
@@ -585,9 +592,25 @@ impl<'t, 'r> Batch<'t, 'r> {
         let mut decision_id = None;
         if let Some(log) = &self.shared.log {
             let id = self.shared.ids.next_id();
-            let (input, result) =
+            let (mut input, result) =
                 api::log_parts(subject, action, resource, context, built, &outcome);
-            log.record(ServiceRecord {
+            // The defaults' stored run and live-tool metadata are the
+            // request's once: written whole in the first record that decided
+            // with them, referred to by the others (docs/decision-log.md,
+            // "Bounds"), so the log grows with what the request sent.
+            let shares_run = item.context.is_none() && input.context.run.is_some();
+            let shares_properties = item.resource.is_none() && input.resource.properties.is_some();
+            if shares_run {
+                if let Some(first) = &self.run_logged {
+                    input.context.run = Some(crate::declog::same_as(first));
+                }
+            }
+            if shares_properties {
+                if let Some(first) = &self.properties_logged {
+                    input.resource.properties = Some(crate::declog::same_as(first));
+                }
+            }
+            let queued = log.record(ServiceRecord {
                 decision_id: id.clone(),
                 timestamp: rfc3339(SystemTime::now()),
                 path: self.path.to_string(),
@@ -597,6 +620,14 @@ impl<'t, 'r> Batch<'t, 'r> {
                 input,
                 result,
             });
+            // Referred to only once it is on its way to the log (a dropped
+            // record is no reference).
+            if queued && shares_run && self.run_logged.is_none() {
+                self.run_logged = Some(id.clone());
+            }
+            if queued && shares_properties && self.properties_logged.is_none() {
+                self.properties_logged = Some(id.clone());
+            }
             decision_id = Some(id);
         }
         let digest = self.digest_per_answer.then_some(self.digest);
