@@ -673,7 +673,34 @@ impl Service {
         std::thread::Builder::new()
             .name("toolgate-watch".into())
             .spawn(move || {
-                while let Ok(ev) = rx.recv() {
+                // A reload that failed is tried again after a wait that
+                // doubles from RETRY_FIRST to RETRY_MOST, until it succeeds
+                // or the source changes again (then the wait starts over): a
+                // table that failed for a passing reason (out of descriptors,
+                // a file still being written) is loaded without another change.
+                // The next try: when, and the wait that led to it (events
+                // that change nothing do not postpone it).
+                let mut retry: Option<(std::time::Instant, Duration)> = None;
+                loop {
+                    let ev = match retry {
+                        None => match rx.recv() {
+                            Ok(ev) => ev,
+                            Err(_) => return,
+                        },
+                        Some((at, wait)) => match rx
+                            .recv_timeout(at.saturating_duration_since(std::time::Instant::now()))
+                        {
+                            Ok(ev) => ev,
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                retry = match shared.reload() {
+                                    Ok(_) => None,
+                                    Err(_) => Some(retry_after(Some(wait))),
+                                };
+                                continue;
+                            }
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                        },
+                    };
                     if !wanted_kind(&ev) {
                         continue;
                     }
@@ -699,12 +726,32 @@ impl Service {
                         }
                         identity = now;
                     }
-                    let _ = shared.reload();
+                    retry = match shared.reload() {
+                        Ok(_) => None,
+                        Err(_) => Some(retry_after(None)),
+                    };
                 }
             })
             .map_err(|e| e.to_string())?;
         Ok(Watch::Files(watcher))
     }
+}
+
+/// The first wait before a failed reload is tried again.
+pub const RETRY_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait between tries of a failed reload.
+pub const RETRY_MOST: Duration = Duration::from_secs(30);
+
+/// When to try a failed reload again, and the wait until then:
+/// [`RETRY_FIRST`] after a change, else the last wait doubled, at most
+/// [`RETRY_MOST`]; said on standard error.
+fn retry_after(last: Option<Duration>) -> (std::time::Instant, Duration) {
+    let wait = last.map_or(RETRY_FIRST, |w| (w * 2).min(RETRY_MOST));
+    note(&format!(
+        "trying the reload again in {} s (or at the next change of the source)",
+        wait.as_secs()
+    ));
+    (std::time::Instant::now() + wait, wait)
 }
 
 /// A running watch of the source; dropping it stops the watch.

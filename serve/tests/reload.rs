@@ -591,3 +591,65 @@ async fn a_table_in_a_configmap_volume_is_reloaded_when_the_kubelet_swaps_its_da
     .await;
     s.stop().await;
 }
+
+/// A reload that failed is tried again, without another change: the table
+/// is reached through a link into a directory nobody watches, the link is
+/// pointed at a file written partially (the reload fails, /ready 503), and
+/// the file is then completed in place, which the watched directory never
+/// hears of. The retries (1 s, doubling) load it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_reload_is_retried_until_the_table_loads_without_another_change() {
+    use std::os::unix::fs::symlink;
+    let watched = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (a, b) = (table_bytes(REG, POLICY_A), table_bytes(REG, POLICY_B));
+    let (da, db) = (
+        Table::load(&a).unwrap().digest_hex(),
+        Table::load(&b).unwrap().digest_hex(),
+    );
+    std::fs::write(elsewhere.path().join("a.tgt"), &a).unwrap();
+    let path = watched.path().join("policy.tgt");
+    symlink(elsewhere.path().join("a.tgt"), &path).unwrap();
+    let source = Source::Table(path.clone());
+    let s = start(
+        source.load().unwrap(),
+        Some(source),
+        Limits::default(),
+        None,
+    )
+    .await;
+    let _watch = s.service.watch(Duration::from_secs(30)).expect("watch");
+    assert_eq!(s.digest(), da);
+
+    // Table B, half written, and the link pointed at it (renamed into place).
+    let partial = elsewhere.path().join("b.tgt");
+    std::fs::write(&partial, &b[..b.len() / 2]).unwrap();
+    let tmp = watched.path().join("policy.tgt.tmp-link");
+    symlink(&partial, &tmp).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    wait_for(&s, "the failed reload", |r| r.status == 503, "/ready").await;
+    assert_eq!(s.digest(), da);
+    // Completed in place, outside the watched directory: no event.
+    std::fs::write(&partial, &b).unwrap();
+    let fixed = Instant::now();
+    wait_for(
+        &s,
+        "table B, from a retry",
+        |r| r.status == 200 && r.json["tableDigest"] == json!(db),
+        "/ready",
+    )
+    .await;
+    // Within the backoff: the tries come at 1, 3, 7, 15 s after the failure.
+    assert!(
+        fixed.elapsed() < Duration::from_secs(16),
+        "{:?}",
+        fixed.elapsed()
+    );
+    let r = s.get("/ready").await;
+    assert_eq!(r.json["lastReloadError"], Value::Null);
+    let m = s.get("/metrics").await.text;
+    assert!(m.contains("toolgate_last_reload_failed 0\n"), "{m}");
+    let r = s.post_json("/access/v1/evaluation", &single("a")).await;
+    assert_eq!(r.json["context"]["tableDigest"], json!(db));
+    s.stop().await;
+}
