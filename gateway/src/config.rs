@@ -36,8 +36,12 @@ pub struct File {
     /// Public keys (PEM files) a table must be signed by (every reload too).
     #[serde(default)]
     pub trusted_keys: Vec<String>,
-    /// The configuration every request is decided under.
+    /// The configuration requests to `/mcp` are decided under.
     pub configuration: String,
+    /// More configurations served by this one gateway, each at
+    /// `/mcp/NAME`, over the same upstreams, pins and listings.
+    #[serde(default)]
+    pub configurations: Vec<String>,
     /// The registry the table was compiled from: the pinned tool
     /// definitions (docs/gateway.md, "Pinned definitions"). Its SHA-256 must
     /// be the table's registry digest.
@@ -271,6 +275,8 @@ pub struct Config {
     pub source: TableSource,
     pub trusted_keys: Vec<PathBuf>,
     pub configuration: String,
+    /// Served at `/mcp/NAME` each (the `configuration` too), in file order.
+    pub configurations: Vec<String>,
     pub registry: Option<PathBuf>,
     pub stealth: bool,
     pub allowed_hosts: Vec<String>,
@@ -339,6 +345,7 @@ const KEYS: &[&str] = &[
     "oci",
     "trusted-keys",
     "configuration",
+    "configurations",
     "registry",
     "pin-definitions",
     "stealth",
@@ -645,6 +652,17 @@ fn allowed_hosts(f: &File) -> Vec<String> {
 }
 
 fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
+    for c in &f.configurations {
+        let path_safe = !c.is_empty()
+            && c.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !path_safe || c == "." || c == ".." {
+            return Err(ConfigError::new(
+                format!("configuration `{}` cannot be served at /mcp/NAME: a name of letters, digits, `-`, `_` and `.` can", toolgate_runtime::names::shown(c)),
+                Some("serve it from a gateway of its own (`configuration = ...`)".into()),
+            ));
+        }
+    }
     let path = |p: &str| dir.join(p);
     let source = table_source(&f, dir)?;
     let listen = listen_address(&f)?;
@@ -664,6 +682,15 @@ fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
         source,
         trusted_keys: f.trusted_keys.iter().map(|k| path(k)).collect(),
         configuration: f.configuration.clone(),
+        configurations: {
+            let mut all = vec![f.configuration.clone()];
+            for c in &f.configurations {
+                if !all.contains(c) {
+                    all.push(c.clone());
+                }
+            }
+            all
+        },
         registry: if pin {
             f.registry.as_deref().map(path)
         } else {

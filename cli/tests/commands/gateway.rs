@@ -1631,3 +1631,72 @@ fn check_refuses_what_the_start_would_refuse_without_connecting() {
         "configuration `support-chat`, 1 upstream(s) (not connected)",
     );
 }
+
+/// One gateway serves several configurations, each at `/mcp/NAME`, over one
+/// set of upstream processes; the decision log carries the configuration,
+/// and an unknown one is a 404 with a did-you-mean for an authenticated caller.
+#[test]
+fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
+    let dir = temp("gw-configs");
+    let project = crm_project("gw-configs-project", &[]);
+    std::fs::write(
+        project.join("policy.tg"),
+        format!("{CRM_POLICY}\nconfiguration billing-chat {{\n  groups [mcp_crm]\n  exclude [mcp_crm_refund_issue]\n}}\n"),
+    )
+    .unwrap();
+    let log = dir.join("calls.log");
+    let decisions = dir.join("decisions.jsonl");
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    );
+    let extra = format!(
+        "configurations = [\"billing-chat\"]\ndecision-log = {:?}",
+        decisions.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &upstream, &extra);
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let base = gw.url.clone();
+    runtime().block_on(async {
+        let support = client(&base, BILLING_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(listed(&support).await.len(), 3);
+        let billing = client(&format!("{base}/billing-chat"), BILLING_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(
+            listed(&billing).await,
+            names(&["mcp_crm_customer-360_lookup", "mcp_crm_notes_append"])
+        );
+        let refused = call(&billing, "mcp_crm_refund_issue").await.expect_err("excluded here");
+        assert_eq!(refused["data"]["toolgate"]["kind"], json!("configurationExcluded"), "{refused}");
+        assert!(call(&support, "mcp_crm_refund_issue").await.is_ok());
+        let _ = support.cancel().await;
+        let _ = billing.cancel().await;
+        let (status, _, body) = post(
+            &format!("{base}/billing-chatt"),
+            &[("authorization", &format!("Bearer {BILLING_KEY}"))],
+            list_request(),
+        )
+        .await;
+        assert_eq!(status, 404, "{body}");
+        assert_contains(&body, "this gateway serves no configuration `billing-chatt`; did you mean `/mcp/billing-chat`?");
+        // Without a credential, no configuration name is learnt.
+        let (status, _, body) = post(&format!("{base}/billing-chatt"), &[], list_request()).await;
+        assert_eq!(status, 401, "{body}");
+        assert!(!body.contains("billing-chat"), "{body}");
+    });
+    gw.stop();
+    // One upstream process for both configurations.
+    assert_eq!(calls_seen(&log).iter().filter(|l| *l == "start").count(), 1);
+    let configurations: BTreeSet<String> = std::fs::read_to_string(&decisions)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["input"]["context"]["configuration"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(configurations, names(&["billing-chat", "support-chat"]));
+}
