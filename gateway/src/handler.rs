@@ -354,9 +354,27 @@ impl ServerHandler for Handler {
                         None,
                     ));
                 };
-                let answer =
-                    crate::upstream::call(&c, route.name, request.arguments, &gw.config.limits)
-                        .await;
+                // The client's progress token reaches the upstream as one of
+                // the gateway's, mapped back on every progress notification.
+                let progress = cx
+                    .meta
+                    .get_progress_token()
+                    .or_else(|| {
+                        use rmcp::model::RequestParamsMeta;
+                        request.progress_token()
+                    })
+                    .map(|t| (cx.peer.clone(), t));
+                // A client's `notifications/cancelled` (or, on 2026-07-28,
+                // its going away) cancels the upstream call too.
+                let answer = crate::upstream::call(
+                    &c,
+                    route.name,
+                    request.arguments,
+                    progress,
+                    cx.ct.cancelled(),
+                    &gw.config.limits,
+                )
+                .await;
                 if c.is_down() {
                     // Its tools are withheld and a restart scheduled now,
                     // not at the next relisting.

@@ -22,10 +22,49 @@ use tokio::sync::Notify;
 use crate::config::{Limits, Transport, Upstream};
 
 /// The client side of one upstream: it wakes the gateway when the server
-/// says its list changed.
+/// says its list changed, and relays its progress notifications to the
+/// client whose call they belong to.
 #[derive(Clone)]
 pub struct Listener {
     pub changed: Arc<Notify>,
+    pub progress: Arc<Progress>,
+}
+
+/// The calls in flight whose client asked for progress: the progress
+/// token the SDK gave the upstream request -> the client's peer and the
+/// client's own token. The SDK numbers its tokens per upstream connection,
+/// so each connection has its own table.
+#[derive(Default)]
+pub struct Progress {
+    routes: std::sync::Mutex<
+        std::collections::HashMap<
+            rmcp::model::ProgressToken,
+            (rmcp::Peer<rmcp::RoleServer>, rmcp::model::ProgressToken),
+        >,
+    >,
+}
+
+/// A call whose progress goes back to its client: the client's peer and token.
+pub type ProgressTo = (rmcp::Peer<rmcp::RoleServer>, rmcp::model::ProgressToken);
+
+impl Progress {
+    fn target(&self, token: &rmcp::model::ProgressToken) -> Option<ProgressTo> {
+        self.routes.lock().ok()?.get(token).cloned()
+    }
+}
+
+/// A call's progress route; removed when the call ends.
+struct ProgressRoute<'a> {
+    progress: &'a Progress,
+    token: rmcp::model::ProgressToken,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.progress.routes.lock() {
+            m.remove(&self.token);
+        }
+    }
 }
 
 impl ClientHandler for Listener {
@@ -35,6 +74,20 @@ impl ClientHandler for Listener {
     ) -> impl std::future::Future<Output = ()> + Send + '_ {
         self.changed.notify_one();
         std::future::ready(())
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // Only for a call in flight that asked for it; anything else (a
+        // token of no call whose client asked) goes nowhere.
+        if let Some((client, token)) = self.progress.target(&params.progress_token) {
+            let mut relayed = params;
+            relayed.progress_token = token;
+            let _ = client.notify_progress(relayed).await;
+        }
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -65,7 +118,10 @@ pub async fn connect(
     limits: &Limits,
     changed: Arc<Notify>,
 ) -> Result<Connection, String> {
-    let listener = Listener { changed };
+    let listener = Listener {
+        changed,
+        progress: Arc::new(Progress::default()),
+    };
     let started = async {
         match &u.transport {
             Transport::Command(argv) => {
@@ -366,41 +422,89 @@ pub async fn call(
     c: &Connection,
     name: &str,
     arguments: Option<rmcp::model::JsonObject>,
+    progress: Option<ProgressTo>,
+    cancelled: impl std::future::Future<Output = ()>,
     limits: &Limits,
 ) -> Result<CallToolResponse, ErrorData> {
+    use rmcp::model::{ClientRequest, ServerResult};
     let mut params = CallToolRequestParams::new(name.to_string());
     params.arguments = arguments;
-    match tokio::time::timeout(
-        limits.upstream_timeout,
-        c.service.peer().call_tool_once(params),
-    )
-    .await
-    {
-        Err(_) => Err(ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!(
-                "upstream `{}` did not answer within {} ms",
-                c.name,
-                limits.upstream_timeout.as_millis()
-            ),
-            None,
-        )),
-        Ok(Ok(r)) => {
-            // The stdio transport takes lines up to 16 MiB; the bound the
-            // operator set is checked on every answer.
-            if r.json_bytes() > limits.max_result_bytes {
-                return Err(over_result_bound(&c.name, limits));
-            }
-            Ok(r)
+    let peer = c.service.peer();
+    let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let failed = |e: rmcp::ServiceError| match e {
+        rmcp::ServiceError::McpError(e) => e,
+        e if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
+            over_result_bound(&c.name, limits)
         }
-        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
-        Ok(Err(e)) if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
-            Err(over_result_bound(&c.name, limits))
-        }
-        Ok(Err(e)) => Err(ErrorData::new(
+        e => ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
             format!("upstream `{}` failed: {e}", c.name),
             None,
-        )),
+        ),
+    };
+    let handle = peer
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .map_err(failed)?;
+    // The SDK gives every upstream request a progress token of its own:
+    // the upstream's progress under it goes back under the client's.
+    let _route = progress.map(|to| {
+        let listener = c.service.service();
+        if let Ok(mut m) = listener.progress.routes.lock() {
+            m.insert(handle.progress_token.clone(), to);
+        }
+        ProgressRoute {
+            progress: &listener.progress,
+            token: handle.progress_token.clone(),
+        }
+    });
+    let id = handle.id.clone();
+    let answer = tokio::select! {
+        a = tokio::time::timeout(limits.upstream_timeout, handle.await_response()) => a,
+        _ = cancelled => {
+            // The client cancelled (or went away): so is the upstream's work.
+            let _ = peer
+                .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the client cancelled the request".into()),
+                ))
+                .await;
+            return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "the request was cancelled", None));
+        }
+    };
+    let r = match answer {
+        Err(_) => {
+            let _ = peer
+                .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the gateway's upstream timeout passed".into()),
+                ))
+                .await;
+            return Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "upstream `{}` did not answer within {} ms",
+                    c.name,
+                    limits.upstream_timeout.as_millis()
+                ),
+                None,
+            ));
+        }
+        Ok(r) => r.map_err(failed)?,
+    };
+    let r = match r {
+        ServerResult::CallToolResult(r) => CallToolResponse::Complete(r),
+        ServerResult::InputRequiredResult(r) => CallToolResponse::InputRequired(r),
+        ServerResult::CreateTaskResult(r) => CallToolResponse::Task(r),
+        ServerResult::EmptyResult(_) => {
+            CallToolResponse::Complete(rmcp::model::CallToolResult::success(Vec::new()))
+        }
+        _ => return Err(failed(rmcp::ServiceError::UnexpectedResponse)),
+    };
+    // The stdio transport takes lines up to 16 MiB; the bound the operator
+    // set is checked on every answer.
+    if r.json_bytes() > limits.max_result_bytes {
+        return Err(over_result_bound(&c.name, limits));
     }
+    Ok(r)
 }

@@ -1700,3 +1700,108 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
         .collect();
     assert_eq!(configurations, names(&["billing-chat", "support-chat"]));
 }
+
+/// A client handler that records the progress notifications it gets.
+struct Progressed {
+    tx: tokio::sync::mpsc::UnboundedSender<Value>,
+    config: ClientConfig,
+}
+
+impl rmcp::ClientHandler for Progressed {
+    fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self.tx.send(serde_json::to_value(params).unwrap());
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
+/// A long call keeps its side channel: the client's progress token reaches
+/// the upstream (as one of the gateway's) and the upstream's progress comes
+/// back under the client's token; a client that cancels cancels the
+/// upstream's work.
+#[test]
+fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream() {
+    let dir = temp("gw-progress");
+    let project = crm_project("gw-progress-project", &[]);
+    let log = dir.join("calls.log");
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let mut config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
+            config.auth_header = Some(SUPPORT_KEY.to_string());
+            let info = ClientConfig::new(Default::default(), Implementation::new("progress-client", "1"))
+                .with_protocol_version(version.clone());
+            let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
+                rmcp::service::ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] }
+            } else {
+                rmcp::service::ClientLifecycleMode::Initialize
+            };
+            let c = rmcp::service::serve_client_with_lifecycle(
+                Progressed { tx, config: info },
+                StreamableHttpClientTransport::from_config(config),
+                lifecycle,
+            )
+            .await
+            .expect("the MCP handshake");
+            let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
+            p.arguments = json!({"id": "7"}).as_object().cloned();
+            // The SDK gives each request a progress token of its own: the
+            // one it sent is the one progress must come back under.
+            let handle = c
+                .peer()
+                .send_cancellable_request(
+                    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(p)),
+                    rmcp::service::PeerRequestOptions::no_options(),
+                )
+                .await
+                .expect("sent");
+            let sent = serde_json::to_value(&handle.progress_token).unwrap();
+            let r = handle.await_response().await.expect("the call");
+            assert!(format!("{r:?}").contains("customer-360_lookup(7) done"), "{r:?}");
+            let mut got = Vec::new();
+            while got.len() < 2 {
+                match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+                    Ok(Some(v)) => got.push(v),
+                    _ => panic!("{version:?}: progress {got:?}"),
+                }
+            }
+            assert_eq!(
+                got,
+                [
+                    json!({"progressToken": sent, "progress": 1.0, "total": 2.0, "message": "half"}),
+                    json!({"progressToken": sent, "progress": 2.0, "total": 2.0, "message": "done"}),
+                ],
+                "{version:?}"
+            );
+            let _ = c.cancel().await;
+        }
+        // A call the client gives up on: the upstream's work is cancelled.
+        let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
+        let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
+        p.arguments = json!({"id": "slow"}).as_object().cloned();
+        let gave_up = tokio::time::timeout(Duration::from_secs(2), c.peer().call_tool_once(p)).await;
+        assert!(gave_up.is_err(), "the slow call answered: {gave_up:?}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !calls_seen(&log).contains(&"cancelled".to_string()) {
+            assert!(Instant::now() < deadline, "the upstream was not cancelled: {:?}", calls_seen(&log));
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = c.cancel().await;
+    });
+    drop(gw);
+}
