@@ -90,12 +90,44 @@ impl ClientHandler for Listener {
         }
     }
 
+    // Server-to-client requests are not relayed yet: refused with the
+    // spec's error for a capability the client does not have, never
+    // answered on the user's behalf (the SDK's defaults would decline an
+    // elicitation and answer roots with none; its sampling default already
+    // refuses).
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, ErrorData> {
+        Err(not_relayed("elicitation/create"))
+    }
+
+    // Roots is deprecated by SEP-2577; until the SDK drops it, an upstream
+    // that asks is refused rather than told the user has no roots.
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        Err(not_relayed("roots/list"))
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             Default::default(),
             rmcp::model::Implementation::new("toolgate-gateway", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// The answer to a server-to-client request the gateway does not relay.
+fn not_relayed(method: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("{method} is not relayed to the client by this gateway"),
+        None,
+    )
 }
 
 /// A connected upstream.

@@ -1790,6 +1790,14 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
             );
             let _ = c.cancel().await;
         }
+        // An upstream that asks the client for input: refused with the
+        // spec's error, never answered (declined) on the user's behalf.
+        let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
+        let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
+        p.arguments = json!({"id": "ask"}).as_object().cloned();
+        let r = c.peer().call_tool_once(p).await.expect("the call");
+        assert!(format!("{r:?}").contains("elicit error -32601"), "{r:?}");
+        let _ = c.cancel().await;
         // A call the client gives up on: the upstream's work is cancelled.
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
         let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
