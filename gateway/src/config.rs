@@ -119,7 +119,8 @@ pub struct LimitsFile {
     pub max_result_bytes: Option<usize>,
     /// Tools in one page of the gateway's own `tools/list` (default 1000).
     pub list_page_size: Option<usize>,
-    /// Connections open at once (default 1024).
+    /// Connections open at once (default 1024, or the open-files limit less
+    /// 128 when that is lower).
     pub max_connections: Option<usize>,
     /// Time to send a request's headers (ms, default 10000).
     pub header_timeout_ms: Option<u64>,
@@ -260,7 +261,9 @@ impl Default for Limits {
             max_body_bytes: 4 << 20,
             max_result_bytes: 16 << 20,
             list_page_size: 1000,
-            max_connections: 1024,
+            // Below the open-files limit, with room for the upstreams,
+            // the table and the log (as `toolgate serve`'s default).
+            max_connections: toolgate_serve::default_max_connections().min(1024),
             header_timeout: Duration::from_secs(10),
             relist_interval: Duration::from_secs(60),
         }
