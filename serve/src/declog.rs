@@ -127,6 +127,38 @@ impl DecisionLogSink {
         }
     }
 
+    /// [`DecisionLogSink::record`] within a request's log budget: a record
+    /// larger than what is `left` of it is dropped and counted, and the
+    /// budget shrinks by what was queued.
+    pub fn record_within(&self, rec: ServiceRecord, left: &mut usize) -> bool {
+        use std::sync::atomic::Ordering;
+        let Some(line) = encode(rec) else {
+            self.dropped.inc();
+            return false;
+        };
+        let n = line.len();
+        if n > *left {
+            self.dropped.inc();
+            return false;
+        }
+        if self.queued.fetch_add(n, Ordering::AcqRel) + n > MAX_QUEUED_BYTES {
+            self.queued.fetch_sub(n, Ordering::AcqRel);
+            self.dropped.inc();
+            return false;
+        }
+        match self.tx.try_send(Msg::Record(line)) {
+            Ok(()) => {
+                *left -= n;
+                true
+            }
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.queued.fetch_sub(n, Ordering::AcqRel);
+                self.dropped.inc();
+                false
+            }
+        }
+    }
+
     /// Write everything queued so far and stop the writer (at shutdown).
     /// Records sent afterwards are dropped and counted.
     pub fn close(&self) {
@@ -143,6 +175,21 @@ impl DecisionLogSink {
 
 /// What a record of a batch writes in place of a part it shares with an
 /// earlier record of the same request (the stored run, or the live-tool
+/// The log bytes one request may write: [`LOG_BYTES_PER_REQUEST_BYTE`] for
+/// each byte it sent, at least [`MIN_LOG_BYTES_PER_REQUEST`]. Records past
+/// it are dropped and counted (`toolgate_decision_log_dropped_total`), so
+/// no request makes the service write more than this multiple of itself.
+pub fn request_budget(request_bytes: usize) -> usize {
+    request_bytes
+        .saturating_mul(LOG_BYTES_PER_REQUEST_BYTE)
+        .max(MIN_LOG_BYTES_PER_REQUEST)
+}
+
+/// See [`request_budget`].
+pub const LOG_BYTES_PER_REQUEST_BYTE: usize = 64;
+/// See [`request_budget`]: one decision with its longest names fits.
+pub const MIN_LOG_BYTES_PER_REQUEST: usize = 64 << 10;
+
 /// metadata, of the batch's defaults): `"[as in decision ID]"`, naming the
 /// record that carries it whole. A batch's shared context is so written
 /// once, not once per item: the log of a request grows with what the

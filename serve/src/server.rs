@@ -497,6 +497,9 @@ struct Batch<'t, 'r> {
     run_logged: Option<String>,
     /// Likewise for the live-tool metadata of the default resource.
     properties_logged: Option<String>,
+    /// The log bytes this request may still write
+    /// ([`crate::declog::request_budget`]).
+    log_left: usize,
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -536,6 +539,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             no_context: RequestContext::default(),
             run_logged: None,
             properties_logged: None,
+            log_left: crate::declog::MIN_LOG_BYTES_PER_REQUEST,
         }
     }
 
@@ -610,16 +614,19 @@ impl<'t, 'r> Batch<'t, 'r> {
                     input.resource.properties = Some(crate::declog::same_as(first));
                 }
             }
-            let queued = log.record(ServiceRecord {
-                decision_id: id.clone(),
-                timestamp: rfc3339(SystemTime::now()),
-                path: self.path.to_string(),
-                request_id: self.request_id.map(str::to_string),
-                table_digest: self.digest.to_string(),
-                stage: stage.as_str().to_string(),
-                input,
-                result,
-            });
+            let queued = log.record_within(
+                ServiceRecord {
+                    decision_id: id.clone(),
+                    timestamp: rfc3339(SystemTime::now()),
+                    path: self.path.to_string(),
+                    request_id: self.request_id.map(str::to_string),
+                    table_digest: self.digest.to_string(),
+                    stage: stage.as_str().to_string(),
+                    input,
+                    result,
+                },
+                &mut self.log_left,
+            );
             // Referred to only once it is on its way to the log (a dropped
             // record is no reference).
             if queued && shares_run && self.run_logged.is_none() {
@@ -663,6 +670,7 @@ async fn evaluation(
             rid.as_deref(),
             trust,
         );
+        batch.log_left = crate::declog::request_budget(bytes.len());
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
         batch.tally.flush(&shared);
@@ -725,6 +733,7 @@ async fn evaluations(
             rid.as_deref(),
             trust,
         );
+        batch.log_left = crate::declog::request_budget(bytes.len());
         batch.digest_per_answer = items.is_empty();
         batch.refusals = req
             .options

@@ -103,3 +103,52 @@ async fn a_batchs_shared_run_is_logged_once_and_the_log_stays_near_the_request()
     let stats = LogStats::read(&text).expect("stats read the log");
     assert_eq!(stats.decisions, 1003);
 }
+
+/// The worst case the references cannot shrink: defaults at the 1,024-byte
+/// name caps and empty items. The log of one request stays within 64 bytes
+/// for each byte it sent; the records past that are dropped and counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_requests_log_is_bounded_by_what_it_sent() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let log = dir.path().join("decisions.jsonl");
+    let source = profiles_source();
+    let t = source.load().expect("compiles");
+    let s = start(
+        t,
+        Some(source),
+        Limits::default(),
+        Some((LogTarget::File(log.clone()), 65_536)),
+    )
+    .await;
+    let long = "x".repeat(1024);
+    let body = json!({
+        "subject": {"type": "user", "id": long},
+        "action": {"name": "call"},
+        "resource": {"type": "tool", "id": long},
+        "context": {"configuration": "support-chat"},
+        "evaluations": vec![json!({}); 1000],
+    })
+    .to_string();
+    let a = s.post("/access/v1/evaluations", body.clone()).await;
+    assert_eq!(a.status, 200, "{}", &a.text[..a.text.len().min(300)]);
+    assert_eq!(a.json["evaluations"].as_array().map(Vec::len), Some(1000));
+    let service = s.service.clone();
+    s.stop().await;
+    let written = std::fs::read_to_string(&log).expect("the log").len();
+    assert!(
+        written <= 64 * body.len(),
+        "{written} bytes of log for a {}-byte request",
+        body.len()
+    );
+    // Without the bound every record repeated both names: about x700.
+    let dropped = service.shared.metrics.log_dropped.get();
+    assert!(dropped > 0, "nothing was dropped: {written} bytes written");
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .expect("the log")
+            .lines()
+            .count() as u64
+            + dropped,
+        1000
+    );
+}
