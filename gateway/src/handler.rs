@@ -130,6 +130,30 @@ fn page<T>(
     Ok((out, None))
 }
 
+/// The page of `items` (each with its server) a caller of `configuration`
+/// may see: only the servers it sees ([`Context::sees_server`], asked once
+/// per server), paginated as `tools/list` is.
+fn visible_page<'a, T: Clone + 'a>(
+    gw: &Gateway,
+    configuration: &str,
+    cx: &RequestContext<RoleServer>,
+    kind: &str,
+    request: Option<&PaginatedRequestParams>,
+    items: impl Iterator<Item = (&'a str, &'a T)>,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let (id, _) = identity(cx)?;
+    let table = gw.table();
+    let ctx = context(configuration, &table, &id)?;
+    let mut sees = Sees {
+        ctx: &ctx,
+        known: HashMap::new(),
+    };
+    let items = items
+        .filter(|(s, _)| sees.server(s))
+        .map(|(_, x)| x.clone());
+    page(gw, kind, &table.digest_hex(), request, items)
+}
+
 /// Whether `ctx` sees `server`, asked once per server per request.
 struct Sees<'c, 't> {
     ctx: &'c Context<'t>,
@@ -390,20 +414,16 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let (id, _) = identity(&cx)?;
-        let table = self.gw.table();
-        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
-        let mut sees = Sees {
-            ctx: &ctx,
-            known: HashMap::new(),
-        };
-        let items = offerings
-            .resources
-            .iter()
-            .filter(|(s, _)| sees.server(s))
-            .map(|(_, r)| r.clone());
-        let (resources, next) = page(&self.gw, "r", &table.digest_hex(), request.as_ref(), items)?;
+        let items = offerings.resources.iter().map(|(s, r)| (s.as_str(), r));
+        let (resources, next) = visible_page(
+            &self.gw,
+            &self.configuration,
+            &cx,
+            "r",
+            request.as_ref(),
+            items,
+        )?;
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         result.cache_scope = Some(CacheScope::Private);
@@ -416,20 +436,16 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let (id, _) = identity(&cx)?;
-        let table = self.gw.table();
-        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
-        let mut sees = Sees {
-            ctx: &ctx,
-            known: HashMap::new(),
-        };
-        let items = offerings
-            .templates
-            .iter()
-            .filter(|(s, _)| sees.server(s))
-            .map(|(_, t)| t.clone());
-        let (templates, next) = page(&self.gw, "t", &table.digest_hex(), request.as_ref(), items)?;
+        let items = offerings.templates.iter().map(|(s, t)| (s.as_str(), t));
+        let (templates, next) = visible_page(
+            &self.gw,
+            &self.configuration,
+            &cx,
+            "t",
+            request.as_ref(),
+            items,
+        )?;
         let mut result = ListResourceTemplatesResult::with_all_items(templates);
         result.next_cursor = next;
         result.cache_scope = Some(CacheScope::Private);
@@ -464,20 +480,16 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let (id, _) = identity(&cx)?;
-        let table = self.gw.table();
-        let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
-        let mut sees = Sees {
-            ctx: &ctx,
-            known: HashMap::new(),
-        };
-        let items = offerings
-            .prompts
-            .iter()
-            .filter(|(s, _, _)| sees.server(s))
-            .map(|(_, _, p)| p.clone());
-        let (prompts, next) = page(&self.gw, "p", &table.digest_hex(), request.as_ref(), items)?;
+        let items = offerings.prompts.iter().map(|(s, _, p)| (s.as_str(), p));
+        let (prompts, next) = visible_page(
+            &self.gw,
+            &self.configuration,
+            &cx,
+            "p",
+            request.as_ref(),
+            items,
+        )?;
         let mut result = ListPromptsResult::with_all_items(prompts);
         result.next_cursor = next;
         result.cache_scope = Some(CacheScope::Private);

@@ -119,12 +119,22 @@ fn trusted_keys(c: &Config) -> Result<Option<TrustedKeys>, String> {
         .map_err(|e| format!("trusted-keys: {e}"))
 }
 
-impl Gateway {
-    /// Load the table, check the configuration against it, connect every
-    /// upstream and list its tools. An error names what to fix.
-    pub async fn start(config: Config, public_url: String) -> Result<Arc<Gateway>, String> {
-        let source = source_of(&config);
-        let keys = trusted_keys(&config)?;
+/// What the start-time checks that need no upstream give the start: the
+/// table (verified), its source and keys, the identity, the pins and the
+/// transport checks. `toolgate gateway --check` runs exactly these.
+struct Checked {
+    source: Source,
+    keys: Option<TrustedKeys>,
+    table: Table,
+    identify: Identify,
+    pins: Pins,
+    transport: toolgate_serve::transport::HostCheck,
+}
+
+impl Checked {
+    async fn of(config: &Config) -> Result<Checked, String> {
+        let source = source_of(config);
+        let keys = trusted_keys(config)?;
         let table = source.load_with(keys.as_ref())?;
         for c in &config.configurations {
             table
@@ -134,6 +144,36 @@ impl Gateway {
         let identify = Identify::new(&config.identity, &table).await?;
         let pins = Pins::new(config.registry.clone());
         pins.status(&table)?;
+        // Every route (MCP, /metrics, /ready, /health, the metadata) behind
+        // the same Host and Origin checks; no browser origin by default.
+        let transport = toolgate_serve::transport::HostCheck::new(
+            &config.allowed_hosts,
+            &config.allowed_origins,
+            false,
+        )?;
+        Ok(Checked {
+            source,
+            keys,
+            table,
+            identify,
+            pins,
+            transport,
+        })
+    }
+}
+
+impl Gateway {
+    /// Load the table, check the configuration against it, connect every
+    /// upstream and list its tools. An error names what to fix.
+    pub async fn start(config: Config, public_url: String) -> Result<Arc<Gateway>, String> {
+        let Checked {
+            source,
+            keys,
+            table,
+            identify,
+            pins,
+            transport,
+        } = Checked::of(&config).await?;
         let limits = ServeLimits {
             max_body_bytes: config.limits.max_body_bytes,
             max_connections: config.limits.max_connections,
@@ -158,13 +198,7 @@ impl Gateway {
             log.as_ref().map(|t| (t, 65_536)),
             keys,
         )?
-        // Every route (MCP, /metrics, /ready, /health, the metadata) behind
-        // the same Host and Origin checks; no browser origin by default.
-        .with_transport(toolgate_serve::transport::HostCheck::new(
-            &config.allowed_hosts,
-            &config.allowed_origins,
-            false,
-        )?);
+        .with_transport(transport);
         let changed = Arc::new(tokio::sync::Notify::new());
         let mut upstreams = HashMap::new();
         for u in &config.upstreams {
@@ -446,21 +480,7 @@ pub fn check(config: &Config) -> Result<String, String> {
         .build()
         .map_err(|e| e.to_string())?;
     rt.block_on(async {
-        let source = source_of(config);
-        let keys = trusted_keys(config)?;
-        let table = source.load_with(keys.as_ref())?;
-        for c in &config.configurations {
-            table
-                .context(c)
-                .map_err(|e| format!("configuration `{c}`: {e}"))?;
-        }
-        Identify::new(&config.identity, &table).await?;
-        Pins::new(config.registry.clone()).status(&table)?;
-        toolgate_serve::transport::HostCheck::new(
-            &config.allowed_hosts,
-            &config.allowed_origins,
-            false,
-        )?;
+        let Checked { table, .. } = Checked::of(config).await?;
         Ok(format!(
             "valid: table {}, configuration `{}`, {} upstream(s) (not connected)",
             table.digest_hex(),

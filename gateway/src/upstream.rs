@@ -380,12 +380,24 @@ pub async fn relay<T: Measured>(
             }
             Ok(r)
         }
-        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
-        Ok(Err(e)) => Err(ErrorData::new(
+        Ok(Err(e)) => Err(upstream_error(c, limits, e)),
+    }
+}
+
+/// An upstream's failure as the client gets it: the server's own JSON-RPC
+/// error as it is, an answer over the SDK's size bounds as the
+/// `max-result-bytes` error, anything else an internal error naming it.
+fn upstream_error(c: &Connection, limits: &Limits, e: rmcp::ServiceError) -> ErrorData {
+    match e {
+        rmcp::ServiceError::McpError(e) => e,
+        e if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
+            over_result_bound(&c.name, limits)
+        }
+        e => ErrorData::new(
             ErrorCode::INTERNAL_ERROR,
             format!("upstream `{}` failed: {e}", c.name),
             None,
-        )),
+        ),
     }
 }
 
@@ -463,17 +475,7 @@ pub async fn call(
     params.arguments = arguments;
     let peer = c.service.peer();
     let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
-    let failed = |e: rmcp::ServiceError| match e {
-        rmcp::ServiceError::McpError(e) => e,
-        e if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
-            over_result_bound(&c.name, limits)
-        }
-        e => ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("upstream `{}` failed: {e}", c.name),
-            None,
-        ),
-    };
+    let failed = |e| upstream_error(c, limits, e);
     let handle = peer
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
         .await

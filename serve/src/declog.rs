@@ -106,25 +106,9 @@ impl DecisionLogSink {
     /// full (in records or in bytes). Returns whether it was queued (a
     /// later record of the same request may then refer to it: [`same_as`]).
     pub fn record(&self, rec: ServiceRecord) -> bool {
-        use std::sync::atomic::Ordering;
-        let Some(line) = encode(rec) else {
-            self.dropped.inc();
-            return false;
-        };
-        let n = line.len();
-        if self.queued.fetch_add(n, Ordering::AcqRel) + n > MAX_QUEUED_BYTES {
-            self.queued.fetch_sub(n, Ordering::AcqRel);
-            self.dropped.inc();
-            return false;
-        }
-        match self.tx.try_send(Msg::Record(line)) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.queued.fetch_sub(n, Ordering::AcqRel);
-                self.dropped.inc();
-                false
-            }
-        }
+        // No request budget: only the queue's own bounds.
+        let mut unbounded = usize::MAX;
+        self.record_within(rec, &mut unbounded)
     }
 
     /// [`DecisionLogSink::record`] within a request's log budget: a record

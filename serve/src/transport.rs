@@ -183,11 +183,9 @@ impl HostCheck {
         if uri.scheme().is_some() || uri.authority().is_some() {
             return Err(TransportError::AbsoluteForm);
         }
-        let mut hosts = headers.get_all(HOST).iter();
-        let host = hosts.next().ok_or(TransportError::MissingHost)?;
-        if hosts.next().is_some() {
-            return Err(TransportError::RepeatedHost);
-        }
+        let host = single_header(headers, HOST.as_str())
+            .map_err(|_| TransportError::RepeatedHost)?
+            .ok_or(TransportError::MissingHost)?;
         let host_text = host
             .to_str()
             .map_err(|_| TransportError::MalformedHost("(not text)".into()))?;
@@ -200,13 +198,11 @@ impl HostCheck {
         {
             return Err(TransportError::HostNotAllowed(echo(host_text)));
         }
-        let mut origins = headers.get_all(ORIGIN).iter();
-        let Some(origin) = origins.next() else {
+        let Some(origin) =
+            single_header(headers, ORIGIN.as_str()).map_err(|_| TransportError::RepeatedOrigin)?
+        else {
             return Ok(());
         };
-        if origins.next().is_some() {
-            return Err(TransportError::RepeatedOrigin);
-        }
         let text = origin.to_str().unwrap_or("(not text)");
         let o = text.trim_end_matches('/').to_ascii_lowercase();
         let own = host_text.to_ascii_lowercase();

@@ -24,19 +24,24 @@ fn batch(items: usize, run_bytes: usize) -> Value {
     })
 }
 
+/// The service over the profiles example, logging to `log`.
+async fn logging(log: &std::path::Path) -> Running {
+    let source = profiles_source();
+    let t = source.load().expect("compiles");
+    start(
+        t,
+        Some(source),
+        Limits::default(),
+        Some((LogTarget::File(log.to_path_buf()), 65_536)),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batchs_shared_run_is_logged_once_and_the_log_stays_near_the_request() {
     let dir = tempfile::tempdir().expect("a directory");
     let log = dir.path().join("decisions.jsonl");
-    let source = profiles_source();
-    let t = source.load().expect("compiles");
-    let s = start(
-        t,
-        Some(source),
-        Limits::default(),
-        Some((LogTarget::File(log.clone()), 65_536)),
-    )
-    .await;
+    let s = logging(&log).await;
     let body = batch(1000, 11_700).to_string();
     assert!(
         (14_000..18_500).contains(&body.len()),
@@ -111,15 +116,7 @@ async fn a_batchs_shared_run_is_logged_once_and_the_log_stays_near_the_request()
 async fn one_requests_log_is_bounded_by_what_it_sent() {
     let dir = tempfile::tempdir().expect("a directory");
     let log = dir.path().join("decisions.jsonl");
-    let source = profiles_source();
-    let t = source.load().expect("compiles");
-    let s = start(
-        t,
-        Some(source),
-        Limits::default(),
-        Some((LogTarget::File(log.clone()), 65_536)),
-    )
-    .await;
+    let s = logging(&log).await;
     let long = "x".repeat(1024);
     let body = json!({
         "subject": {"type": "user", "id": long},
