@@ -36,6 +36,11 @@ pub struct Listener {
 /// so each connection has its own table.
 #[derive(Default)]
 pub struct Progress {
+    /// Held (written) by a call from sending its request until its route
+    /// is in place, and (read) by a progress notification before it looks
+    /// its route up: the upstream may answer with progress before the
+    /// sender has learnt the token the SDK gave the request.
+    registering: tokio::sync::RwLock<()>,
     routes: std::sync::Mutex<
         std::collections::HashMap<
             rmcp::model::ProgressToken,
@@ -83,7 +88,11 @@ impl ClientHandler for Listener {
     ) {
         // Only for a call in flight that asked for it; anything else (a
         // token of no call whose client asked) goes nowhere.
-        if let Some((client, token)) = self.progress.target(&params.progress_token) {
+        let target = {
+            let _settled = self.progress.registering.read().await;
+            self.progress.target(&params.progress_token)
+        };
+        if let Some((client, token)) = target {
             let mut relayed = params;
             relayed.progress_token = token;
             let _ = client.notify_progress(relayed).await;
@@ -476,6 +485,11 @@ pub async fn call(
     let peer = c.service.peer();
     let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
     let failed = |e| upstream_error(c, limits, e);
+    let listener = c.service.service();
+    let registering = match progress {
+        Some(_) => Some(listener.progress.registering.write().await),
+        None => None,
+    };
     let handle = peer
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
         .await
@@ -483,7 +497,6 @@ pub async fn call(
     // The SDK gives every upstream request a progress token of its own:
     // the upstream's progress under it goes back under the client's.
     let _route = progress.map(|to| {
-        let listener = c.service.service();
         if let Ok(mut m) = listener.progress.routes.lock() {
             m.insert(handle.progress_token.clone(), to);
         }
@@ -492,6 +505,7 @@ pub async fn call(
             token: handle.progress_token.clone(),
         }
     });
+    drop(registering);
     let id = handle.id.clone();
     let answer = tokio::select! {
         a = tokio::time::timeout(limits.upstream_timeout, handle.await_response()) => a,
