@@ -1,6 +1,6 @@
 //! Who is asking, from what a caller proves, never from what it says: one
 //! implementation for every network edge of toolgate (the decision service
-//! now, the MCP gateway next).
+//! and the MCP gateway).
 //!
 //! A caller presents `Authorization: Bearer TOKEN`, checked two ways, as
 //! the operator's credentials file (TOML, [`Authenticator::from_toml`]) says:

@@ -122,7 +122,7 @@ enum Command {
     /// The language server for editors (LSP over standard input and output).
     ///
     /// Diagnostics, quick fixes, completion, hover, go to definition, references,
-    /// rename, formatting and outline for policy files; README.md says how to set
+    /// rename, formatting and outline for policy files; docs/editors.md says how to set
     /// up VS Code, Neovim and Helix.
     Lsp(lsp::LspArgs),
     /// Print the shell completion script (bash, elvish, fish, powershell, zsh).

@@ -37,7 +37,7 @@ fn root<T: JsonSchema>(settings: SchemaSettings) -> Schema {
 
 macro_rules! outputs {
     ($($name:literal, $ty:ty, $title:literal, $description:literal;)*) => {
-        /// Every JSON output, in the order of README's command list.
+        /// Every JSON output, in the order of the command list of docs/cli.md.
         pub const OUTPUTS: &[Output] = &[$(Output {
             name: $name,
             title: $title,

@@ -10,11 +10,16 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, SubscriptionFilter,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    Reference, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
+// Logging is the SDK's legacy half (SEP-2577); it is relayed while clients use it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::ServerHandler;
 use toolgate_runtime::log::{
@@ -25,6 +30,8 @@ use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_serve::metrics::DecisionLabels;
 
 use crate::identity::{admitted, Identity};
+use crate::session::Session;
+use crate::upstream::Connection;
 use crate::Gateway;
 
 #[derive(Clone)]
@@ -33,12 +40,59 @@ pub struct Handler {
     /// The configuration this endpoint decides under (`/mcp` the file's
     /// `configuration`, `/mcp/NAME` each of `configurations`).
     configuration: Arc<str>,
+    session: Arc<Session>,
 }
 
 impl Handler {
     pub fn new(gw: Arc<Gateway>, configuration: Arc<str>) -> Handler {
-        Handler { gw, configuration }
+        let session = Arc::new(Session::new(&gw));
+        Handler {
+            gw,
+            configuration,
+            session,
+        }
     }
+}
+
+impl Gateway {
+    /// Whether a caller `id` of `configuration` sees `server` under the
+    /// table of this moment (an identity the table no longer admits sees
+    /// nothing).
+    pub(crate) fn sees_server(&self, configuration: &str, id: &Identity, server: &str) -> bool {
+        let table = self.table();
+        context(configuration, &table, id).is_ok_and(|ctx| ctx.sees_server(server))
+    }
+
+    /// The connection of the one server a caller `id` of `configuration`
+    /// sees that answers `uri`, or `None` (nobody answers it, or the caller
+    /// may not know who does).
+    fn resource_upstream(
+        &self,
+        configuration: &str,
+        id: &Identity,
+        uri: &str,
+    ) -> Option<Arc<Connection>> {
+        let offerings = self.offerings.load();
+        let server = offerings.server_of_uri(uri)?;
+        if !self.sees_server(configuration, id, server) {
+            return None;
+        }
+        self.upstreams.get(server).map(|s| s.load_full())
+    }
+}
+
+/// Tell the upstream answering `uri` that no session wants its updates.
+pub(crate) async fn unsubscribe_upstream(gw: &Gateway, uri: &str) {
+    let server = gw.offerings.load().server_of_uri(uri).map(str::to_string);
+    let Some(c) = server.and_then(|s| gw.upstreams.get(&s).map(|c| c.load_full())) else {
+        return;
+    };
+    #[allow(deprecated)]
+    let stop = c
+        .service
+        .peer()
+        .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri));
+    let _ = crate::upstream::relay(&c, &gw.config.limits, stop).await;
 }
 
 /// The identity the middleware proved for this request. Its absence is an
@@ -276,15 +330,22 @@ fn reason_label(d: &Decision<'_>, offered: bool) -> &'static str {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_resources()
-                .enable_prompts()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
+        // Everything an upstream may offer is relayed; what none offers is
+        // answered as a server without it would (an empty list, no
+        // completions), never refused as unknown.
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .enable_prompts_list_changed()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_tool_list_changed()
+            .build();
+        InitializeResult::new(capabilities).with_server_info(Implementation::new(
             "toolgate-gateway",
             env!("CARGO_PKG_VERSION"),
         ))
@@ -459,16 +520,10 @@ impl ServerHandler for Handler {
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let (id, _) = identity(&cx)?;
-        let table = self.gw.table();
-        let ctx = context(&self.configuration, &table, &id)?;
-        let offerings = self.gw.offerings.load();
-        let Some(server) = offerings.server_of_uri(&request.uri) else {
-            return Err(no_resource(&request.uri));
-        };
-        if !ctx.sees_server(server) {
-            return Err(no_resource(&request.uri));
-        }
-        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
+        let Some(c) = self
+            .gw
+            .resource_upstream(&self.configuration, &id, &request.uri)
+        else {
             return Err(no_resource(&request.uri));
         };
         let limits = &self.gw.config.limits;
@@ -521,22 +576,162 @@ impl ServerHandler for Handler {
         crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await
     }
 
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let offerings = self.gw.offerings.load();
+        let mut forwarded = request.clone();
+        // The server a reference names, and the reference in its own words;
+        // one the caller may not know of is answered as one nobody serves.
+        let refused = || match &request.r#ref {
+            Reference::Prompt(p) => no_prompt(&p.name),
+            Reference::Resource(r) => no_resource(&r.uri),
+            _ => ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                "a completion reference of a kind this gateway does not know",
+                None,
+            ),
+        };
+        let server = match &mut forwarded.r#ref {
+            Reference::Prompt(p) => match offerings.prompt(&p.name) {
+                Some((server, own)) => {
+                    p.name = own.to_string();
+                    server
+                }
+                None => return Err(refused()),
+            },
+            Reference::Resource(r) => match offerings.server_of_template(&r.uri) {
+                Some(server) => server,
+                None => return Err(refused()),
+            },
+            _ => return Err(refused()),
+        };
+        if !self.gw.sees_server(&self.configuration, &id, server) {
+            return Err(refused());
+        }
+        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
+            return Err(refused());
+        };
+        let limits = &self.gw.config.limits;
+        crate::upstream::relay(&c, limits, c.service.peer().complete(forwarded)).await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (id, _) = identity(&cx)?;
+        // The session's own filter, and each upstream it sees that logs is
+        // told the level (an upstream's level is shared by every session:
+        // the one set last; each session still gets only what it asked for).
+        self.session.set_level(request.level);
+        let servers: Vec<String> = self.gw.upstreams.keys().cloned().collect();
+        for server in servers {
+            if !self.gw.sees_server(&self.configuration, &id, &server) {
+                continue;
+            }
+            let Some(c) = self.gw.upstreams.get(&server).map(|s| s.load_full()) else {
+                continue;
+            };
+            let logs = c
+                .service
+                .peer()
+                .peer_info()
+                .is_some_and(|i| i.capabilities.logging.is_some());
+            if logs {
+                let limits = &self.gw.config.limits;
+                crate::upstream::relay(&c, limits, c.service.peer().set_level(request.clone()))
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let Some(c) = self
+            .gw
+            .resource_upstream(&self.configuration, &id, &request.uri)
+        else {
+            return Err(no_resource(&request.uri));
+        };
+        if self.session.subscribe(&self.gw, &request.uri)? {
+            let limits = &self.gw.config.limits;
+            let asked =
+                crate::upstream::relay(&c, limits, c.service.peer().subscribe(request.clone()));
+            if let Err(e) = asked.await {
+                self.session.unsubscribe(&self.gw, &request.uri);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (id, _) = identity(&cx)?;
+        if self
+            .gw
+            .resource_upstream(&self.configuration, &id, &request.uri)
+            .is_none()
+        {
+            return Err(no_resource(&request.uri));
+        }
+        if self.session.unsubscribe(&self.gw, &request.uri) {
+            unsubscribe_upstream(&self.gw, &request.uri).await;
+        }
+        Ok(())
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        (requested.tools_list_changed == Some(true))
-            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+        // List changes say nothing of what changed, so any caller may have
+        // them. Resource subscriptions over `subscriptions/listen` are not
+        // accepted: the SDK hands `listen` no identity to decide with, so
+        // the acknowledgment leaves them out (docs/gateway.md).
+        let mut accepted = SubscriptionFilter::builder();
+        if requested.tools_list_changed == Some(true) {
+            accepted = accepted.tools_list_changed();
+        }
+        if requested.prompts_list_changed == Some(true) {
+            accepted = accepted.prompts_list_changed();
+        }
+        if requested.resources_list_changed == Some(true) {
+            accepted = accepted.resources_list_changed();
+        }
+        Some(accepted.build())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.gw.changes.subscribe();
+        let wants = context.accepted().clone();
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
                 r = changes.recv() => match r {
-                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if context.sink().notify_tool_list_changed().await.is_err() {
+                    Ok(c) => {
+                        if !notify_listener(&context, &wants, c).await {
+                            return Ok(());
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if !notify_listener(&context, &wants, crate::Changed::ALL).await {
                             return Ok(());
                         }
                     }
@@ -547,21 +742,36 @@ impl ServerHandler for Handler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // A session of the revision before 2026-07-28: list changes are
-        // announced on its stream while it lives.
-        let peer = context.peer.clone();
-        let mut changes = self.gw.changes.subscribe();
-        tokio::spawn(async move {
-            loop {
-                match changes.recv().await {
-                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if peer.notify_tool_list_changed().await.is_err() {
-                            return;
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
+        // A session of the revision before 2026-07-28: list changes, and
+        // what it may see of the upstreams' logs and resource updates, are
+        // sent on its stream while it lives, decided for the identity that
+        // opened it.
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let Some(id) = parts.and_then(|p| p.extensions.get::<Identity>()).cloned() else {
+            return;
+        };
+        crate::session::relay(
+            &self.gw,
+            self.session.clone(),
+            context.peer.clone(),
+            self.configuration.clone(),
+            id,
+        );
     }
+}
+
+/// Tell a 2026-07-28 listener the changes of `c` it asked for: whether it
+/// could be told.
+async fn notify_listener(
+    context: &SubscriptionContext,
+    wants: &SubscriptionFilter,
+    c: crate::Changed,
+) -> bool {
+    let sink = context.sink();
+    (!(c.tools && wants.tools_list_changed == Some(true))
+        || sink.notify_tool_list_changed().await.is_ok())
+        && (!(c.prompts && wants.prompts_list_changed == Some(true))
+            || sink.notify_prompt_list_changed().await.is_ok())
+        && (!(c.resources && wants.resources_list_changed == Some(true))
+            || sink.notify_resource_list_changed().await.is_ok())
 }

@@ -32,6 +32,7 @@ pub mod identity;
 mod metrics;
 pub mod offerings;
 pub mod pins;
+mod session;
 pub mod upstream;
 
 pub use config::Config;
@@ -86,10 +87,31 @@ pub struct Gateway {
     pub public_url: String,
     /// Fired when what clients may be offered changed (a new table, an
     /// upstream's new list): clients are told their list changed.
-    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub changes: tokio::sync::broadcast::Sender<Changed>,
+    /// The upstreams' log messages and resource updates, for the sessions.
+    pub events: tokio::sync::broadcast::Sender<upstream::Event>,
+    /// How many sessions subscribed to each resource URI (2025-11-25's
+    /// `resources/subscribe`): the upstream is told to stop when none is left.
+    pub subscribers: Mutex<HashMap<String, usize>>,
     pub metrics: metrics::GatewayMetrics,
     /// Why the last listing of each upstream failed, while it is the last.
     pub upstream_errors: Mutex<HashMap<String, String>>,
+}
+
+/// Which lists a change may have changed, for the clients' `list_changed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Changed {
+    pub tools: bool,
+    pub resources: bool,
+    pub prompts: bool,
+}
+
+impl Changed {
+    pub const ALL: Changed = Changed {
+        tools: true,
+        resources: true,
+        prompts: true,
+    };
 }
 
 fn source_of(c: &Config) -> Source {
@@ -200,9 +222,14 @@ impl Gateway {
         )?
         .with_transport(transport);
         let changed = Arc::new(tokio::sync::Notify::new());
+        let (events, _) = tokio::sync::broadcast::channel(upstream::EVENTS_QUEUED);
+        let wake = upstream::Wake {
+            changed: changed.clone(),
+            events: events.clone(),
+        };
         let mut upstreams = HashMap::new();
         for u in &config.upstreams {
-            let c = upstream::connect(u, &config.limits, changed.clone()).await?;
+            let c = upstream::connect(u, &config.limits, wake.clone()).await?;
             upstreams.insert(u.name.clone(), ArcSwap::from_pointee(c));
         }
         let (changes, _) = tokio::sync::broadcast::channel(16);
@@ -219,6 +246,8 @@ impl Gateway {
             changed: changed.clone(),
             public_url,
             changes,
+            events,
+            subscribers: Mutex::new(HashMap::new()),
             metrics: metrics::GatewayMetrics::default(),
             upstream_errors: Mutex::new(HashMap::new()),
         });
@@ -271,8 +300,16 @@ impl Gateway {
                 }
             }
         }
-        self.offerings
-            .store(Arc::new(offerings::Offerings::new(served)));
+        let offerings = offerings::Offerings::new(served);
+        let before = self.offerings.load();
+        let changed = Changed {
+            tools: true,
+            resources: offerings.resources != before.resources
+                || offerings.templates != before.templates,
+            prompts: offerings.prompts != before.prompts,
+        };
+        drop(before);
+        self.offerings.store(Arc::new(offerings));
         let mut catalog = Catalog::new(listed);
         catalog.generation = self.catalog.load().generation + 1;
         for u in &catalog.unmapped {
@@ -283,7 +320,7 @@ impl Gateway {
             *m = errors;
         }
         self.report();
-        let _ = self.changes.send(());
+        let _ = self.changes.send(changed);
     }
 
     /// The connection of `u`, started again when it is down and its
@@ -313,7 +350,11 @@ impl Gateway {
             ));
         }
         let attempts = due.map_or(0, |b| b.attempts + 1);
-        match upstream::connect(u, &self.config.limits, self.changed.clone()).await {
+        let wake = upstream::Wake {
+            changed: self.changed.clone(),
+            events: self.events.clone(),
+        };
+        match upstream::connect(u, &self.config.limits, wake).await {
             Ok(fresh) => {
                 note(&format!(
                     "upstream `{}` restarted (attempt {})",
@@ -420,7 +461,8 @@ impl Gateway {
                 let digest = table.digest();
                 if last.is_some_and(|l| l != digest) {
                     gw.report();
-                    let _ = gw.changes.send(());
+                    // Who sees what may have changed in every list.
+                    let _ = gw.changes.send(Changed::ALL);
                 }
                 last = Some(digest);
                 drop(gw);

@@ -20,6 +20,7 @@ pub struct GatewayMetrics {
     changed: Gauge,
     upstream_errors: Family<UpstreamLabels, Counter>,
     upstream_restarts: Family<UpstreamLabels, Counter>,
+    events_dropped: Counter,
 }
 
 impl Default for GatewayMetrics {
@@ -30,6 +31,12 @@ impl Default for GatewayMetrics {
         let changed = Gauge::default();
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
         let upstream_restarts = Family::<UpstreamLabels, Counter>::default();
+        let events_dropped = Counter::default();
+        registry.register(
+            "toolgate_gateway_events_dropped",
+            "Upstream log messages and resource updates a session was too slow to take",
+            events_dropped.clone(),
+        );
         registry.register(
             "toolgate_gateway_upstream_restarts",
             "Upstreams started again after they went down, by upstream",
@@ -62,6 +69,7 @@ impl Default for GatewayMetrics {
             changed,
             upstream_errors,
             upstream_restarts,
+            events_dropped,
         }
     }
 }
@@ -87,6 +95,10 @@ impl GatewayMetrics {
                 upstream: upstream.to_string(),
             })
             .inc();
+    }
+
+    pub fn events_dropped(&self, n: u64) {
+        self.events_dropped.inc_by(n);
     }
 
     /// The service's exposition with these metrics added before its `# EOF`.

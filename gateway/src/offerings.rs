@@ -9,7 +9,9 @@
 //!   lists: the gateway never guesses which server meant it.
 //! - A URI no server lists goes to the one server whose templates could
 //!   have made it (the template's text before its first `{` is a prefix of
-//!   the URI), and only when exactly one server's could.
+//!   the URI), and only when exactly one server's could; failing that, to
+//!   the one upstream that serves resources at all, when only one does (a
+//!   server may answer URIs it never lists: there is no one else to ask).
 //!
 //! Nothing here decides: the handler asks the runtime whether the caller
 //! sees a server ([`toolgate_runtime::Context::sees_server`]) before it
@@ -25,6 +27,8 @@ pub struct Listed {
     pub resources: Vec<Resource>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<Prompt>,
+    /// Whether it declared the resources capability at all.
+    pub serves_resources: bool,
 }
 
 /// Every upstream's resources, templates and prompts.
@@ -37,6 +41,8 @@ pub struct Offerings {
     pub prompts: Vec<(String, String, Prompt)>,
     by_uri: HashMap<String, String>,
     by_prompt: HashMap<String, usize>,
+    /// The one upstream that serves resources, when only one does.
+    only_resource_server: Option<String>,
 }
 
 impl Offerings {
@@ -51,6 +57,10 @@ impl Offerings {
             }
         }
         let mut o = Offerings::default();
+        let mut serving = listed.iter().filter(|(_, l)| l.serves_resources);
+        if let (Some((s, _)), None) = (serving.next(), serving.next()) {
+            o.only_resource_server = Some(s.clone());
+        }
         for (s, l) in &listed {
             for r in &l.resources {
                 if servers_of.get(r.uri.as_str()).map(Vec::len) == Some(1)
@@ -94,7 +104,19 @@ impl Offerings {
                 }
             }
         }
-        found
+        found.or(self.only_resource_server.as_deref())
+    }
+
+    /// The server whose template is `template`, if exactly one lists it (a
+    /// completion of a template argument goes there).
+    pub fn server_of_template(&self, template: &str) -> Option<&str> {
+        let mut of = self
+            .templates
+            .iter()
+            .filter(|(_, t)| t.uri_template == template)
+            .map(|(s, _)| s.as_str());
+        let first = of.next()?;
+        of.all(|s| s == first).then_some(first)
     }
 
     /// (server, the server's own name) of the prompt the gateway names `name`.

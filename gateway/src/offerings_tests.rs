@@ -83,3 +83,59 @@ fn prompts_are_named_as_tools_are() {
     assert_eq!(o.prompt("summary"), None);
     assert_eq!(o.prompts[0].2.name, "mcp_crm_summary");
 }
+
+#[test]
+fn a_uri_nobody_lists_or_templates_goes_to_the_only_resource_server() {
+    let only = Offerings::new(vec![
+        (
+            "files".into(),
+            Listed {
+                resources: vec![resource("file:///listed")],
+                serves_resources: true,
+                ..Default::default()
+            },
+        ),
+        ("tools-only".into(), Listed::default()),
+    ]);
+    assert_eq!(only.server_of_uri("test://never-listed"), Some("files"));
+    let two = Offerings::new(vec![
+        (
+            "a".into(),
+            Listed {
+                serves_resources: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "b".into(),
+            Listed {
+                serves_resources: true,
+                ..Default::default()
+            },
+        ),
+    ]);
+    assert_eq!(two.server_of_uri("test://never-listed"), None);
+}
+
+#[test]
+fn a_template_is_completed_by_the_one_server_that_lists_it() {
+    let o = Offerings::new(vec![
+        (
+            "a".into(),
+            Listed {
+                templates: vec![template("test://a/{id}"), template("test://both/{id}")],
+                ..Default::default()
+            },
+        ),
+        (
+            "b".into(),
+            Listed {
+                templates: vec![template("test://both/{id}")],
+                ..Default::default()
+            },
+        ),
+    ]);
+    assert_eq!(o.server_of_template("test://a/{id}"), Some("a"));
+    assert_eq!(o.server_of_template("test://both/{id}"), None);
+    assert_eq!(o.server_of_template("test://none/{id}"), None);
+}

@@ -22,12 +22,36 @@ use tokio::sync::Notify;
 use crate::config::{Limits, Transport, Upstream};
 
 /// The client side of one upstream: it wakes the gateway when the server
-/// says its list changed, and relays its progress notifications to the
-/// client whose call they belong to.
+/// says a list changed, relays its progress notifications to the client
+/// whose call they belong to, and publishes its log messages and resource
+/// updates to the sessions ([`Event`]; each session decides what it may see).
 #[derive(Clone)]
 pub struct Listener {
+    pub server: Arc<str>,
     pub changed: Arc<Notify>,
     pub progress: Arc<Progress>,
+    pub events: tokio::sync::broadcast::Sender<Event>,
+}
+
+/// A notification of an upstream that is no answer to one call: it goes to
+/// the sessions that see the server (and, for an update, subscribed to the
+/// resource). A session too slow to take them loses the oldest
+/// (`EVENTS_QUEUED` per session), never blocking the upstream.
+#[derive(Debug, Clone)]
+pub enum Event {
+    #[allow(deprecated)]
+    Log(Arc<str>, rmcp::model::LoggingMessageNotificationParam),
+    Updated(Arc<str>, rmcp::model::ResourceUpdatedNotificationParam),
+}
+
+/// How many events wait for one session before the oldest are dropped.
+pub const EVENTS_QUEUED: usize = 256;
+
+/// What a connection wakes or tells: the relister and the sessions.
+#[derive(Clone)]
+pub struct Wake {
+    pub changed: Arc<Notify>,
+    pub events: tokio::sync::broadcast::Sender<Event>,
 }
 
 /// The calls in flight whose client asked for progress: the progress
@@ -78,6 +102,44 @@ impl ClientHandler for Listener {
         _context: NotificationContext<RoleClient>,
     ) -> impl std::future::Future<Output = ()> + Send + '_ {
         self.changed.notify_one();
+        std::future::ready(())
+    }
+
+    fn on_prompt_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        self.changed.notify_one();
+        std::future::ready(())
+    }
+
+    fn on_resource_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        self.changed.notify_one();
+        std::future::ready(())
+    }
+
+    #[allow(deprecated)]
+    fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        // No session listening is no error: the message goes nowhere.
+        let _ = self.events.send(Event::Log(self.server.clone(), params));
+        std::future::ready(())
+    }
+
+    fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self
+            .events
+            .send(Event::Updated(self.server.clone(), params));
         std::future::ready(())
     }
 
@@ -154,14 +216,12 @@ impl Connection {
 }
 
 /// Connect to `u` within the upstream timeout.
-pub async fn connect(
-    u: &Upstream,
-    limits: &Limits,
-    changed: Arc<Notify>,
-) -> Result<Connection, String> {
+pub async fn connect(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connection, String> {
     let listener = Listener {
-        changed,
+        server: u.name.as_str().into(),
+        changed: wake.changed,
         progress: Arc::new(Progress::default()),
+        events: wake.events,
     };
     let started = async {
         match &u.transport {
@@ -339,7 +399,10 @@ pub async fn list_offerings(
         .peer_info()
         .map(|i| i.capabilities.clone())
         .unwrap_or_default();
-    let mut listed = crate::offerings::Listed::default();
+    let mut listed = crate::offerings::Listed {
+        serves_resources: caps.resources.is_some(),
+        ..Default::default()
+    };
     if caps.resources.is_some() {
         listed.resources = pages(c, limits, "resources/list", |p| async move {
             peer.list_resources(p)
@@ -442,6 +505,18 @@ impl Measured for rmcp::model::ReadResourceResponse {
             #[allow(unreachable_patterns)]
             _ => usize::MAX,
         }
+    }
+}
+
+impl Measured for rmcp::model::CompleteResult {
+    fn json_bytes(&self) -> usize {
+        bytes_of(self)
+    }
+}
+
+impl Measured for () {
+    fn json_bytes(&self) -> usize {
+        0
     }
 }
 

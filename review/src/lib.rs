@@ -4,7 +4,7 @@
 //!
 //! - [`diff`]: the exact semantic diff of two tables (`toolgate diff`).
 //! - [`replay`]: a decision log replayed against a proposed table
-//!   (`toolgate replay`).
+//!   (`toolgate diff --replay`).
 //! - [`snapshot`]: the effective-access snapshot (`toolgate snapshot`).
 //! - [`policy_tests`]: policy tests and table coverage (`toolgate test`).
 //! - [`readout`]: the JSON of `explain` and `show` (typed, so their schemas
