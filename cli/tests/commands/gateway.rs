@@ -1813,3 +1813,184 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
     });
     drop(gw);
 }
+
+/// A client handler that records the log messages and resource updates it
+/// is sent, as `log DATA` and `updated URI`.
+struct Heard {
+    tx: tokio::sync::mpsc::UnboundedSender<String>,
+    config: ClientConfig,
+}
+
+impl rmcp::ClientHandler for Heard {
+    #[allow(deprecated)]
+    fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let data = params.data.as_str().unwrap_or_default().to_string();
+        let _ = self.tx.send(format!("log {data}"));
+        std::future::ready(())
+    }
+
+    fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self.tx.send(format!("updated {}", params.uri));
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
+/// Completions, log levels and subscriptions go to the server only for a
+/// caller who sees it, and what the server says outside an answer (a log
+/// message, a resource update) reaches only the sessions that see it; a
+/// hidden server's prompt or resource answers as one nobody serves.
+#[test]
+#[allow(deprecated)]
+fn completions_logs_and_subscriptions_are_relayed_only_for_servers_the_caller_sees() {
+    use rmcp::model::{
+        CompleteRequestParams, LoggingLevel, SetLevelRequestParams, SubscribeRequestParams,
+        UnsubscribeRequestParams,
+    };
+    let dir = temp("gw-notify");
+    let project = crm_project("gw-notify-project", &[]);
+    // support-bot is offered no crm tool; billing-bot all of them.
+    let policy = CRM_POLICY.replace(
+        "consumer support-bot { profile support-readonly }",
+        "profile nothing { allow [] }\nconsumer support-bot { profile nothing }",
+    );
+    std::fs::write(project.join("policy.tg"), policy).unwrap();
+    let log = dir.join("calls.log");
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    );
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let session = |token: &'static str, tx| {
+        let mut config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
+        config.auth_header = Some(token.to_string());
+        let info = ClientConfig::new(Default::default(), Implementation::new("heard", "1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        rmcp::service::serve_client_with_lifecycle(
+            Heard { tx, config: info },
+            StreamableHttpClientTransport::from_config(config),
+            rmcp::service::ClientLifecycleMode::Initialize,
+        )
+    };
+    let error_of = |e: rmcp::ServiceError| match e {
+        rmcp::ServiceError::McpError(e) => serde_json::to_value(e).unwrap(),
+        other => panic!("{other}"),
+    };
+    runtime().block_on(async {
+        let (hidden_tx, mut hidden_rx) = tokio::sync::mpsc::unbounded_channel();
+        let hidden = session(SUPPORT_KEY, hidden_tx)
+            .await
+            .expect("the MCP handshake");
+        let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
+        let seen = session(BILLING_KEY, seen_tx)
+            .await
+            .expect("the MCP handshake");
+
+        // The hidden caller: each answer is the one for a thing nobody serves.
+        let h = hidden.peer();
+        for uri in ["crm://policy/refunds", "nobody://x"] {
+            let e = error_of(
+                h.subscribe(SubscribeRequestParams::new(uri))
+                    .await
+                    .unwrap_err(),
+            );
+            assert_eq!(
+                e,
+                json!({"code": -32002, "message": format!("Resource not found: {uri}")})
+            );
+        }
+        let argument = rmcp::model::ArgumentInfo::new("id", "4");
+        for name in ["mcp_crm_summary", "mcp_crm_summarx"] {
+            let e = error_of(
+                h.complete(CompleteRequestParams::new(
+                    rmcp::model::Reference::for_prompt(name),
+                    argument.clone(),
+                ))
+                .await
+                .unwrap_err(),
+            );
+            assert_eq!(
+                e,
+                json!({"code": -32602, "message": format!("Unknown prompt: {name}")})
+            );
+        }
+        h.set_level(SetLevelRequestParams::new(LoggingLevel::Debug))
+            .await
+            .expect("a level is the session's own");
+
+        // The seeing caller: each reaches the server, under its own names.
+        let s = seen.peer();
+        let done = s
+            .complete(CompleteRequestParams::new(
+                rmcp::model::Reference::for_prompt("mcp_crm_summary"),
+                argument.clone(),
+            ))
+            .await
+            .expect("a completion");
+        assert_eq!(done.completion.values, ["7", "42"]);
+        let done = s
+            .complete(CompleteRequestParams::new(
+                rmcp::model::Reference::for_resource("crm://customers/{id}"),
+                argument,
+            ))
+            .await
+            .expect("a completion of a template");
+        assert_eq!(done.completion.values, ["7", "42"]);
+        s.set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+            .await
+            .expect("setLevel");
+        s.subscribe(SubscribeRequestParams::new("crm://policy/refunds"))
+            .await
+            .expect("subscribe");
+        let mut heard = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while heard.len() < 2 {
+            match tokio::time::timeout_at(deadline, seen_rx.recv()).await {
+                Ok(Some(n)) => heard.push(n),
+                _ => panic!("the seeing session heard only {heard:?}"),
+            }
+        }
+        heard.sort();
+        assert_eq!(
+            heard,
+            ["log level set to info", "updated crm://policy/refunds"]
+        );
+        s.unsubscribe(UnsubscribeRequestParams::new("crm://policy/refunds"))
+            .await
+            .expect("unsubscribe");
+        // The hidden session heard nothing of the server.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(hidden_rx.try_recv().ok(), None);
+        let _ = hidden.cancel().await;
+        let _ = seen.cancel().await;
+    });
+    let reached: Vec<String> = calls_seen(&log)
+        .into_iter()
+        .filter(|l| l != "start")
+        .collect();
+    assert_eq!(
+        reached,
+        [
+            "complete summary",
+            "complete crm://customers/{id}",
+            "level info",
+            "subscribe crm://policy/refunds",
+            "unsubscribe crm://policy/refunds"
+        ]
+    );
+    drop(gw);
+}
