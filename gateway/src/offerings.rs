@@ -5,8 +5,8 @@
 //! - A prompt is named as a tool is (`mcp_SERVER_NAME`, the one function
 //!   `registry import-mcp` uses), so two servers' prompts never collide.
 //! - A resource keeps its URI (a client reads what the server wrote). A URI
-//!   two servers list is withheld from both and read as a URI nobody
-//!   lists: the gateway never guesses which server meant it.
+//!   two servers list is withheld from both and routed to neither (not
+//!   even through a template): the gateway never guesses which one meant it.
 //! - A URI no server lists goes to the one server whose templates could
 //!   have made it (the template's text before its first `{` is a prefix of
 //!   the URI), and only when exactly one server's could; failing that, to
@@ -41,6 +41,8 @@ pub struct Offerings {
     pub prompts: Vec<(String, String, Prompt)>,
     by_uri: HashMap<String, String>,
     by_prompt: HashMap<String, usize>,
+    /// URIs several servers list: routed to none of them.
+    ambiguous: std::collections::HashSet<String>,
     /// The one upstream that serves resources, when only one does.
     only_resource_server: Option<String>,
 }
@@ -57,6 +59,11 @@ impl Offerings {
             }
         }
         let mut o = Offerings::default();
+        o.ambiguous = servers_of
+            .iter()
+            .filter(|(_, v)| v.len() > 1)
+            .map(|(u, _)| u.to_string())
+            .collect();
         let mut serving = listed.iter().filter(|(_, l)| l.serves_resources);
         if let (Some((s, _)), None) = (serving.next(), serving.next()) {
             o.only_resource_server = Some(s.clone());
@@ -92,6 +99,9 @@ impl Offerings {
     pub fn server_of_uri(&self, uri: &str) -> Option<&str> {
         if let Some(s) = self.by_uri.get(uri) {
             return Some(s);
+        }
+        if self.ambiguous.contains(uri) {
+            return None;
         }
         let mut found: Option<&str> = None;
         for (s, t) in &self.templates {

@@ -139,3 +139,28 @@ fn a_template_is_completed_by_the_one_server_that_lists_it() {
     assert_eq!(o.server_of_template("test://both/{id}"), None);
     assert_eq!(o.server_of_template("test://none/{id}"), None);
 }
+
+#[test]
+fn a_uri_two_servers_list_is_not_routed_through_a_template_either() {
+    let o = Offerings::new(vec![
+        (
+            "a".into(),
+            Listed {
+                resources: vec![resource("db://7")],
+                templates: vec![template("db://{id}")],
+                serves_resources: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "b".into(),
+            Listed {
+                resources: vec![resource("db://7")],
+                serves_resources: true,
+                ..Default::default()
+            },
+        ),
+    ]);
+    assert_eq!(o.server_of_uri("db://7"), None);
+    assert_eq!(o.server_of_uri("db://8"), Some("a"));
+}
