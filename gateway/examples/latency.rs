@@ -2,7 +2,8 @@
 //! "The MCP gateway"): a `tools/call` straight to an upstream and the same
 //! call through the gateway (p50, p99), and `tools/list` of a 10,000-tool
 //! upstream through the gateway, filtered per caller (p50, p99), with the
-//! filter alone (the runtime's decisions and the pins, in process).
+//! filter alone (the runtime's decisions and the pins, in process); and a
+//! `resources/read` and a `prompts/get`, straight and through (p50, p99).
 //!
 //! `cargo run --release -p toolgate-gateway --example latency [-- TOOLS CALLS]`
 //!
@@ -17,7 +18,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InitializeResult,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -32,7 +36,56 @@ struct Upstream {
 
 impl ServerHandler for Upstream {
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_prompts()
+                .enable_resources()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let doc: Resource = serde_json::from_value(json!({"uri": "bench://doc", "name": "doc"}))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(ListResourcesResult::with_all_items(vec![doc]))
+    }
+
+    async fn read_resource(
+        &self,
+        r: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = ResourceContents::text(format!("contents of {}", r.uri), r.uri);
+        Ok(ReadResourceResult::new(vec![text]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "brief",
+            Some("A brief"),
+            None,
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        r: GetPromptRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let message: PromptMessage = serde_json::from_value(
+            json!({"role": "user", "content": {"type": "text", "text": format!("{} please", r.name)}}),
+        )
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(GetPromptResult::new(vec![message]).into())
     }
 
     async fn list_tools(
@@ -295,6 +348,31 @@ async fn main() {
         200,
     )
     .await;
+    let read = request("resources/read", json!({"uri": "bench://doc"}));
+    let (rd, rg) = interleaved(
+        &clients,
+        &up,
+        &gw_url,
+        (&read, Some("bench://doc")),
+        (&read, Some("bench://doc")),
+        200,
+        calls,
+    )
+    .await;
+    let (direct_prompt, gw_prompt) = (
+        request("prompts/get", json!({"name": "brief"})),
+        request("prompts/get", json!({"name": "mcp_up_brief"})),
+    );
+    let (pd, pg) = interleaved(
+        &clients,
+        &up,
+        &gw_url,
+        (&direct_prompt, Some("brief")),
+        (&gw_prompt, Some("mcp_up_brief")),
+        200,
+        calls,
+    )
+    .await;
     let f = filter_times(&gw, n);
     print_table(
         n,
@@ -311,6 +389,10 @@ async fn main() {
                 lg,
             ),
             ("the filter alone (decide + pin, in process)".into(), f),
+            ("resources/read straight to the server".into(), rd),
+            ("resources/read through the gateway".into(), rg),
+            ("prompts/get straight to the server".into(), pd),
+            ("prompts/get through the gateway".into(), pg),
         ],
     );
     let _ = std::fs::remove_dir_all(&dir);
