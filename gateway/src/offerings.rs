@@ -58,12 +58,14 @@ impl Offerings {
                 }
             }
         }
-        let mut o = Offerings::default();
-        o.ambiguous = servers_of
-            .iter()
-            .filter(|(_, v)| v.len() > 1)
-            .map(|(u, _)| u.to_string())
-            .collect();
+        let mut o = Offerings {
+            ambiguous: servers_of
+                .iter()
+                .filter(|(_, v)| v.len() > 1)
+                .map(|(u, _)| u.to_string())
+                .collect(),
+            ..Offerings::default()
+        };
         let mut serving = listed.iter().filter(|(_, l)| l.serves_resources);
         if let (Some((s, _)), None) = (serving.next(), serving.next()) {
             o.only_resource_server = Some(s.clone());
