@@ -454,7 +454,11 @@ impl ServerHandler for Handler {
                 let answer = crate::upstream::call(
                     &c,
                     route.name,
-                    request.arguments,
+                    request,
+                    crate::upstream::CallOf {
+                        peer: cx.peer.clone(),
+                        request: cx.id.clone(),
+                    },
                     progress,
                     cx.ct.cancelled(),
                     &gw.config.limits,

@@ -31,6 +31,112 @@ pub struct Listener {
     pub changed: Arc<Notify>,
     pub progress: Arc<Progress>,
     pub events: tokio::sync::broadcast::Sender<Event>,
+    pub in_flight: Arc<InFlight>,
+    /// How long a client may take to answer a relayed request.
+    pub timeout: std::time::Duration,
+}
+
+/// The calls in flight on one upstream connection, each with its client's
+/// peer. A server-to-client request (elicitation, sampling) goes to the
+/// client of the one call in flight; with none or several it is refused,
+/// since the SDK does not say which call such a request belongs to and the
+/// gateway never asks one caller's user on behalf of another's call.
+#[derive(Default)]
+pub struct InFlight {
+    next: std::sync::atomic::AtomicU64,
+    calls: std::sync::Mutex<std::collections::HashMap<u64, CallOf>>,
+}
+
+/// The client of a call in flight: its peer and the id of its request (a
+/// relayed request rides that request's stream).
+#[derive(Clone)]
+pub struct CallOf {
+    pub peer: rmcp::Peer<rmcp::RoleServer>,
+    pub request: rmcp::model::RequestId,
+}
+
+impl InFlight {
+    fn enter(&self, client: CallOf) -> InFlightCall<'_> {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut m) = self.calls.lock() {
+            m.insert(id, client);
+        }
+        InFlightCall { of: self, id }
+    }
+
+    /// The client of the one call in flight, or the refusal of `method`.
+    fn only(&self, method: &str) -> Result<CallOf, ErrorData> {
+        let calls = self.calls.lock().map_err(|_| {
+            ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                "a gateway lock was poisoned",
+                None,
+            )
+        })?;
+        let mut clients = calls.values();
+        match (clients.next(), clients.next()) {
+            (Some(one), None) => Ok(one.clone()),
+            (None, _) => Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                format!("{method}: no call of this gateway is in flight to ask for"),
+                None,
+            )),
+            (Some(_), Some(_)) => Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "{method}: {} calls of this gateway are in flight and the request does not say which it belongs to",
+                    calls.len()
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+/// A call's place in [`InFlight`]; removed when the call ends.
+struct InFlightCall<'a> {
+    of: &'a InFlight,
+    id: u64,
+}
+
+impl Drop for InFlightCall<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.of.calls.lock() {
+            m.remove(&self.id);
+        }
+    }
+}
+
+/// Send `request` to the client of `call`, on the stream of the call's own
+/// request (the SDK attaches that only inside the call's handler task), and
+/// its answer within `timeout`.
+async fn from_client(
+    method: &str,
+    timeout: std::time::Duration,
+    call: &CallOf,
+    mut request: rmcp::model::ServerRequest,
+) -> Result<rmcp::model::ClientResult, ErrorData> {
+    use rmcp::model::GetExtensions;
+    request
+        .extensions_mut()
+        .insert(rmcp::service::OriginatingRequestId(call.request.clone()));
+    match tokio::time::timeout(timeout, call.peer.send_request(request)).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
+        Ok(Err(e)) => Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("{method}: the client did not answer: {e}"),
+            None,
+        )),
+        Err(_) => Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "{method}: the client did not answer within {} ms",
+                timeout.as_millis()
+            ),
+            None,
+        )),
+    }
 }
 
 /// A notification of an upstream that is no answer to one call: it goes to
@@ -161,17 +267,54 @@ impl ClientHandler for Listener {
         }
     }
 
-    // Server-to-client requests are not relayed yet: refused with the
-    // spec's error for a capability the client does not have, never
+    // Server-to-client requests go to the client of the call that caused
+    // them when it declared the capability, and its answer back; never
     // answered on the user's behalf (the SDK's defaults would decline an
-    // elicitation and answer roots with none; its sampling default already
-    // refuses).
+    // elicitation and answer roots with none).
     async fn create_elicitation(
         &self,
-        _request: rmcp::model::ElicitRequestParams,
+        request: rmcp::model::ElicitRequestParams,
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
-        Err(not_relayed("elicitation/create"))
+        const METHOD: &str = "elicitation/create";
+        let call = self.in_flight.only(METHOD)?;
+        if !call
+            .peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.elicitation.is_some())
+        {
+            return Err(not_relayed(METHOD));
+        }
+        let request =
+            rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(request));
+        match from_client(METHOD, self.timeout, &call, request).await? {
+            rmcp::model::ClientResult::ElicitResult(r) => Ok(r),
+            _ => Err(unexpected(METHOD)),
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        request: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        const METHOD: &str = "sampling/createMessage";
+        let call = self.in_flight.only(METHOD)?;
+        if !call
+            .peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.sampling.is_some())
+        {
+            return Err(not_relayed(METHOD));
+        }
+        let request = rmcp::model::ServerRequest::CreateMessageRequest(
+            rmcp::model::CreateMessageRequest::new(request),
+        );
+        match from_client(METHOD, self.timeout, &call, request).await? {
+            rmcp::model::ClientResult::CreateMessageResult(r) => Ok(*r),
+            _ => Err(unexpected(METHOD)),
+        }
     }
 
     // Roots is deprecated by SEP-2577; until the SDK drops it, an upstream
@@ -192,11 +335,22 @@ impl ClientHandler for Listener {
     }
 }
 
-/// The answer to a server-to-client request the gateway does not relay.
+/// A client's answer of another kind than the request's.
+fn unexpected(method: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("{method}: the client answered with another kind of result"),
+        None,
+    )
+}
+
+/// The answer to a server-to-client request the client of the call did not
+/// declare the capability for (or roots, which the gateway does not relay):
+/// the spec's error for a method the client does not have.
 fn not_relayed(method: &str) -> ErrorData {
     ErrorData::new(
         ErrorCode::METHOD_NOT_FOUND,
-        format!("{method} is not relayed to the client by this gateway"),
+        format!("{method}: the client of this call does not offer it through this gateway"),
         None,
     )
 }
@@ -222,6 +376,8 @@ pub async fn connect(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connec
         changed: wake.changed,
         progress: Arc::new(Progress::default()),
         events: wake.events,
+        in_flight: Arc::new(InFlight::default()),
+        timeout: limits.upstream_timeout,
     };
     let started = async {
         match &u.transport {
@@ -549,18 +705,26 @@ fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
 pub async fn call(
     c: &Connection,
     name: &str,
-    arguments: Option<rmcp::model::JsonObject>,
+    request: CallToolRequestParams,
+    client: CallOf,
     progress: Option<ProgressTo>,
     cancelled: impl std::future::Future<Output = ()>,
     limits: &Limits,
 ) -> Result<CallToolResponse, ErrorData> {
     use rmcp::model::{ClientRequest, ServerResult};
+    // The client's call under the server's own name: its arguments and, on
+    // 2026-07-28, the answers to an `InputRequiredResult` with the server's
+    // `requestState`, as they are. Its `_meta` stays here: the progress
+    // token the upstream sees is the SDK's (mapped back above).
     let mut params = CallToolRequestParams::new(name.to_string());
-    params.arguments = arguments;
+    params.arguments = request.arguments;
+    params.input_responses = request.input_responses;
+    params.request_state = request.request_state;
     let peer = c.service.peer();
     let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
     let failed = |e| upstream_error(c, limits, e);
     let listener = c.service.service();
+    let _in_flight = listener.in_flight.enter(client);
     let registering = match progress {
         Some(_) => Some(listener.progress.registering.write().await),
         None => None,

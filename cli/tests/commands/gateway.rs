@@ -1701,6 +1701,43 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
     assert_eq!(configurations, names(&["billing-chat", "support-chat"]));
 }
 
+/// A client that declared elicitation and sampling: it accepts with a
+/// region, and its model says hello.
+struct Asked {
+    config: ClientConfig,
+}
+
+impl rmcp::ClientHandler for Asked {
+    async fn create_elicitation(
+        &self,
+        _: rmcp::model::ElicitRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        Ok(
+            serde_json::from_value(json!({"action": "accept", "content": {"region": "eu"}}))
+                .unwrap(),
+        )
+    }
+
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        _: rmcp::model::CreateMessageRequestParams,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::model::ErrorData> {
+        Ok(serde_json::from_value(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": "hello from the client's model"},
+            "model": "test-model"
+        }))
+        .unwrap())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
 /// A client handler that records the progress notifications it gets.
 struct Progressed {
     tx: tokio::sync::mpsc::UnboundedSender<Value>,
@@ -1790,13 +1827,46 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
             );
             let _ = c.cancel().await;
         }
-        // An upstream that asks the client for input: refused with the
-        // spec's error, never answered (declined) on the user's behalf.
+        // An upstream that asks the client for input or for a completion
+        // of its model: refused with the spec's error when the client did
+        // not declare the capability, never answered on the user's behalf.
+        let ask = |id: &str| {
+            let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
+            p.arguments = json!({"id": id}).as_object().cloned();
+            p
+        };
+        let text_of = |r: rmcp::model::CallToolResponse| match r {
+            rmcp::model::CallToolResponse::Complete(r) => {
+                serde_json::to_value(&r.content).unwrap()[0]["text"].clone()
+            }
+            other => panic!("{other:?}"),
+        };
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
-        let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
-        p.arguments = json!({"id": "ask"}).as_object().cloned();
-        let r = c.peer().call_tool_once(p).await.expect("the call");
-        assert!(format!("{r:?}").contains("elicit error -32601"), "{r:?}");
+        let r = c.peer().call_tool_once(ask("ask")).await.expect("the call");
+        assert_eq!(text_of(r), json!("elicit error -32601"));
+        let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
+        assert_eq!(text_of(r), json!("sample error -32601"));
+        let _ = c.cancel().await;
+        // A client that declared both: the upstream's requests reach it, and
+        // its answers reach the upstream as they are.
+        let mut config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
+        config.auth_header = Some(SUPPORT_KEY.to_string());
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
+        capabilities.sampling = Some(Default::default());
+        let info = ClientConfig::new(capabilities, Implementation::new("asked", "1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        let c = rmcp::service::serve_client_with_lifecycle(
+            Asked { config: info },
+            StreamableHttpClientTransport::from_config(config),
+            rmcp::service::ClientLifecycleMode::Initialize,
+        )
+        .await
+        .expect("the MCP handshake");
+        let r = c.peer().call_tool_once(ask("ask")).await.expect("the call");
+        assert_eq!(text_of(r), json!("elicit accept {\"region\": \"eu\"}"));
+        let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
+        assert_eq!(text_of(r), json!("sampled hello from the client's model"));
         let _ = c.cancel().await;
         // A call the client gives up on: the upstream's work is cancelled.
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
