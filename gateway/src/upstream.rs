@@ -278,11 +278,11 @@ impl ClientHandler for Listener {
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
         const METHOD: &str = "elicitation/create";
         let call = self.in_flight.only(METHOD)?;
-        if !call
+        let declared = call
             .peer
             .peer_info()
-            .is_some_and(|i| i.capabilities.elicitation.is_some())
-        {
+            .map(|i| i.capabilities.elicitation.is_some());
+        if declared != Some(true) {
             return Err(not_relayed(METHOD));
         }
         let request =
@@ -301,11 +301,11 @@ impl ClientHandler for Listener {
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
         const METHOD: &str = "sampling/createMessage";
         let call = self.in_flight.only(METHOD)?;
-        if !call
+        let declared = call
             .peer
             .peer_info()
-            .is_some_and(|i| i.capabilities.sampling.is_some())
-        {
+            .map(|i| i.capabilities.sampling.is_some());
+        if declared != Some(true) {
             return Err(not_relayed(METHOD));
         }
         let request = rmcp::model::ServerRequest::CreateMessageRequest(
