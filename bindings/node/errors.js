@@ -114,16 +114,13 @@ class UnknownSkillError extends StatusError {
   }
 }
 
-/** A stored run that cannot be read; `state` admits no tool. */
+/** A stored run that cannot be read; `state` admits no tool. Its getter
+ * `state` (the RunState to use instead) is defined in index.js, next to
+ * RunState: this module needs nothing of index.js. */
 class RunStateError extends StatusError {
   constructor(message, { state = null, ...rest } = {}) {
     super(message, rest);
     this.storedState = state;
-  }
-  /** The RunState to use instead (it admits nothing of the part that is unreadable). */
-  get state() {
-    const { RunState } = require('./index.js');
-    return RunState.fromBytes(this.storedState ?? '');
   }
 }
 

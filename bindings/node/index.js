@@ -262,6 +262,17 @@ class RunState {
   }
 }
 
+// RunStateError#state, defined here rather than in errors.js (which index.js
+// imports) so that the two modules do not import each other.
+Object.defineProperty(errors.RunStateError.prototype, 'state', {
+  configurable: true,
+  enumerable: false,
+  /** The RunState to use instead (it admits nothing of the part that is unreadable). */
+  get() {
+    return RunState.fromBytes(this.storedState ?? '');
+  },
+});
+
 function runOf(run) {
   if (run === undefined || run === null) return null;
   if (run instanceof RunState) return run[NATIVE];

@@ -25,7 +25,7 @@ fn fixture() -> &'static Fixture {
     F.get_or_init(|| {
         let project =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/real-servers");
-        let table = toolgate_serve::Source::Project(project.clone())
+        let table = toolgate_service::Source::Project(project.clone())
             .load()
             .expect("the example compiles");
         Fixture {

@@ -45,9 +45,7 @@ fn fixture() -> &'static Fixture {
                 "http://127.0.0.1".into(),
                 None,
             )
-            .expect("a service")
-            .with_default_configuration(Some("support-chat".into()))
-            .expect("a configuration");
+            .with_default_configuration(Some("support-chat".into()));
             if auth {
                 let creds = format!(
                     "[[key]]\nname = \"k\"\nsha256 = \"{}\"\n",
@@ -55,9 +53,9 @@ fn fixture() -> &'static Fixture {
                 );
                 let a = toolgate_auth::Authenticator::from_toml(&creds, std::path::Path::new("."))
                     .expect("credentials");
-                s.with_auth(a).router()
+                s.with_auth(a).build().expect("a service").router()
             } else {
-                s.router()
+                s.build().expect("a service").router()
             }
         };
         Fixture {

@@ -263,7 +263,7 @@ impl Default for Limits {
             list_page_size: 1000,
             // Below the open-files limit, with room for the upstreams,
             // the table and the log (as `toolgate serve`'s default).
-            max_connections: toolgate_serve::default_max_connections().min(1024),
+            max_connections: toolgate_service::default_max_connections().min(1024),
             header_timeout: Duration::from_secs(10),
             relist_interval: Duration::from_secs(60),
         }

@@ -27,7 +27,7 @@ use toolgate_runtime::log::{
     ServiceRecord, ServiceResult, ServiceResultContext,
 };
 use toolgate_runtime::{mcp, Context, Decision, Table};
-use toolgate_serve::metrics::DecisionLabels;
+use toolgate_service::metrics::DecisionLabels;
 
 use crate::identity::{admitted, Identity};
 use crate::session::Session;
@@ -256,11 +256,11 @@ impl Handler {
         stage: &str,
         d: &Decision<'_>,
     ) -> Option<String> {
-        let log = self.gw.shared.log.as_ref()?;
-        let decision_id = self.gw.shared.ids.next_id();
+        let log = self.gw.core.log.as_ref()?;
+        let decision_id = self.gw.core.ids.next_id();
         log.record(ServiceRecord {
             decision_id: decision_id.clone(),
-            timestamp: toolgate_serve::stamps::rfc3339(SystemTime::now()),
+            timestamp: toolgate_service::stamps::rfc3339(SystemTime::now()),
             path: format!(
                 "mcp/tools/{}",
                 if stage == "offer" { "list" } else { "call" }
@@ -306,7 +306,7 @@ impl Handler {
 
     fn count(&self, stage: &str, reason: &str, n: u64) {
         self.gw
-            .shared
+            .core
             .metrics
             .decisions
             .get_or_create(&DecisionLabels {

@@ -82,7 +82,7 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
     Router::new()
         .merge(mcp)
         .merge(ops)
-        .merge(toolgate_serve::server::health_route(gw.shared.clone()))
+        .merge(toolgate_service::listener::health_route(gw.core.clone()))
         .layer(DefaultBodyLimit::max(gw.config.limits.max_body_bytes))
 }
 
@@ -136,7 +136,7 @@ async fn resource_metadata(State(gw): State<Arc<Gateway>>) -> Response {
 /// tools, and the registry pairs with the table.
 async fn ready(State(gw): State<Arc<Gateway>>) -> Response {
     let table = gw.table();
-    let status = gw.shared.reload_status();
+    let status = gw.core.reload_status();
     let upstreams = gw
         .upstream_errors
         .lock()
@@ -165,7 +165,7 @@ async fn metrics(State(gw): State<Arc<Gateway>>) -> Response {
     let now = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
-    let text = gw.metrics.encode_after(&gw.shared.metrics.encode(now));
+    let text = gw.metrics.encode_after(&gw.core.metrics.encode(now));
     let mut r = Response::new(Body::from(text));
     r.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,

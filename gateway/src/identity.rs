@@ -15,8 +15,8 @@ use axum::http::{HeaderMap, HeaderValue, Request, StatusCode};
 use axum::response::Response;
 use sha2::{Digest, Sha256};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::server::PeerAddr;
-use toolgate_serve::transport::single_header;
+use toolgate_service::listener::PeerAddr;
+use toolgate_service::transport::single_header;
 
 use crate::config::{IdentityMode, TrustedHeader};
 use crate::Gateway;
@@ -276,7 +276,7 @@ pub async fn middleware(
     next: axum::middleware::Next,
 ) -> Response {
     let peer = req.extensions().get::<PeerAddr>().map(|p| p.0.ip());
-    let table = gw.shared.handle.current();
+    let table = gw.core.handle.current();
     match gw.identify.identify(req.headers(), peer, &table) {
         Ok(id) => {
             req.extensions_mut().insert(id);

@@ -14,7 +14,7 @@
 //!   one goes to its server under the server's own name.
 //!
 //! The table source, hot reload, the decision log, metrics, `/health` and
-//! `/ready` are `toolgate serve`'s own ([`toolgate_serve::Service`]).
+//! `/ready` come from the service core ([`toolgate_service::Core`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use toolgate_runtime::{Table, TrustedKeys};
-use toolgate_serve::{Limits as ServeLimits, LogTarget, Service, Source};
+use toolgate_service::{Core, CoreBuilder, Limits as CoreLimits, LogTarget, Source};
 
 pub mod catalog;
 pub mod config;
@@ -67,10 +67,9 @@ impl Backoff {
 
 /// A running gateway's state, shared by every request.
 pub struct Gateway {
-    /// The table, its reloads, the decision log and the service metrics:
-    /// `toolgate serve`'s.
-    pub shared: Arc<toolgate_serve::Shared>,
-    pub service: Service,
+    /// The table, its reloads, the decision log, the shared metrics and the
+    /// listener's settings: the service core's.
+    pub core: Arc<Core>,
     pub config: Config,
     pub identify: Identify,
     pub pins: Pins,
@@ -150,7 +149,7 @@ struct Checked {
     table: Table,
     identify: Identify,
     pins: Pins,
-    transport: toolgate_serve::transport::HostCheck,
+    transport: toolgate_service::transport::HostCheck,
 }
 
 impl Checked {
@@ -168,7 +167,7 @@ impl Checked {
         pins.status(&table)?;
         // Every route (MCP, /metrics, /ready, /health, the metadata) behind
         // the same Host and Origin checks; no browser origin by default.
-        let transport = toolgate_serve::transport::HostCheck::new(
+        let transport = toolgate_service::transport::HostCheck::new(
             &config.allowed_hosts,
             &config.allowed_origins,
             false,
@@ -196,14 +195,14 @@ impl Gateway {
             pins,
             transport,
         } = Checked::of(&config).await?;
-        let limits = ServeLimits {
+        let limits = CoreLimits {
             max_body_bytes: config.limits.max_body_bytes,
             max_connections: config.limits.max_connections,
             header_timeout: config.limits.header_timeout,
             // A call waits for its upstream (bounded on its own); the
             // request deadline leaves room for it.
             request_timeout: config.limits.upstream_timeout + Duration::from_secs(5),
-            ..ServeLimits::default()
+            ..CoreLimits::default()
         };
         let log = config.decision_log.as_ref().map(|p| {
             if p == "-" {
@@ -212,15 +211,12 @@ impl Gateway {
                 LogTarget::File(p.into())
             }
         });
-        let service = Service::with_trusted_keys(
-            table,
-            Some(source),
-            limits,
-            public_url.clone(),
-            log.as_ref().map(|t| (t, 65_536)),
-            keys,
-        )?
-        .with_transport(transport);
+        let core = CoreBuilder::new(table, limits, public_url.clone())
+            .source(Some(source))
+            .decision_log(log.map(|t| (t, 65_536)))
+            .trusted_keys(keys)
+            .transport(transport)
+            .build()?;
         let changed = Arc::new(tokio::sync::Notify::new());
         let (events, _) = tokio::sync::broadcast::channel(upstream::EVENTS_QUEUED);
         let wake = upstream::Wake {
@@ -234,8 +230,7 @@ impl Gateway {
         }
         let (changes, _) = tokio::sync::broadcast::channel(16);
         let gw = Arc::new(Gateway {
-            shared: service.shared.clone(),
-            service,
+            core,
             config,
             identify,
             pins,
@@ -403,7 +398,7 @@ impl Gateway {
     /// Count and log what upstreams list that is never offered: tools the
     /// registry does not hold, and tools whose definitions changed.
     fn report(&self) {
-        let table = self.shared.handle.current();
+        let table = self.core.handle.current();
         let catalog = self.catalog.load();
         let unregistered: Vec<&str> = catalog
             .unregistered(&table)
@@ -457,7 +452,7 @@ impl Gateway {
             let mut last = None;
             loop {
                 let Some(gw) = weak.upgrade() else { return };
-                let table = gw.shared.handle.current();
+                let table = gw.core.handle.current();
                 let digest = table.digest();
                 if last.is_some_and(|l| l != digest) {
                     gw.report();
@@ -473,7 +468,7 @@ impl Gateway {
 
     /// The table of this moment.
     pub fn table(&self) -> Arc<Table> {
-        self.shared.handle.current()
+        self.core.handle.current()
     }
 }
 
@@ -503,8 +498,8 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = http::router(gw.clone());
-    let r = toolgate_serve::server::accept_loop(listener, app, gw.shared.clone(), shutdown).await;
-    if let Some(log) = &gw.shared.log {
+    let r = toolgate_service::listener::accept_loop(listener, app, gw.core.clone(), shutdown).await;
+    if let Some(log) = &gw.core.log {
         log.close();
     }
     r
@@ -550,7 +545,7 @@ pub fn run(config: Config, watch: bool) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{addr}"));
         let gw = Gateway::start(config, public_url).await?;
         let _watch = if watch {
-            Some(gw.service.watch(Duration::from_secs(30))?)
+            Some(gw.core.watch(Duration::from_secs(30))?)
         } else {
             None
         };
@@ -560,7 +555,7 @@ pub fn run(config: Config, watch: bool) -> Result<(), String> {
             gw.upstreams.len(),
             gw.table().digest_hex()
         ));
-        serve(gw, listener, toolgate_serve::shutdown_signal())
+        serve(gw, listener, toolgate_service::shutdown_signal())
             .await
             .map_err(|e| e.to_string())?;
         note("stopped");

@@ -38,7 +38,7 @@ static EMPTY: Evaluation<'static> = Evaluation {
     extra: std::collections::BTreeMap::new(),
 };
 
-pub const DIGEST_HEADER: &str = "x-toolgate-table-digest";
+pub use toolgate_service::listener::DIGEST_HEADER;
 
 #[derive(Clone)]
 struct MakeId(Arc<Shared>);
@@ -127,21 +127,6 @@ fn bounded<S: Clone + Send + Sync + 'static>(
     ))
 }
 
-/// `/health`, for a room that serves other endpoints over the same shared
-/// state (the MCP gateway, which has a `/ready` of its own): it answers as
-/// the service's own.
-pub fn health_route(shared: Arc<Shared>) -> Router<()> {
-    Router::new()
-        .route("/health", get(health))
-        .with_state(shared)
-}
-
-/// The peer address of the connection a request came on, in the request's
-/// extensions ([`accept_loop`] puts it there): what a gateway trusts a
-/// front proxy's header from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PeerAddr(pub std::net::SocketAddr);
-
 /// What the request's caller may assert: its own, when it authenticated,
 /// else the service's.
 fn trust_of(
@@ -218,91 +203,6 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// Accept connections on `listener` until `shutdown`, each served by hyper
-/// under the service's bounds: at most `max_connections` at once (one more is
-/// closed when accepted, and counted), `header_timeout` to send a request's
-/// headers (a stalled or idle connection is closed). Then the requests in
-/// flight finish.
-pub async fn accept_loop(
-    listener: tokio::net::TcpListener,
-    app: Router<()>,
-    shared: Arc<Shared>,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    let limits = shared.limits;
-    // Every route of both fronts behind the transport checks.
-    let app = app.layer(axum::middleware::from_fn_with_state(
-        shared.transport.clone(),
-        crate::transport::middleware,
-    ));
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    tokio::pin!(shutdown);
-    loop {
-        let accepted = tokio::select! {
-            a = listener.accept() => a,
-            _ = &mut shutdown => break,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            // Out of descriptors or a connection reset before accept: wait
-            // a little rather than spin.
-            Err(_) => {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                continue;
-            }
-        };
-        // Answers go out as they are written: with Nagle's algorithm a
-        // small answer after its headers waits for the client's delayed ACK
-        // (about 40 ms on a kept-alive connection).
-        let _ = stream.set_nodelay(true);
-        let Ok(permit) = slots.clone().try_acquire_owned() else {
-            shared.metrics.connections_refused.inc();
-            drop(stream);
-            continue;
-        };
-        let service = hyper_util::service::TowerToHyperService::new(
-            app.clone().layer(axum::Extension(PeerAddr(peer))),
-        );
-        let http = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_timeout)
-            .clone();
-        match &shared.tls {
-            None => {
-                let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-                tokio::spawn(async move {
-                    let _ = conn.await;
-                    drop(permit);
-                });
-            }
-            Some(config) => {
-                // The handshake runs on the connection's task, under the
-                // header timeout: a client that stalls in it holds no more
-                // than its connection slot, and not for long.
-                let acceptor = tokio_rustls::TlsAcceptor::from(config.clone());
-                let timeout = limits.header_timeout;
-                let watcher = graceful.watcher();
-                tokio::spawn(async move {
-                    if let Ok(Ok(tls)) =
-                        tokio::time::timeout(timeout, acceptor.accept(stream)).await
-                    {
-                        let _ = watcher
-                            .watch(http.serve_connection(TokioIo::new(tls), service))
-                            .await;
-                    }
-                    drop(permit);
-                });
-            }
-        }
-    }
-    drop(listener);
-    // Requests in flight get the request deadline to finish.
-    let _ = tokio::time::timeout(limits.request_timeout, graceful.shutdown()).await;
-    Ok(())
 }
 
 // ------------------------------------------------------------------ responses
@@ -991,12 +891,7 @@ async fn configuration(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Response {
-    let digest = shared.handle.current().digest_hex();
-    json(
-        StatusCode::OK,
-        &serde_json::json!({"status": "ok", "tableDigest": digest}),
-        Some(&digest),
-    )
+    toolgate_service::listener::health(&shared.core)
 }
 
 async fn ready(State(shared): State<Arc<Shared>>) -> Response {

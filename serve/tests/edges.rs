@@ -172,7 +172,6 @@ async fn a_request_without_context_takes_the_default_configuration() {
     let t = source.load().expect("compiles");
     let s = start_with(t, Some(source), Limits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
-            .expect("a configuration of the table")
     })
     .await;
     let a = s.post_json("/access/v1/evaluation", &b).await;
@@ -180,10 +179,10 @@ async fn a_request_without_context_takes_the_default_configuration() {
     assert_eq!(a.json["context"]["reason"], json!("notInProfile"));
     s.stop().await;
     let t = profiles_source().load().expect("compiles");
-    let svc = toolgate_serve::Service::new(t, None, Limits::default(), "http://x".into(), None)
-        .expect("service");
+    let svc = toolgate_serve::Service::new(t, None, Limits::default(), "http://x".into(), None);
     let e = svc
         .with_default_configuration(Some("suport-chat".into()))
+        .build()
         .err()
         .expect("an unknown default is an error at start");
     assert_eq!(
@@ -465,7 +464,6 @@ async fn the_shapes_the_authzen_interop_harnesses_send_are_answered() {
     let t = source.load().expect("compiles");
     let s = start_with(t, Some(source), Limits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
-            .expect("a configuration")
     })
     .await;
     let one = json!({

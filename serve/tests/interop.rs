@@ -22,7 +22,6 @@ async fn start_for_harness(answer_context: bool) -> Running {
     let t = source.load().expect("compiles");
     start_with(t, Some(source), Limits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
-            .expect("a configuration")
             .with_answer_context(answer_context)
     })
     .await

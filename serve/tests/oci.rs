@@ -20,11 +20,11 @@ use registry::{fixture, keys, trusted, TestRegistry};
 use serde_json::{json, Value};
 use toolgate_oci::{Registry, RegistryOptions};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::{Limits, Service, Source};
+use toolgate_serve::{Built, Limits, Service, Source};
 
 struct Served {
     base: String,
-    service: Service,
+    service: Built,
     client: reqwest::Client,
     _poll: toolgate_serve::Watch,
 }
@@ -87,6 +87,7 @@ async fn serve_from(host: String, reference: &str, deadline: Duration) -> Served
         None,
         Some(keys),
     )
+    .build()
     .unwrap();
     let poll = service.watch(Duration::from_millis(100)).unwrap();
     let s = service.clone();

@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolgate_compiler::lower;
 use toolgate_compiler::project::Project;
 use toolgate_runtime::Table;
-use toolgate_serve::{Limits, LogTarget, Service, Source};
+use toolgate_serve::{Built, Limits, LogTarget, Service, Source};
 
 pub fn project(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -35,7 +35,7 @@ pub fn table_bytes(registry: &str, policy: &str) -> Vec<u8> {
 
 pub struct Running {
     pub base: String,
-    pub service: Service,
+    pub service: Built,
     pub client: reqwest::Client,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
@@ -68,16 +68,15 @@ pub async fn start_with(
         .expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address");
     let base = format!("http://{addr}");
-    let service = adjust(
-        Service::new(
-            table,
-            source,
-            limits,
-            base.clone(),
-            log.as_ref().map(|(t, n)| (t, *n)),
-        )
-        .expect("service"),
-    );
+    let service = adjust(Service::new(
+        table,
+        source,
+        limits,
+        base.clone(),
+        log.as_ref().map(|(t, n)| (t, *n)),
+    ))
+    .build()
+    .expect("service");
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let s = service.clone();
     let task = tokio::spawn(async move {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use toolgate_oci::{ErrorKind, Pulled, Registry, RegistryOptions};
 
-use crate::Shared;
+use crate::Core;
 
 /// The longest wait between polls after failures.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
@@ -43,7 +43,7 @@ struct Seen {
 /// when the digest is new. Returns what the poll did, as the
 /// `toolgate_registry_polls_total` label names it.
 async fn poll_once(
-    shared: &Shared,
+    shared: &Core,
     registry: &Registry,
     reference: &str,
     seen: &mut Seen,
@@ -93,7 +93,7 @@ pub struct Poller {
 /// options' deadline: a registry that stalls or trickles fails the poll
 /// when it passes (reported like any failure, and counted as `timeout`).
 pub fn spawn(
-    shared: Arc<Shared>,
+    shared: Arc<Core>,
     reference: String,
     options: RegistryOptions,
     interval: Duration,

@@ -4,7 +4,7 @@
 //! line; at most one `Origin`, and that one allowed. A web page the
 //! operator visits cannot read the service by DNS rebinding (its requests
 //! carry the attacker's host name) nor drive it cross-site (its requests
-//! carry the page's origin). Applied by [`crate::server::accept_loop`] to
+//! carry the page's origin). Applied by [`crate::listener::accept_loop`] to
 //! every route: decisions, the console, `/metrics`, `/health`, `/ready`,
 //! the MCP endpoint.
 
