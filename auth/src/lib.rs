@@ -173,30 +173,70 @@ fn hex32(s: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
+/// Why credentials could not be read. Each says what to fix, with the file
+/// it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CredentialsError {
+    /// The file cannot be read (missing, over the size bound, not UTF-8).
+    #[error("{0}")]
+    Read(String),
+    /// The file reads, but a key, the JWT settings or the JWKS are wrong,
+    /// or a `jwks-url` could not be fetched.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl CredentialsError {
+    /// A stable code for the kind: `unreadable` or `invalid`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CredentialsError::Read(_) => "unreadable",
+            CredentialsError::Invalid(_) => "invalid",
+        }
+    }
+}
+
+/// Why a `jwks-url` could not be fetched (the edge's words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FetchError(pub String);
+
 impl Authenticator {
     /// The credentials file at `path` (a JWKS path in it is relative to it).
-    pub fn from_file(path: &Path) -> Result<Authenticator, String> {
-        let text = read(path)?;
+    pub fn from_file(path: &Path) -> Result<Authenticator, CredentialsError> {
+        let text = read(path).map_err(CredentialsError::Read)?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Authenticator::from_toml(&text, dir).map_err(|e| format!("{}: {e}", path.display()))
+        Authenticator::from_toml(&text, dir)
+            .map_err(|e| CredentialsError::Invalid(format!("{}: {e}", path.display())))
     }
 
     /// Credentials from TOML text; `dir` is where a relative JWKS path starts.
-    pub fn from_toml(text: &str, dir: &Path) -> Result<Authenticator, String> {
+    pub fn from_toml(text: &str, dir: &Path) -> Result<Authenticator, CredentialsError> {
         Authenticator::from_toml_fetching(text, dir, None)
     }
 
     /// [`Authenticator::from_file`], a `jwks-url` fetched by `fetch` (the
     /// edge's own HTTP client, bounded in time and size; the URL's text or why not).
-    pub fn from_file_fetching(path: &Path, fetch: Fetch<'_>) -> Result<Authenticator, String> {
-        let text = read(path)?;
+    pub fn from_file_fetching(
+        path: &Path,
+        fetch: Fetch<'_>,
+    ) -> Result<Authenticator, CredentialsError> {
+        let text = read(path).map_err(CredentialsError::Read)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Authenticator::from_toml_fetching(&text, dir, Some(fetch))
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| CredentialsError::Invalid(format!("{}: {e}", path.display())))
     }
 
     /// [`Authenticator::from_toml`] with a fetcher for `jwks-url`.
     pub fn from_toml_fetching(
+        text: &str,
+        dir: &Path,
+        fetch: Option<Fetch<'_>>,
+    ) -> Result<Authenticator, CredentialsError> {
+        Authenticator::read_toml(text, dir, fetch).map_err(CredentialsError::Invalid)
+    }
+
+    fn read_toml(
         text: &str,
         dir: &Path,
         fetch: Option<Fetch<'_>>,
@@ -252,7 +292,7 @@ impl Authenticator {
                                 "jwt: `jwks-url` is not fetched here; give `jwks = FILE` ({url})"
                             )
                         })?;
-                        (fetch(url)?, url.clone())
+                        (fetch(url).map_err(|e| e.0)?, url.clone())
                     }
                     _ => {
                         return Err("jwt: give exactly one of `jwks` (a file) and `jwks-url`".into())
@@ -430,7 +470,7 @@ fn unique_claims(token: &str) -> Result<(), String> {
 }
 
 /// How an edge fetches a `jwks-url`: the document's text, or why not.
-pub type Fetch<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+pub type Fetch<'a> = &'a dyn Fn(&str) -> Result<String, FetchError>;
 
 /// The SHA-256 of a key, hex: what the credentials file stores for it.
 pub fn key_digest(key: &str) -> String {

@@ -150,14 +150,17 @@ fn expired_foreign_and_misaddressed_tokens_are_refused() {
 fn a_credentials_file_that_lets_nobody_in_or_stores_a_key_in_clear_is_an_error() {
     let dir = tempfile_dir("files");
     assert_eq!(
-        Authenticator::from_toml("", &dir).err().as_deref(),
-        Some("no `[[key]]` and no `[jwt]`: nobody could be authenticated")
+        Authenticator::from_toml("", &dir).err(),
+        Some(toolgate_auth::CredentialsError::Invalid(
+            "no `[[key]]` and no `[jwt]`: nobody could be authenticated".into()
+        ))
     );
     let e = Authenticator::from_toml(
         "[[key]]\nname = \"a\"\nsha256 = \"my-key-in-clear\"\n",
         &dir,
     )
     .err()
+    .map(|e| e.to_string())
     .unwrap_or_default();
     assert_eq!(
         e,
@@ -171,6 +174,7 @@ fn a_credentials_file_that_lets_nobody_in_or_stores_a_key_in_clear_is_an_error()
         &dir,
     )
     .err()
+    .map(|e| e.to_string())
     .unwrap_or_default();
     assert_eq!(e, "key `a`: role `root` is not admin, user or none");
 }
@@ -206,6 +210,7 @@ fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
         &dir,
     )
     .err()
+    .map(|e| e.to_string())
     .unwrap_or_default();
     assert_eq!(
         e,
@@ -219,6 +224,7 @@ fn an_api_key_may_be_bound_to_a_consumer_and_a_role_of_its_roles() {
         &dir,
     )
     .err()
+    .map(|e| e.to_string())
     .unwrap_or_default();
     assert_eq!(e, "key `a`: `consumer` is empty");
 }

@@ -387,13 +387,13 @@ const KEYS: &[&str] = &[
 
 impl Config {
     /// Read and check the file at `path`.
-    pub fn from_file(path: &Path) -> Result<Config, String> {
+    pub fn from_file(path: &Path) -> Result<Config, crate::Error> {
         let bytes = toolgate_runtime::host::read_file(path, MAX_FILE)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let text =
-            String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
+            .map_err(|e| crate::Error::Config(format!("{}: {e}", path.display())))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| crate::Error::Config(format!("{}: not UTF-8", path.display())))?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Config::from_toml(&text, dir).map_err(|e| e.render(path))
+        Config::from_toml(&text, dir).map_err(|e| crate::Error::Config(e.render(path)))
     }
 
     /// Check TOML text; relative paths in it start at `dir`.

@@ -121,7 +121,7 @@ fn context<'t>(
 ) -> Result<Context<'t>, ErrorData> {
     // The middleware checked the identity against the table of its moment;
     // a reload since then is checked again here.
-    admitted(table, id).map_err(|m| ErrorData::new(ErrorCode::INVALID_REQUEST, m, None))?;
+    admitted(table, id).map_err(|e| e.jsonrpc())?;
     let ctx = table.context(configuration).map_err(|e| {
         ErrorData::new(
             ErrorCode::INTERNAL_ERROR,

@@ -142,7 +142,7 @@ async fn ready(State(gw): State<Arc<Gateway>>) -> Response {
         .lock()
         .map(|m| m.clone())
         .unwrap_or_default();
-    let pins = gw.pins.status(&table).err();
+    let pins = gw.pins.status(&table).err().map(|e| e.to_string());
     let ready = status.error.is_none() && upstreams.is_empty() && pins.is_none();
     json(
         if ready {

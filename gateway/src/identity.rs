@@ -49,14 +49,16 @@ pub struct Denied {
 impl Identify {
     /// The configured mode, its files read and its fixed consumer checked
     /// against `table` (an unknown consumer is an error at start).
-    pub async fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, String> {
+    pub async fn new(mode: &IdentityMode, table: &Table) -> Result<Identify, crate::Error> {
         match mode {
             IdentityMode::Auth(path) => {
-                let fetched = jwks_url_document(path).await?;
-                let fetch = |url: &str| -> Result<String, String> {
+                let fetched = jwks_url_document(path)
+                    .await
+                    .map_err(crate::Error::Config)?;
+                let fetch = |url: &str| -> Result<String, toolgate_auth::FetchError> {
                     match &fetched {
                         Some((u, text)) if u == url => Ok(text.clone()),
-                        _ => Err(format!("{url}: not fetched")),
+                        _ => Err(toolgate_auth::FetchError(format!("{url}: not fetched"))),
                     }
                 };
                 Ok(Identify::Auth(Box::new(
@@ -70,7 +72,8 @@ impl Identify {
                     consumer: consumer.clone(),
                     role: *role,
                 };
-                admitted(table, &id).map_err(|e| format!("[identity] {e}"))?;
+                admitted(table, &id)
+                    .map_err(|e| crate::Error::Config(format!("[identity] {e}")))?;
                 Ok(Identify::Fixed(id))
             }
         }
@@ -98,10 +101,10 @@ impl Identify {
         let id = match self {
             Identify::Fixed(id) => id.clone(),
             Identify::Auth(auth) => {
-                let one = single_header(headers, "authorization").map_err(|message| Denied {
+                let one = single_header(headers, "authorization").map_err(|e| Denied {
                     status: StatusCode::UNAUTHORIZED,
                     error: "invalid_request",
-                    message,
+                    message: e.to_string(),
                 })?;
                 let value = match one {
                     None => None,
@@ -131,10 +134,10 @@ impl Identify {
             }
             Identify::Header(h) => header_identity(h, headers, peer)?,
         };
-        admitted(table, &id).map_err(|message| Denied {
-            status: StatusCode::FORBIDDEN,
+        admitted(table, &id).map_err(|e| Denied {
+            status: e.status(),
             error: "insufficient_scope",
-            message,
+            message: e.to_string(),
         })?;
         Ok(id)
     }
@@ -184,24 +187,26 @@ async fn jwks_url_document(path: &std::path::Path) -> Result<Option<(String, Str
 /// ([`Table::check_consumer`]); one that names none is a consumer without a
 /// profile, refused when the policy says `consumers-without-profile
 /// refused`. Checked per request against the table of that moment.
-pub fn admitted(table: &Table, id: &Identity) -> Result<(), String> {
+pub fn admitted(table: &Table, id: &Identity) -> Result<(), crate::Error> {
     match &id.consumer {
         Some(c) => known_consumer(table, c),
-        None if table.refuses_unprofiled() => Err(
+        None if table.refuses_unprofiled() => Err(crate::Error::NotAdmitted(
             "this caller names no consumer, and the policy refuses consumers without a profile (`consumers-without-profile refused`): bind the caller's key or token to a consumer".into(),
-        ),
+        )),
         None => Ok(()),
     }
 }
 
 /// `Ok` when the policy knows consumer `c`; else why, with a near miss.
-pub fn known_consumer(table: &Table, c: &str) -> Result<(), String> {
+pub fn known_consumer(table: &Table, c: &str) -> Result<(), crate::Error> {
     table.check_consumer(c).map_err(|near| {
-        toolgate_runtime::ContextError::UnknownConsumer {
-            name: c.to_string(),
-            suggestion: near.map(str::to_string),
-        }
-        .to_string()
+        crate::Error::NotAdmitted(
+            toolgate_runtime::ContextError::UnknownConsumer {
+                name: c.to_string(),
+                suggestion: near.map(str::to_string),
+            }
+            .to_string(),
+        )
     })
 }
 
@@ -228,7 +233,7 @@ fn header_identity(
     }
     if let Some(want) = &h.secret_sha256 {
         let got = single_header(headers, h.secret_header.as_str())
-            .map_err(forbidden)?
+            .map_err(|e| forbidden(e.to_string()))?
             .map(|v| <[u8; 32]>::from(Sha256::digest(v.as_bytes())));
         if got.as_ref() != Some(want) {
             return Err(forbidden(format!(
@@ -238,7 +243,7 @@ fn header_identity(
         }
     }
     let text = |name: &str| -> Result<Option<String>, Denied> {
-        match single_header(headers, name).map_err(forbidden)? {
+        match single_header(headers, name).map_err(|e| forbidden(e.to_string()))? {
             None => Ok(None),
             Some(v) => match v.to_str() {
                 Ok(s) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),

@@ -26,6 +26,7 @@ use toolgate_service::{Core, CoreBuilder, Limits as CoreLimits, LogTarget, Sourc
 
 pub mod catalog;
 pub mod config;
+mod error;
 mod handler;
 mod http;
 pub mod identity;
@@ -34,6 +35,8 @@ pub mod offerings;
 pub mod pins;
 mod session;
 pub mod upstream;
+
+pub use error::Error;
 
 pub use config::Config;
 
@@ -124,7 +127,11 @@ fn source_of(c: &Config) -> Source {
     }
 }
 
-fn trusted_keys(c: &Config) -> Result<Option<TrustedKeys>, String> {
+fn trusted_keys(c: &Config) -> Result<Option<TrustedKeys>, Error> {
+    trusted_keys_text(c).map_err(Error::Config)
+}
+
+fn trusted_keys_text(c: &Config) -> Result<Option<TrustedKeys>, String> {
     if c.trusted_keys.is_empty() {
         return Ok(None);
     }
@@ -153,14 +160,14 @@ struct Checked {
 }
 
 impl Checked {
-    async fn of(config: &Config) -> Result<Checked, String> {
+    async fn of(config: &Config) -> Result<Checked, Error> {
         let source = source_of(config);
         let keys = trusted_keys(config)?;
         let table = source.load_with(keys.as_ref())?;
         for c in &config.configurations {
             table
                 .context(c)
-                .map_err(|e| format!("configuration `{c}`: {e}"))?;
+                .map_err(|e| Error::Config(format!("configuration `{c}`: {e}")))?;
         }
         let identify = Identify::new(&config.identity, &table).await?;
         let pins = Pins::new(config.registry.clone());
@@ -186,7 +193,7 @@ impl Checked {
 impl Gateway {
     /// Load the table, check the configuration against it, connect every
     /// upstream and list its tools. An error names what to fix.
-    pub async fn start(config: Config, public_url: String) -> Result<Arc<Gateway>, String> {
+    pub async fn start(config: Config, public_url: String) -> Result<Arc<Gateway>, Error> {
         let Checked {
             source,
             keys,
@@ -253,7 +260,7 @@ impl Gateway {
             .ok()
             .and_then(|m| m.values().next().cloned())
         {
-            return Err(e);
+            return Err(Error::Upstream(e));
         }
         Gateway::follow(gw.clone(), changed);
         Ok(gw)
@@ -511,11 +518,11 @@ pub async fn serve(
 /// own, the identity is usable (a credentials file that lets someone in, a
 /// fixed consumer the policy knows), the registry pairs with the table, and
 /// the allowed hosts are hosts. `Ok` carries a line for the operator.
-pub fn check(config: &Config) -> Result<String, String> {
+pub fn check(config: &Config) -> Result<String, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Io(e.to_string()))?;
     rt.block_on(async {
         let Checked { table, .. } = Checked::of(config).await?;
         Ok(format!(
@@ -529,16 +536,18 @@ pub fn check(config: &Config) -> Result<String, String> {
 
 /// `toolgate gateway --config FILE`: start, watch the table, serve until
 /// SIGINT or SIGTERM.
-pub fn run(config: Config, watch: bool) -> Result<(), String> {
+pub fn run(config: Config, watch: bool) -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Io(e.to_string()))?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
-            .map_err(|e| format!("{}: {e}", config.listen))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            .map_err(|e| Error::Io(format!("{}: {e}", config.listen)))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::Io(e.to_string()))?;
         let public_url = config
             .public_url
             .clone()
@@ -557,7 +566,7 @@ pub fn run(config: Config, watch: bool) -> Result<(), String> {
         ));
         serve(gw, listener, toolgate_service::shutdown_signal())
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Error::Io(e.to_string()))?;
         note("stopped");
         Ok(())
     })

@@ -45,7 +45,10 @@ pub struct Pins {
 }
 
 /// The pins of `file` for `table`, or why the two do not pair.
-pub fn load(file: &Path, table: &Table) -> Result<HashMap<String, (String, String)>, String> {
+pub(crate) fn load(
+    file: &Path,
+    table: &Table,
+) -> Result<HashMap<String, (String, String)>, String> {
     let bytes = toolgate_runtime::host::read_file(file, MAX_REGISTRY_BYTES)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let digest = toolgate_runtime::format::sha256_hex(&bytes);
@@ -125,11 +128,13 @@ impl Pins {
     }
 
     /// Whether the registry pairs with `table` (`Ok`), or why not.
-    pub fn status(&self, table: &Table) -> Result<(), String> {
+    pub fn status(&self, table: &Table) -> Result<(), crate::Error> {
         match (&self.file, self.for_table(table)) {
-            (Some(f), Some(l)) if l.digests.is_none() => Err(load(f, table)
-                .err()
-                .unwrap_or_else(|| "the registry does not pair with the table".into())),
+            (Some(f), Some(l)) if l.digests.is_none() => {
+                Err(crate::Error::Pins(load(f, table).err().unwrap_or_else(
+                    || "the registry does not pair with the table".into(),
+                )))
+            }
             _ => Ok(()),
         }
     }

@@ -370,7 +370,17 @@ impl Connection {
 }
 
 /// Connect to `u` within the upstream timeout.
-pub async fn connect(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connection, String> {
+pub async fn connect(
+    u: &Upstream,
+    limits: &Limits,
+    wake: Wake,
+) -> Result<Connection, crate::Error> {
+    connect_text(u, limits, wake)
+        .await
+        .map_err(crate::Error::Upstream)
+}
+
+async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connection, String> {
     let listener = Listener {
         server: u.name.as_str().into(),
         changed: wake.changed,
@@ -443,7 +453,7 @@ pub async fn connect(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connec
 }
 
 /// Every tool `c` lists, within the bounds.
-pub async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> {
+pub(crate) async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> {
     let mut tools: Vec<Tool> = Vec::new();
     let mut cursors: HashSet<String> = HashSet::new();
     let mut cursor: Option<String> = None;
@@ -546,7 +556,7 @@ where
 
 /// The resources, templates and prompts `c` lists, for what it declared it
 /// serves (nothing is asked of a server that declared neither).
-pub async fn list_offerings(
+pub(crate) async fn list_offerings(
     c: &Connection,
     limits: &Limits,
 ) -> Result<crate::offerings::Listed, String> {

@@ -139,14 +139,17 @@ impl std::fmt::Debug for RegistryOptions {
 }
 
 /// The registry (`host:port`) a reference names: what `--plain-http` applies to.
-pub fn registry_of(reference: &str) -> Result<String, String> {
-    Ok(parse_reference(reference)?.resolve_registry().to_string())
+pub fn registry_of(reference: &str) -> Result<String, Error> {
+    Ok(parse_reference(reference)
+        .map_err(Error::other)?
+        .resolve_registry()
+        .to_string())
 }
 
 /// `reference` pinned to `digest`: `REGISTRY/REPOSITORY@DIGEST`, the
 /// artifact by its identity (what a tag names can move; this cannot).
-pub fn pinned(reference: &str, digest: &str) -> Result<String, String> {
-    let r = parse_reference(reference)?;
+pub fn pinned(reference: &str, digest: &str) -> Result<String, Error> {
+    let r = parse_reference(reference).map_err(Error::other)?;
     Ok(format!("{}/{}@{digest}", r.registry(), r.repository()))
 }
 
@@ -458,7 +461,7 @@ impl Registry {
             if !wanted(&digest) {
                 return Ok((digest, None));
             }
-            let by_digest = pinned(reference, &digest).map_err(Error::other)?;
+            let by_digest = pinned(reference, &digest)?;
             let pinned_ref = parse_reference(&by_digest).map_err(Error::other)?;
             let pulled = self.pull_unbounded(&by_digest, &pinned_ref).await?;
             Ok((digest, Some(pulled)))
@@ -814,11 +817,11 @@ impl tokio::io::AsyncWrite for Capped {
 }
 
 /// Run one registry call to completion from synchronous code (the CLI).
-pub fn block_on<T>(f: impl std::future::Future<Output = T>) -> Result<T, String> {
+pub fn block_on<T>(f: impl std::future::Future<Output = T>) -> Result<T, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::other(e.to_string()))?;
     Ok(rt.block_on(f))
 }
 

@@ -24,7 +24,44 @@ pub mod api;
 pub mod console;
 pub mod server;
 
+/// Why the decision service could not be set up or served. Each says what
+/// to fix; the HTTP answers of requests are [`api::ApiError`]s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The core failed: the table, the decision log, the watch, TLS, a
+    /// Host or Origin rule.
+    #[error(transparent)]
+    Core(#[from] toolgate_service::Error),
+    /// The credentials file (`--auth`).
+    #[error(transparent)]
+    Credentials(#[from] toolgate_auth::CredentialsError),
+    /// `--default-configuration` names no configuration of the table.
+    #[error("{0}")]
+    Configuration(String),
+    /// The options would serve without the protection they need (the
+    /// console or tokens off loopback without authentication or TLS).
+    #[error("{0}")]
+    Refused(String),
+    /// The address could not be bound or served.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Error {
+    /// A stable code for the kind, for the command line's exit and logs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Core(e) => e.code(),
+            Error::Credentials(e) => e.code(),
+            Error::Configuration(_) => "configuration",
+            Error::Refused(_) => "refused",
+            Error::Io(_) => "io",
+        }
+    }
+}
+
 // The core's modules, under the names this crate has always had.
+pub use toolgate_service::Error as CoreError;
 pub use toolgate_service::{declog, listener, metrics, poll, source, stamps, transport};
 pub use toolgate_service::{
     default_max_connections, note, open_files_limit, shutdown_signal, Limits, LogTarget,
@@ -279,13 +316,13 @@ impl Service {
 
     /// The service, its decision log opened and its default configuration
     /// checked (it must be one of the table's).
-    pub fn build(self) -> Result<Built, String> {
+    pub fn build(self) -> Result<Built, Error> {
         let core = self.core.build()?;
         if let Some(n) = &self.default_configuration {
             core.handle
                 .current()
                 .context(n)
-                .map_err(|e| format!("--default-configuration: {e}"))?;
+                .map_err(|e| Error::Configuration(format!("--default-configuration: {e}")))?;
         }
         Ok(Built {
             shared: Arc::new(Shared {
@@ -300,7 +337,7 @@ impl Service {
     }
 
     /// The service `opts` describe, its table loaded (an error when it does not load).
-    pub fn from_options(opts: &Options, public_url: String) -> Result<Built, String> {
+    pub fn from_options(opts: &Options, public_url: String) -> Result<Built, Error> {
         let table = opts.source.load_with(opts.trusted_keys.as_ref())?;
         let mut s = Service::with_trusted_keys(
             table,
@@ -358,8 +395,8 @@ impl Built {
     /// Watch the source; on a change, reload (debounced). A registry is
     /// polled every `poll_interval` instead. The watch stops when the
     /// returned value is dropped.
-    pub fn watch(&self, poll_interval: Duration) -> Result<Watch, String> {
-        self.shared.core.watch(poll_interval)
+    pub fn watch(&self, poll_interval: Duration) -> Result<Watch, Error> {
+        Ok(self.shared.core.watch(poll_interval)?)
     }
 }
 
@@ -372,27 +409,27 @@ fn public_url_of(opts: &Options) -> String {
 }
 
 /// `toolgate serve`: load, bind, watch, serve until SIGINT or SIGTERM.
-pub fn run(opts: Options) -> Result<(), String> {
+pub fn run(opts: Options) -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Io(e.to_string()))?;
     // Nothing authenticates a caller: only the machine itself may ask,
     // unless the operator says the network in front is private.
     if opts.console && !opts.addr.ip().is_loopback() && opts.auth.is_none() {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "refusing to serve the console on {}: not a loopback address, and nothing authenticates its callers (the console shows the whole table). Give --auth FILE, or bind 127.0.0.1 (docs/report.md)",
             opts.addr
-        ));
+        )));
     }
     // Bearer tokens in clear over a network (RFC 6750 §5.3): refused like
     // the unauthenticated case, with the same explicit override.
     if !opts.addr.ip().is_loopback() && opts.auth.is_some() && opts.tls.is_none() {
         if !opts.allow_unauthenticated {
-            return Err(format!(
+            return Err(Error::Refused(format!(
                 "refusing to serve --auth on {} without --tls-cert: bearer tokens would cross the network in clear (RFC 6750 §5.3). Give --tls-cert and --tls-key, bind 127.0.0.1 behind a TLS-terminating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
                 opts.addr
-            ));
+            )));
         }
         note(&format!(
             "warning: serving --auth on {} without TLS (--allow-unauthenticated): bearer tokens cross the network in clear",
@@ -401,10 +438,10 @@ pub fn run(opts: Options) -> Result<(), String> {
     }
     if !opts.addr.ip().is_loopback() && opts.auth.is_none() {
         if !opts.allow_unauthenticated {
-            return Err(format!(
+            return Err(Error::Refused(format!(
                 "refusing to serve on {}: not a loopback address, and nothing authenticates its callers (anyone who reaches the port could ask as any subject). Give --auth FILE (API keys or JWTs), bind 127.0.0.1 behind an authenticating proxy, or pass --allow-unauthenticated if the network in front of it is private (docs/authzen.md, \"What is trusted\")",
                 opts.addr
-            ));
+            )));
         }
         note(&format!(
             "warning: serving on {} without authentication (--allow-unauthenticated): every caller that reaches the port is trusted as a policy enforcement point",
@@ -414,8 +451,10 @@ pub fn run(opts: Options) -> Result<(), String> {
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(opts.addr)
             .await
-            .map_err(|e| format!("{}: {e}", opts.addr))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            .map_err(|e| Error::Io(format!("{}: {e}", opts.addr)))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::Io(e.to_string()))?;
         let public_url = opts.public_url.clone().unwrap_or_else(|| {
             let scheme = if opts.tls.is_some() { "https" } else { "http" };
             format!("{scheme}://{addr}")
@@ -434,7 +473,7 @@ pub fn run(opts: Options) -> Result<(), String> {
         service
             .serve(listener, shutdown_signal())
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Error::Io(e.to_string()))?;
         note("stopped");
         Ok(())
     })

@@ -151,7 +151,7 @@ async fn authenticate(
         .map(|v| v.and_then(|v| v.to_str().ok()));
     let checked = match header {
         Ok(h) => auth.authenticate(h),
-        Err(e) => Err(toolgate_auth::AuthError::Invalid(e)),
+        Err(e) => Err(toolgate_auth::AuthError::Invalid(e.to_string())),
     };
     match checked {
         Ok(caller) => {

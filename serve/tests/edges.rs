@@ -187,7 +187,10 @@ async fn a_request_without_context_takes_the_default_configuration() {
         .expect("an unknown default is an error at start");
     assert_eq!(
         e,
-        "--default-configuration: unknown configuration `suport-chat`; did you mean `support-chat`?"
+        toolgate_serve::Error::Configuration(
+            "--default-configuration: unknown configuration `suport-chat`; did you mean `support-chat`?"
+                .into()
+        )
     );
 }
 

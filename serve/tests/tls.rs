@@ -140,6 +140,9 @@ async fn the_service_speaks_tls_and_can_require_client_certificates() {
     s.stop().await;
     // A key that is not PEM is a clear error at start.
     std::fs::write(p.dir.path().join("server.key"), "not a key").expect("write");
-    let e = p.files(false).server_config().err().unwrap_or_default();
-    assert!(e.ends_with("server.key: no items found"), "{e}");
+    let e = p.files(false).server_config().err();
+    assert!(
+        matches!(&e, Some(toolgate_serve::CoreError::Tls(m)) if m.ends_with("server.key: no items found")),
+        "{e:?}"
+    );
 }

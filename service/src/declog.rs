@@ -61,6 +61,15 @@ impl DecisionLogSink {
         capacity: usize,
         written: Counter,
         dropped: Counter,
+    ) -> Result<DecisionLogSink, crate::Error> {
+        DecisionLogSink::open_text(target, capacity, written, dropped).map_err(crate::Error::Log)
+    }
+
+    fn open_text(
+        target: &LogTarget,
+        capacity: usize,
+        written: Counter,
+        dropped: Counter,
     ) -> Result<DecisionLogSink, String> {
         let out: Box<dyn Write + Send> = match target {
             LogTarget::Stdout => Box::new(std::io::stdout()),

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use toolgate_runtime::{Table, TableHandle, TrustedKeys};
 
 pub mod declog;
+mod error;
 pub mod listener;
 pub mod metrics;
 pub mod poll;
@@ -25,6 +26,7 @@ pub mod stamps;
 pub mod transport;
 
 pub use declog::LogTarget;
+pub use error::Error;
 pub use source::Source;
 
 /// Limits on what one request may ask.
@@ -100,7 +102,11 @@ pub struct TlsFiles {
 
 impl TlsFiles {
     /// The rustls server configuration of these files.
-    pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, String> {
+    pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>, Error> {
+        self.server_config_text().map_err(Error::Tls)
+    }
+
+    fn server_config_text(&self) -> Result<Arc<rustls::ServerConfig>, String> {
         use rustls_pki_types::pem::PemObject;
         use rustls_pki_types::{CertificateDer, PrivateKeyDer};
         let shown =
@@ -234,7 +240,7 @@ impl CoreBuilder {
     }
 
     /// The core, its decision log opened.
-    pub fn build(self) -> Result<Arc<Core>, String> {
+    pub fn build(self) -> Result<Arc<Core>, Error> {
         let metrics = metrics::Metrics::default();
         let now = SystemTime::now();
         metrics.set_table(None, &self.table.digest_hex(), unix_s(now));
@@ -346,9 +352,9 @@ impl Core {
 
     /// Load the source again and swap it in if it changed. A table that
     /// fails to load never replaces the current one.
-    pub fn reload(&self) -> Result<bool, String> {
+    pub fn reload(&self) -> Result<bool, Error> {
         let Some(source) = &self.source else {
-            return Err("no source to reload from".into());
+            return Err(Error::Table("no source to reload from".into()));
         };
         match source.load_with(self.trusted_keys.as_ref()) {
             Ok(table) => {
@@ -362,7 +368,7 @@ impl Core {
                 Ok(swapped)
             }
             Err(e) => {
-                self.failed(e.clone());
+                self.failed(e.to_string());
                 Err(e)
             }
         }
@@ -370,11 +376,11 @@ impl Core {
 
     /// Load a table from bytes and swap it in (the same rules as
     /// [`Core::reload`]: verified when trusted keys are set).
-    pub fn install_bytes(&self, bytes: &[u8]) -> Result<bool, String> {
+    pub fn install_bytes(&self, bytes: &[u8]) -> Result<bool, Error> {
         match source::load_bytes(bytes, self.trusted_keys.as_ref()) {
             Ok(t) => Ok(self.install(t)),
             Err(e) => {
-                self.failed(e.clone());
+                self.failed(e.to_string());
                 Err(e)
             }
         }
@@ -390,7 +396,11 @@ impl Core {
     /// Watch the source; on a change, reload (debounced). A registry is
     /// polled every `poll_interval` instead ([`poll`]). The watch stops when
     /// the returned value is dropped.
-    pub fn watch(self: &Arc<Self>, poll_interval: Duration) -> Result<Watch, String> {
+    pub fn watch(self: &Arc<Self>, poll_interval: Duration) -> Result<Watch, Error> {
+        self.watch_text(poll_interval).map_err(Error::Watch)
+    }
+
+    fn watch_text(self: &Arc<Self>, poll_interval: Duration) -> Result<Watch, String> {
         use notify::{EventKind, RecursiveMode, Watcher};
         let source = self
             .source

@@ -13,14 +13,18 @@ use std::time::{Duration, Instant};
 
 use toolgate_oci::{ErrorKind, Pulled, Registry, RegistryOptions};
 
-use crate::Core;
+use crate::{Core, Error};
 
 /// The longest wait between polls after failures.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
 /// Pull once, from synchronous code inside or outside an async runtime (a
 /// thread of its own runs the request). The pull is under the options' deadline.
-pub fn pull_blocking(reference: &str, options: &RegistryOptions) -> Result<Pulled, String> {
+pub fn pull_blocking(reference: &str, options: &RegistryOptions) -> Result<Pulled, Error> {
+    pull_text(reference, options).map_err(Error::Table)
+}
+
+fn pull_text(reference: &str, options: &RegistryOptions) -> Result<Pulled, String> {
     std::thread::scope(|s| {
         s.spawn(|| {
             toolgate_oci::block_on(Registry::new(options).pull(reference))?.map_err(String::from)
@@ -77,7 +81,7 @@ async fn poll_once(
         }
         Err(e) => {
             // install_bytes recorded the failure; remember it by digest.
-            seen.refused = Some((digest, e));
+            seen.refused = Some((digest, e.to_string()));
             Ok("refused")
         }
     }
@@ -97,12 +101,12 @@ pub fn spawn(
     reference: String,
     options: RegistryOptions,
     interval: Duration,
-) -> Result<Poller, String> {
+) -> Result<Poller, Error> {
     let (stop, stopped) = mpsc::channel::<()>();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Watch(e.to_string()))?;
     std::thread::Builder::new()
         .name("toolgate-oci-poll".into())
         .spawn(move || {
@@ -136,6 +140,6 @@ pub fn spawn(
                 }
             }
         })
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::Watch(e.to_string()))?;
     Ok(Poller { _stop: stop })
 }

@@ -11,6 +11,8 @@ use toolgate_compiler::{lower, report};
 use toolgate_oci::RegistryOptions;
 use toolgate_runtime::{Table, TrustedKeys};
 
+use crate::Error;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// A compiled table file (`toolgate compile -o`).
@@ -34,20 +36,24 @@ impl Source {
         }
     }
 
-    pub fn load(&self) -> Result<Table, String> {
+    pub fn load(&self) -> Result<Table, Error> {
         self.load_with(None)
     }
 
     /// Load the table; with `keys`, only a table signed by one of them
     /// (a project compiled in memory is never signed, so it is refused).
-    pub fn load_with(&self, keys: Option<&TrustedKeys>) -> Result<Table, String> {
+    pub fn load_with(&self, keys: Option<&TrustedKeys>) -> Result<Table, Error> {
+        self.load_text(keys).map_err(Error::Table)
+    }
+
+    fn load_text(&self, keys: Option<&TrustedKeys>) -> Result<Table, String> {
         match self {
             Source::Oci {
                 reference,
                 registry,
             } => {
                 let pulled = crate::poll::pull_blocking(reference, registry)?;
-                load_bytes(&pulled.bytes, keys).map_err(|e| {
+                load_bytes_text(&pulled.bytes, keys).map_err(|e| {
                     format!(
                         "{reference} ({}): {e}",
                         pulled.artifact.manifest_digest
@@ -167,7 +173,11 @@ fn parent_or_dot(path: &Path) -> PathBuf {
 }
 
 /// Load table bytes, verified when `keys` are given.
-pub fn load_bytes(bytes: &[u8], keys: Option<&TrustedKeys>) -> Result<Table, String> {
+pub fn load_bytes(bytes: &[u8], keys: Option<&TrustedKeys>) -> Result<Table, Error> {
+    load_bytes_text(bytes, keys).map_err(Error::Table)
+}
+
+fn load_bytes_text(bytes: &[u8], keys: Option<&TrustedKeys>) -> Result<Table, String> {
     match keys {
         Some(keys) => Table::load_verified(bytes, keys),
         None => Table::load(bytes),

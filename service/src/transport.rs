@@ -126,6 +126,14 @@ impl HostCheck {
         hosts: &[String],
         origins: &[String],
         same_origin: bool,
+    ) -> Result<HostCheck, crate::Error> {
+        HostCheck::checked(hosts, origins, same_origin).map_err(crate::Error::Transport)
+    }
+
+    fn checked(
+        hosts: &[String],
+        origins: &[String],
+        same_origin: bool,
     ) -> Result<HostCheck, String> {
         let hosts = hosts
             .iter()
@@ -223,14 +231,19 @@ impl HostCheck {
 pub fn single_header<'a>(
     headers: &'a HeaderMap,
     name: &str,
-) -> Result<Option<&'a HeaderValue>, String> {
+) -> Result<Option<&'a HeaderValue>, RepeatedHeader> {
     let mut all = headers.get_all(name).iter();
     let first = all.next();
     if all.next().is_some() {
-        return Err(format!("the request carries `{name}` more than once"));
+        return Err(RepeatedHeader(name.to_string()));
     }
     Ok(first)
 }
+
+/// A header that must have one value came more than once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the request carries `{0}` more than once")]
+pub struct RepeatedHeader(pub String);
 
 /// The middleware: a request that fails [`HostCheck::check`] is answered
 /// here and reaches no route.

@@ -24,13 +24,14 @@ pub struct GatewayArgs {
 }
 
 pub fn gateway(a: GatewayArgs) -> Res {
-    let config = toolgate_gateway::Config::from_file(&a.config).map_err(Failure::Usage)?;
+    let config =
+        toolgate_gateway::Config::from_file(&a.config).map_err(|e| Failure::Usage(e.into()))?;
     if a.check {
         let line = toolgate_gateway::check(&config)
             .map_err(|e| Failure::Usage(format!("{}: {e}", a.config.display())))?;
         println!("{}: {line}", a.config.display());
         return Ok(0);
     }
-    toolgate_gateway::run(config, !a.no_watch).map_err(Failure::Usage)?;
+    toolgate_gateway::run(config, !a.no_watch).map_err(|e| Failure::Usage(e.into()))?;
     Ok(0)
 }

@@ -23,7 +23,7 @@ impl RegistryArgs {
     /// TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD (basic auth).
     pub fn options(&self, reference: &str) -> Result<RegistryOptions, Failure> {
         let plain_http = if self.plain_http {
-            vec![toolgate_oci::registry_of(reference).map_err(Failure::Usage)?]
+            vec![toolgate_oci::registry_of(reference).map_err(|e| Failure::Usage(e.into()))?]
         } else {
             Vec::new()
         };

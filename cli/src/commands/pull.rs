@@ -29,7 +29,7 @@ pub fn pull(a: PullArgs) -> Res {
     let keys = trusted_keys(&a.trusted_key)?;
     let options = a.registry.options(&a.reference)?;
     let pulled = toolgate_oci::block_on(Registry::new(&options).pull(&a.reference))
-        .map_err(Failure::Usage)?
+        .map_err(|e| Failure::Usage(e.into()))?
         .map_err(|e| Failure::Usage(e.into()))?;
     if let Some(keys) = &keys {
         Table::load_verified(&pulled.bytes, keys).map_err(|e| {

@@ -46,10 +46,10 @@ pub fn push(a: PushArgs) -> Res {
     }
     let options = a.registry.options(&a.reference)?;
     let pushed = toolgate_oci::block_on(Registry::new(&options).push(&a.reference, &bytes))
-        .map_err(Failure::Usage)?
+        .map_err(|e| Failure::Usage(e.into()))?
         .map_err(|e| Failure::Usage(e.into()))?;
-    let pinned =
-        toolgate_oci::pinned(&a.reference, &pushed.manifest_digest).map_err(Failure::Usage)?;
+    let pinned = toolgate_oci::pinned(&a.reference, &pushed.manifest_digest)
+        .map_err(|e| Failure::Usage(e.into()))?;
     write_out(&format!("{pinned}\n"));
     crate::io::note(&format!(
         "pushed {} ({}): table {}, {}\n",

@@ -191,6 +191,6 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.allowed_hosts = (!a.allowed_hosts.is_empty()).then_some(a.allowed_hosts);
     opts.allowed_origins = a.allowed_origins;
     opts.answer_context = a.answer_context;
-    toolgate_serve::run(opts).map_err(Failure::Usage)?;
+    toolgate_serve::run(opts).map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(0)
 }
