@@ -81,20 +81,6 @@ impl Gateway {
     }
 }
 
-/// Tell the upstream answering `uri` that no session wants its updates.
-pub(crate) async fn unsubscribe_upstream(gw: &Gateway, uri: &str) {
-    let server = gw.offerings.load().server_of_uri(uri).map(str::to_string);
-    let Some(c) = server.and_then(|s| gw.upstreams.get(&s).map(|c| c.load_full())) else {
-        return;
-    };
-    #[allow(deprecated)]
-    let stop = c
-        .service
-        .peer()
-        .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri));
-    let _ = crate::upstream::relay(&c, &gw.config.limits, stop).await;
-}
-
 /// The identity the middleware proved for this request. Its absence is an
 /// internal error, never an anonymous caller.
 fn identity(cx: &RequestContext<RoleServer>) -> Result<(Identity, Option<String>), ErrorData> {
@@ -696,7 +682,7 @@ impl ServerHandler for Handler {
             return Err(no_resource(&request.uri));
         }
         if self.session.unsubscribe(&self.gw, &request.uri) {
-            unsubscribe_upstream(&self.gw, &request.uri).await;
+            crate::session::unsubscribe_upstream(&self.gw, &request.uri).await;
         }
         Ok(())
     }

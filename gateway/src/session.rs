@@ -144,7 +144,7 @@ impl Drop for Session {
         };
         rt.spawn(async move {
             for uri in last {
-                crate::handler::unsubscribe_upstream(&gw, &uri).await;
+                unsubscribe_upstream(&gw, &uri).await;
             }
         });
     }
@@ -228,4 +228,18 @@ async fn relay_event(
         Event::Log(_, p) => peer.notify_logging_message(p).await.is_ok(),
         Event::Updated(_, p) => peer.notify_resource_updated(p).await.is_ok(),
     }
+}
+
+/// Tell the upstream answering `uri` that no session wants its updates.
+pub(crate) async fn unsubscribe_upstream(gw: &Gateway, uri: &str) {
+    let server = gw.offerings.load().server_of_uri(uri).map(str::to_string);
+    let Some(c) = server.and_then(|s| gw.upstreams.get(&s).map(|c| c.load_full())) else {
+        return;
+    };
+    #[allow(deprecated)]
+    let stop = c
+        .service
+        .peer()
+        .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(uri));
+    let _ = crate::upstream::relay(&c, &gw.config.limits, stop).await;
 }

@@ -174,7 +174,7 @@ async fn simulation(
     };
     // As the decision routes: JSON bodies only, so no page elsewhere can
     // post one without a CORS preflight (which is never answered).
-    if !crate::server::is_json(&headers) {
+    if !crate::writer::is_json(&headers) {
         return error(&ApiError {
             status: 415,
             code: "unsupportedMediaType",
@@ -198,7 +198,7 @@ async fn simulation(
     // The answer is bounded as the decision routes' are (--max-answer-bytes).
     let cap = c.shared.limits.max_answer_bytes;
     match simulate(&table, &req) {
-        Ok(s) => match crate::server::to_json_capped(&s, cap) {
+        Ok(s) => match crate::writer::to_json_capped(&s, cap) {
             Some(b) => json(StatusCode::OK, b),
             None => error(&ApiError::bad(
                 "answerTooLarge",

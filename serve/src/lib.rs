@@ -23,6 +23,7 @@ use toolgate_service::{Core, CoreBuilder};
 pub mod api;
 pub mod console;
 pub mod server;
+mod writer;
 
 /// Why the decision service could not be set up or served. Each says what
 /// to fix; the HTTP answers of requests are [`api::ApiError`]s.

@@ -5,8 +5,6 @@
 use toolgate_runtime::host::codes::{packed, Status};
 use toolgate_runtime::{Decision, Reason, Role};
 
-use crate::boundary::{err, json, toolgate_buf, with_buf, Error};
-
 /// The version of this ABI; bumped on any incompatible change.
 pub const TOOLGATE_ABI_VERSION: u32 = 1;
 
@@ -164,29 +162,8 @@ pub(crate) fn decision_of(d: &Decision<'_>) -> toolgate_decision {
     }
 }
 
-pub(crate) fn role_of(code: i32) -> Result<Role, Error> {
-    Role::from_number(code).ok_or_else(|| {
-        err(
-            TOOLGATE_ERR_ARGUMENT,
-            format!("role {code} is not TOOLGATE_ROLE_NONE (0), _USER (1) or _ADMIN (2)"),
-        )
-    })
-}
-
 /// The ABI version of the library (`TOOLGATE_ABI_VERSION` it was built with).
 #[no_mangle]
 pub extern "C" fn toolgate_abi_version() -> u32 {
     TOOLGATE_ABI_VERSION
-}
-
-/// Every code of the library as JSON, for hosts that check their own
-/// constants against the library they loaded: `{"gates": [{"code",
-/// "number", "letter", "message"}], "refusalKinds": [{"code", "class",
-/// "retryable", "action", "message"}], "roles": [{"name", "number"}],
-/// "statuses": [{"name", "number"[, "code"]}], "packed": {"allowed",
-/// "observedOnly", "reasonShift", "reasonBits"}, "maxFileBytes"}`. Gates in
-/// gate order; a status `name` is its C name after `TOOLGATE_`.
-#[no_mangle]
-pub unsafe extern "C" fn toolgate_codes_json(out: *mut toolgate_buf) -> i32 {
-    with_buf(out, || json(&toolgate_runtime::host::catalogue()))
 }

@@ -4,17 +4,29 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use toolgate_runtime::HostContext;
+use toolgate_runtime::{HostContext, Role};
 
-use crate::boundary::err;
+use crate::boundary::{err, Error};
 use crate::boundary::{free_handle, handle_ref, opt_str_arg, str_arg, with_handle};
-use crate::codes::{role_of, TOOLGATE_ERR_UNKNOWN_CONFIGURATION, TOOLGATE_ERR_UNKNOWN_CONSUMER};
+use crate::codes::{
+    TOOLGATE_ERR_ARGUMENT, TOOLGATE_ERR_UNKNOWN_CONFIGURATION, TOOLGATE_ERR_UNKNOWN_CONSUMER,
+};
 use crate::run::toolgate_run;
 use crate::table::toolgate_table;
 
 /// Everything a decision depends on besides the tool. Holds its table.
 pub struct toolgate_context {
     pub(crate) ctx: HostContext,
+}
+
+/// The role of a `TOOLGATE_ROLE_*` code (any other number is an argument error).
+fn role_of(code: i32) -> Result<Role, Error> {
+    Role::from_number(code).ok_or_else(|| {
+        err(
+            TOOLGATE_ERR_ARGUMENT,
+            format!("role {code} is not TOOLGATE_ROLE_NONE (0), _USER (1) or _ADMIN (2)"),
+        )
+    })
 }
 
 /// Make a context: configuration (required), role (`TOOLGATE_ROLE_*`),

@@ -28,7 +28,8 @@
 //!
 //! The crate is split by concept: `boundary` (the rules above: argument
 //! checks, last error, panics, buffers, handles), `codes` (every number of
-//! the ABI, checked against the runtime's at compile time), `table`,
+//! the ABI, checked against the runtime's at compile time; it depends on no
+//! other module), `catalogue` (`toolgate_codes_json`), `table`,
 //! `handle` (hot reload), `context`, `decide`, `lists` (offered,
 //! unavailable, prompt, refusals), `run`, `classify`. Host logic lives in
 //! the runtime (`toolgate_runtime::host`); these modules only map values.
@@ -41,6 +42,10 @@
 pub mod boundary;
 pub mod classify;
 pub mod codes;
+// After `codes`, out of alphabetical order: cbindgen writes the header's
+// functions in module declaration order, `toolgate_codes_json` right after
+// `toolgate_abi_version`.
+pub mod catalogue;
 pub mod context;
 pub mod decide;
 pub mod handle;
@@ -50,6 +55,7 @@ pub mod run;
 pub mod table;
 
 pub use boundary::*;
+pub use catalogue::*;
 pub use classify::*;
 pub use codes::*;
 pub use context::*;

@@ -6,8 +6,8 @@ use napi_derive::napi;
 use serde_json::Value;
 use toolgate_runtime as rt;
 
+use crate::common::{file_bytes, NativeTable};
 use crate::errors;
-use crate::table::{file_bytes, NativeTable};
 
 /// What is known of an answer besides its body.
 #[napi(object)]

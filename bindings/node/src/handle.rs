@@ -7,8 +7,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolgate_runtime as rt;
 
+use crate::common::{file_bytes, trusted_keys, NativeTable};
 use crate::errors;
-use crate::table::{file_bytes, trusted_keys, NativeTable};
 
 /// Swap tables atomically while decisions run. A table that fails to load
 /// (or, with trusted keys, is not verified by one of them) never replaces

@@ -9,7 +9,8 @@
 //! | module | what |
 //! | --- | --- |
 //! | `errors` | the runtime's errors as the package's error classes |
-//! | `table` | `NativeTable`, shared argument rules |
+//! | `common` | `NativeTable`'s data and loading, the argument rules classes share |
+//! | `table` | `NativeTable`'s methods |
 //! | `context` | `NativeContext`, decisions, lists, refusals, the tool set |
 //! | `classify` | `classify`, `classifyEnvelope`, `classifyFile` |
 //! | `run` | `NativeRunState` |
@@ -23,6 +24,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod classify;
+mod common;
 mod context;
 mod errors;
 mod handle;

@@ -6,8 +6,8 @@ use napi_derive::napi;
 use serde_json::{json, Value};
 use toolgate_runtime as rt;
 
+use crate::common::NativeTable;
 use crate::errors;
-use crate::table::NativeTable;
 
 /// A run's skill allow-list and exclusions from its start.
 #[napi]

@@ -1,5 +1,5 @@
-//! `Table`: a compiled table, loaded (fails closed), and the argument
-//! helpers every class shares.
+//! `Table`: the methods of a compiled table, loaded (fails closed); its
+//! data and loading are `common`'s.
 
 use std::sync::Arc;
 
@@ -7,25 +7,13 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 use toolgate_runtime as rt;
-use toolgate_runtime::host::{read_file, MAX_FILE_BYTES};
 use toolgate_runtime::HostContext;
 
 use crate::classify::{classify_with, ClassifyOptions};
+use crate::common::{file_bytes, trusted_keys, NativeTable};
 use crate::context::NativeContext;
 use crate::errors;
 use crate::run::NativeRunState;
-
-/// The `trustedKeys` argument: PEM public keys, or none.
-pub(crate) fn trusted_keys(pem: Option<String>) -> Result<Option<rt::TrustedKeys>> {
-    pem.map(|p| rt::TrustedKeys::from_pem(&p).map_err(|e| errors::keys(&e)))
-        .transpose()
-}
-
-/// The file at `path`, read by the runtime's host rule (a regular file,
-/// checked before it is opened, under `MAX_FILE_BYTES`).
-pub(crate) fn file_bytes(path: &str, what: &str) -> Result<Vec<u8>> {
-    read_file(std::path::Path::new(path), MAX_FILE_BYTES).map_err(|e| errors::file(what, &e))
-}
 
 /// The `role` argument: `"admin"`, `"user"` or `"none"`, exactly.
 pub(crate) fn role(name: Option<&str>) -> Result<rt::Role> {
@@ -35,24 +23,6 @@ pub(crate) fn role(name: Option<&str>) -> Result<rt::Role> {
             "role {name:?}: expected \"admin\", \"user\" or \"none\""
         ))
     })
-}
-
-/// A compiled table, loaded: any defect is a `LoadError`.
-#[napi]
-pub struct NativeTable {
-    pub(crate) table: Arc<rt::Table>,
-}
-
-impl NativeTable {
-    pub(crate) fn from_bytes(bytes: &[u8], keys: Option<&rt::TrustedKeys>) -> Result<NativeTable> {
-        let loaded = match keys {
-            Some(k) => rt::Table::load_verified(bytes, k),
-            None => rt::Table::load(bytes),
-        };
-        loaded
-            .map(|t| NativeTable { table: Arc::new(t) })
-            .map_err(|e| errors::load(&e))
-    }
 }
 
 #[napi]

@@ -6,10 +6,10 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use toolgate_runtime as rt;
 
 use crate::args::{bytes_of, file_arg, opt_str_arg, text_of};
+use crate::common::PyTable;
 use crate::convert::to_py;
 use crate::errors::argument_error;
 use crate::refusal::{code_of, PyRefusal};
-use crate::table::PyTable;
 
 /// What a gateway answer means: "success", "toolFailure" (with `text`) or
 /// "refusal" (with `refusal`).

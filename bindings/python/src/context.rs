@@ -10,12 +10,12 @@ use toolgate_runtime as rt;
 use toolgate_runtime::{HostContext, Reason};
 
 use crate::args::{text_of, type_name};
+use crate::common::PyTable;
 use crate::convert::{pairs_list, reason_str};
 use crate::decision::PyDecision;
 use crate::errors::{argument_error, error};
 use crate::live::PyLiveTool;
 use crate::refusal::PyRefusal;
-use crate::table::PyTable;
 
 /// Lists over at least this many tools run with the GIL released.
 const LONG_WORK_TOOLS: usize = 1024;

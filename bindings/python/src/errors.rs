@@ -5,8 +5,6 @@ use pyo3::prelude::*;
 use toolgate_runtime as rt;
 use toolgate_runtime::host::FileError;
 
-use crate::run::PyRunState;
-
 /// An exception of `toolgate._errors`, built with `args`.
 pub(crate) fn error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
 where
@@ -61,14 +59,6 @@ pub(crate) fn run_error(py: Python<'_>, e: rt::run::RunError) -> PyErr {
             (message, name, None::<String>),
         ),
         rt::run::RunError::UnknownSkill(name) => error(py, "UnknownSkillError", (message, name)),
-    }
-}
-
-/// `RunStateError`, carrying the state to use instead (it admits nothing).
-pub(crate) fn run_state_error(py: Python<'_>, e: rt::RunStateError) -> PyErr {
-    match Py::new(py, PyRunState::from(e.state)) {
-        Ok(state) => error(py, "RunStateError", (e.message, state)),
-        Err(err) => err,
     }
 }
 

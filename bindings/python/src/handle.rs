@@ -9,9 +9,9 @@ use pyo3::prelude::*;
 use toolgate_runtime as rt;
 
 use crate::args::trusted_keys_arg;
+use crate::common::PyTable;
 use crate::context::PyContext;
 use crate::errors::load_error;
-use crate::table::PyTable;
 
 /// Hot reload: swap tables atomically while decisions run. A table that
 /// fails to load (or, with trusted keys, is not verified by one of them)

@@ -12,7 +12,8 @@
 //! | `errors` | the exceptions, from the runtime's errors |
 //! | `args` | arguments read strictly (exact `str` values, no bare `UnicodeEncodeError`) |
 //! | `convert` | JSON values, interned reason codes, pair lists |
-//! | `table` | `Table` |
+//! | `common` | what the classes share: `Table`'s data (the loaded table, its name index) and its loading |
+//! | `table` | `Table`'s methods and contexts |
 //! | `context` | `Context` |
 //! | `decision` | `Decision` |
 //! | `refusal` | `Refusal` |
@@ -24,6 +25,7 @@
 
 mod args;
 mod classify;
+mod common;
 mod context;
 mod convert;
 mod decision;
@@ -50,7 +52,7 @@ fn codes(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<table::PyTable>()?;
+    m.add_class::<common::PyTable>()?;
     m.add_class::<context::PyContext>()?;
     m.add_class::<decision::PyDecision>()?;
     m.add_class::<refusal::PyRefusal>()?;

@@ -6,8 +6,8 @@ use pyo3::types::{PyBool, PyList};
 use toolgate_runtime as rt;
 
 use crate::args::{bytes_of, str_arg, str_list_arg};
-use crate::errors::{run_error, run_state_error};
-use crate::table::PyTable;
+use crate::common::PyTable;
+use crate::errors::{error, run_error};
 
 /// A run's skill allow-list and exclusions from its start, stored with the
 /// run and narrowed (never widened) on resume.
@@ -19,6 +19,15 @@ pub struct PyRunState {
 impl From<rt::RunState> for PyRunState {
     fn from(state: rt::RunState) -> PyRunState {
         PyRunState { state }
+    }
+}
+
+/// `RunStateError`, carrying the state to use instead (it admits nothing).
+/// Here rather than in `errors`, which needs nothing of the classes.
+fn run_state_error(py: Python<'_>, e: rt::RunStateError) -> PyErr {
+    match Py::new(py, PyRunState::from(e.state)) {
+        Ok(state) => error(py, "RunStateError", (e.message, state)),
+        Err(err) => err,
     }
 }
 
