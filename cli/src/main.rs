@@ -139,6 +139,31 @@ enum Command {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The commands about one context take the project with `-p` (their
+/// positional arguments are tool names): a project given in a tool's place
+/// (`toolgate decide demo -c C TOOL`) is named in the error's tip.
+fn project_tip(e: &clap::Error) -> Option<String> {
+    const CONTEXT_COMMANDS: [&str; 5] = ["decide", "explain", "unavailable", "simulate", "offered"];
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args.iter().find(|a| !a.starts_with('-'))?;
+    if !CONTEXT_COMMANDS.contains(&command.as_str())
+        || args.iter().any(|a| a == "-p" || a.starts_with("--project"))
+    {
+        return None;
+    }
+    let project = args
+        .iter()
+        .skip_while(|a| *a != command)
+        .skip(1)
+        .find(|a| std::path::Path::new(a).join("toolgate.toml").is_file())?;
+    Some(format!(
+        "tip: `{command}` takes the project with -p: toolgate {command} -p {project} ...\n"
+    ))
+}
+
 fn main() -> ExitCode {
     // clap's own help and errors follow --color too: it is read before the
     // full parse.
@@ -161,6 +186,9 @@ fn main() -> ExitCode {
             let code = e.exit_code();
             if e.print().is_err() && !e.use_stderr() {
                 std::process::exit(EXIT_CLOSED_STDOUT);
+            }
+            if let Some(tip) = project_tip(&e) {
+                io::write_err(&tip);
             }
             std::process::exit(code);
         }

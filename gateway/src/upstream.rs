@@ -177,6 +177,10 @@ pub struct Progress {
             (rmcp::Peer<rmcp::RoleServer>, rmcp::model::ProgressToken),
         >,
     >,
+    /// Per routed token: progress notifications arrived, and relayed.
+    counts: std::sync::Mutex<std::collections::HashMap<rmcp::model::ProgressToken, (u64, u64)>>,
+    /// Woken at each relay.
+    settled: tokio::sync::Notify,
 }
 
 /// A call whose progress goes back to its client: the client's peer and token.
@@ -185,6 +189,121 @@ pub type ProgressTo = (rmcp::Peer<rmcp::RoleServer>, rmcp::model::ProgressToken)
 impl Progress {
     fn target(&self, token: &rmcp::model::ProgressToken) -> Option<ProgressTo> {
         self.routes.lock().ok()?.get(token).cloned()
+    }
+
+    /// A progress notification under `token` arrived: its place among the
+    /// token's notifications, in the order the transport delivers messages.
+    /// A token no call routes (yet: progress may come before the call's
+    /// route is in place) is counted too; at most `MAX_COUNTED` tokens are,
+    /// those of no route dropped first.
+    fn arrived(&self, token: &rmcp::model::ProgressToken) -> Option<Arrival> {
+        let mut c = self.counts.lock().ok()?;
+        if c.len() >= MAX_COUNTED && !c.contains_key(token) {
+            let routes = self.routes.lock().ok()?;
+            c.retain(|t, _| routes.contains_key(t));
+            if c.len() >= MAX_COUNTED {
+                return None;
+            }
+        }
+        let n = c.entry(token.clone()).or_default();
+        n.0 += 1;
+        Some(Arrival(n.0 - 1))
+    }
+
+    /// Wait (at most the settle bound) until the notifications that arrived
+    /// before `place` under `token` have been relayed: the SDK runs each
+    /// notification's handler as a task of its own, so they may start in
+    /// any order, and progress must reach the client in the server's order.
+    async fn turn(&self, token: &rmcp::model::ProgressToken, place: Arrival) {
+        let deadline = tokio::time::Instant::now() + PROGRESS_SETTLE;
+        loop {
+            let waiting = self.settled.notified();
+            let ready = self
+                .counts
+                .lock()
+                .map_or(true, |c| c.get(token).is_none_or(|(_, r)| *r >= place.0));
+            if ready || tokio::time::timeout_at(deadline, waiting).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A progress notification under `token` was relayed (or could not be).
+    fn relayed(&self, token: &rmcp::model::ProgressToken) {
+        if let Ok(mut c) = self.counts.lock() {
+            if let Some(n) = c.get_mut(token) {
+                n.1 += 1;
+            }
+        }
+        self.settled.notify_waiters();
+    }
+
+    /// Wait (at most `bound`) until every progress notification that
+    /// arrived under `token` before the call's answer has been relayed: the
+    /// SDK hands notifications to tasks of their own, so an answer may
+    /// overtake the progress sent before it.
+    async fn settle(&self, token: &rmcp::model::ProgressToken, bound: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + bound;
+        loop {
+            let waiting = self.settled.notified();
+            let done = self
+                .counts
+                .lock()
+                .map_or(true, |c| c.get(token).is_none_or(|(a, r)| r >= a));
+            if done {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, waiting).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// A progress notification's place among its token's, in arrival order
+/// (put in the notification's extensions by [`Counted`]).
+#[derive(Debug, Clone, Copy)]
+struct Arrival(u64);
+
+/// The most progress tokens counted at once on one upstream connection.
+const MAX_COUNTED: usize = 4096;
+
+/// How long a call's answer waits for its earlier progress to be relayed.
+const PROGRESS_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// An upstream's transport that counts, in the order it delivers them, the
+/// progress notifications of routed calls ([`Progress::settle`]).
+pub struct Counted<T> {
+    inner: T,
+    progress: Arc<Progress>,
+}
+
+impl<T: rmcp::transport::Transport<RoleClient>> rmcp::transport::Transport<RoleClient>
+    for Counted<T>
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleClient>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleClient>> {
+        let mut m = self.inner.receive().await;
+        if let Some(rmcp::model::JsonRpcMessage::Notification(n)) = &mut m {
+            if let rmcp::model::ServerNotification::ProgressNotification(p) = &mut n.notification {
+                if let Some(place) = self.progress.arrived(&p.params.progress_token) {
+                    p.extensions.insert(place);
+                }
+            }
+        }
+        m
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
     }
 }
 
@@ -198,6 +317,9 @@ impl Drop for ProgressRoute<'_> {
     fn drop(&mut self) {
         if let Ok(mut m) = self.progress.routes.lock() {
             m.remove(&self.token);
+        }
+        if let Ok(mut c) = self.progress.counts.lock() {
+            c.remove(&self.token);
         }
     }
 }
@@ -252,7 +374,7 @@ impl ClientHandler for Listener {
     async fn on_progress(
         &self,
         params: rmcp::model::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
         // Only for a call in flight that asked for it; anything else (a
         // token of no call whose client asked) goes nowhere.
@@ -261,9 +383,17 @@ impl ClientHandler for Listener {
             self.progress.target(&params.progress_token)
         };
         if let Some((client, token)) = target {
+            let upstream_token = params.progress_token.clone();
+            let place = context.extensions.get::<Arrival>().copied();
+            if let Some(place) = place {
+                self.progress.turn(&upstream_token, place).await;
+            }
             let mut relayed = params;
             relayed.progress_token = token;
             let _ = client.notify_progress(relayed).await;
+            if place.is_some() {
+                self.progress.relayed(&upstream_token);
+            }
         }
     }
 
@@ -405,8 +535,12 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                     .stderr(Stdio::inherit())
                     .spawn()
                     .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+                let progress = listener.progress.clone();
                 listener
-                    .serve(transport)
+                    .serve(Counted {
+                        inner: transport,
+                        progress,
+                    })
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
@@ -429,8 +563,12 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                 // naming the bound (max-result-bytes).
                 config.max_json_response_size = limits.max_result_bytes;
                 config.max_sse_event_size = limits.max_result_bytes;
+                let progress = listener.progress.clone();
                 listener
-                    .serve(StreamableHttpClientTransport::from_config(config))
+                    .serve(Counted {
+                        inner: StreamableHttpClientTransport::from_config(config),
+                        progress,
+                    })
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
@@ -745,7 +883,7 @@ pub async fn call(
         .map_err(failed)?;
     // The SDK gives every upstream request a progress token of its own:
     // the upstream's progress under it goes back under the client's.
-    let _route = progress.map(|to| {
+    let route = progress.map(|to| {
         if let Ok(mut m) = listener.progress.routes.lock() {
             m.insert(handle.progress_token.clone(), to);
         }
@@ -789,6 +927,12 @@ pub async fn call(
         }
         Ok(r) => r.map_err(failed)?,
     };
+    if let Some(route) = &route {
+        listener
+            .progress
+            .settle(&route.token, PROGRESS_SETTLE)
+            .await;
+    }
     let r = match r {
         ServerResult::CallToolResult(r) => CallToolResponse::Complete(r),
         ServerResult::InputRequiredResult(r) => CallToolResponse::InputRequired(r),

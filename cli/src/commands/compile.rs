@@ -6,22 +6,32 @@ use clap::Args;
 use toolgate_compiler::lower;
 use toolgate_runtime::Table;
 
-use super::{lower_project, Res};
-use crate::io::write_atomic;
+use std::io::{IsTerminal, Write};
+
+use super::{counted, lower_project, Res};
+use crate::io::{write_atomic, Failure};
 
 #[derive(Args)]
 pub struct CompileArgs {
     /// Project directory (or its toolgate.toml).
     project: PathBuf,
-    /// Where to write the table.
+    /// Where to write the table (`-` or none: standard output, which must
+    /// not be a terminal: a table is binary).
     #[arg(short, long)]
-    output: PathBuf,
+    output: Option<PathBuf>,
     /// Sign the table with this Ed25519 secret key (PKCS#8 PEM, from `toolgate keygen`).
     #[arg(long, value_name = "KEY")]
     sign: Option<PathBuf>,
 }
 
 pub fn compile(a: CompileArgs) -> Res {
+    let to = a.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if to.is_none() && std::io::stdout().is_terminal() {
+        return Err(Failure::Usage(format!(
+            "a table is binary and standard output is a terminal: give -o FILE (for example `toolgate compile {} -o policy.tgt`), or redirect standard output",
+            a.project.display()
+        )));
+    }
     let (_, model, lowered) = lower_project(&a.project)?;
     let bytes = match lowered {
         Some(table) => lower::encode(table.spec()),
@@ -37,12 +47,25 @@ pub fn compile(a: CompileArgs) -> Res {
         }
         None => (bytes, String::new()),
     };
-    write_atomic(&a.output, &bytes)?;
+    let into = match to {
+        Some(path) => {
+            write_atomic(path, &bytes)?;
+            path.display().to_string()
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure::Usage(format!("standard output: {e}")))?;
+            "standard output".into()
+        }
+    };
     crate::io::note(&format!(
-        "compiled {} tools, {} configurations into {} ({} bytes, digest {}{signed})\n",
-        table.tool_count(),
-        table.spec().configurations.len(),
-        a.output.display(),
+        "compiled {} into {into} ({} bytes, digest {}{signed})\n",
+        counted(&[
+            (table.tool_count(), "tool"),
+            (table.spec().configurations.len(), "configuration")
+        ]),
         bytes.len(),
         table.digest_hex()
     ));

@@ -173,3 +173,27 @@ pub(super) fn warn_operator_typos(table: &Table, a: &ContextArgs) {
         }
     }
 }
+
+/// A hint for a tool name the table does not hold (`decide ... delete_pag`):
+/// the nearest name the caller could be told of (a hidden remote tool is
+/// never suggested: to the caller it does not exist), on standard error.
+pub(super) fn hint_unregistered(
+    table: &Table,
+    ctx: &Context<'_>,
+    asked: &str,
+    shown: &Decision<'_>,
+) {
+    if shown.reason != Some(toolgate_runtime::Reason::NotRegistered) {
+        return;
+    }
+    let names = (0..table.tool_count() as u32)
+        .map(|id| table.tool_name(id))
+        .filter(|n| !ctx.decide(n).hidden);
+    if let Some(near) = toolgate_runtime::names::did_you_mean(asked, names) {
+        crate::io::note(&format!(
+            "hint: `{}` is not a registered tool; did you mean `{}`?\n",
+            toolgate_runtime::names::escape_terminal(asked),
+            near
+        ));
+    }
+}

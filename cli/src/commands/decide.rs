@@ -66,7 +66,13 @@ pub fn decide(a: DecideArgs) -> Res {
     }
     match a.format {
         // Text is for a person: a hidden remote name reads as unregistered.
-        OutFormat::Text => write_styled(&format!("{}\n", decision_text(&ctx.shown(d)))),
+        OutFormat::Text => {
+            let shown = ctx.shown(d);
+            write_styled(&format!("{}\n", decision_text(&shown)));
+            if live.iter().all(|t| t.name() != a.tool) {
+                super::context::hint_unregistered(&table, &ctx, &a.tool, &shown);
+            }
+        }
         // JSON is for a host program: the true gate.
         OutFormat::Json => write_out(&format!("{}\n", serde_json::to_string(&d)?)),
     }

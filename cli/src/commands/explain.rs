@@ -35,7 +35,8 @@ pub fn explain(a: ExplainArgs) -> Res {
         }
         OutFormat::Text => {
             let mut out = String::new();
-            for t in &traces {
+            for (t, name) in traces.iter().zip(&names) {
+                super::context::hint_unregistered(&table, &ctx, name, &t.decision);
                 let _ = writeln!(out, "{}", decision_text(&t.decision));
                 for (g, o) in &t.gates {
                     let mark = match o {

@@ -165,6 +165,16 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
         .unwrap_or_default()
 }
 
+/// `n thing` or `n things`, joined: `counted(&[(1, "tool"), (2, "configuration")])`
+/// is "1 tool, 2 configurations".
+pub fn counted(items: &[(usize, &str)]) -> String {
+    items
+        .iter()
+        .map(|(n, what)| format!("{n} {what}{}", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The projects the paths mean (`discover`): a directory holding projects
 /// is every project below it; no path is the project found as cargo finds
 /// its manifest.

@@ -32,6 +32,13 @@ pub struct ReportArgs {
 }
 
 pub fn report(a: ReportArgs) -> Res {
+    let to = a.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if to.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return Err(Failure::Usage(format!(
+            "the report is an HTML page and standard output is a terminal: give -o FILE (for example `toolgate report {} -o report.html`), or redirect standard output",
+            a.source.display()
+        )));
+    }
     let table = project_or_table(&a.source)?;
     let diff = match &a.diff {
         None => None,
@@ -64,7 +71,7 @@ pub fn report(a: ReportArgs) -> Res {
         }
     };
     let report = Report {
-        title: a.source.display().to_string(),
+        title: title_of(&a.source),
         matrix: matrix(
             &table,
             MatrixOptions {
@@ -75,7 +82,7 @@ pub fn report(a: ReportArgs) -> Res {
         denials,
     };
     let html = report_page(&report);
-    match a.output.as_deref().filter(|p| p.as_os_str() != "-") {
+    match to {
         Some(path) => write_atomic(path, html.as_bytes())?,
         None => {
             let mut out = std::io::stdout().lock();
@@ -85,4 +92,26 @@ pub fn report(a: ReportArgs) -> Res {
         }
     }
     Ok(0)
+}
+
+/// The report's title: the project as the repository names it (its path
+/// from the repository's root, or the root's own name), never a path of the
+/// machine that wrote it; outside a repository, the path as given.
+fn title_of(source: &Path) -> String {
+    let Ok(abs) = source.canonicalize() else {
+        return source.display().to_string();
+    };
+    let Some(root) = abs.ancestors().find(|d| d.join(".git").exists()) else {
+        return source.display().to_string();
+    };
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| source.display().to_string())
+    };
+    match abs.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => name(root),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => source.display().to_string(),
+    }
 }

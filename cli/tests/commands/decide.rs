@@ -54,3 +54,31 @@ fn an_earlier_refusal_never_reveals_a_later_gate() {
         "{text}"
     );
 }
+
+/// A project given where a context command wants a tool: the error's tip
+/// names `-p`.
+#[test]
+fn a_project_given_in_a_tools_place_is_told_to_use_dash_p() {
+    let o = run(&["decide", "policies/demo", "-c", "demo-chat", "list_pages"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("error: unexpected argument 'list_pages' found"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(
+            "tip: `decide` takes the project with -p: toolgate decide -p policies/demo ...\n"
+        ),
+        "{err}"
+    );
+    let o = run(&[
+        "decide",
+        "-p",
+        "policies/demo",
+        "-c",
+        "demo-chat",
+        "list_pages",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+}

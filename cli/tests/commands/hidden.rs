@@ -141,3 +141,34 @@ fn simulate_notes_the_rule_never_a_count() {
     assert!(!out(&a).contains("mcp_crm_wipe"));
     assert!(out(&b).contains("mcp_crm_wipe"));
 }
+
+/// A misspelt tool gets the runtime's did-you-mean on standard error, never
+/// naming a remote tool hidden from the caller: to a user, `mcp_crm_wip`
+/// is near nothing (`mcp_crm_wipe` is hidden), while an admin, who sees
+/// remote tools, is told of it.
+#[test]
+fn a_misspelt_tool_is_told_the_nearest_name_it_may_see() {
+    let dir = project("hint", POLICY);
+    let o = run(&dir, &["decide", "read_pag"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "hint: `read_pag` is not a registered tool; did you mean `read_page`?\n"
+    );
+    let o = run(&dir, &["decide", "mcp_crm_wip"]);
+    assert_eq!(
+        out(&o),
+        "mcp_crm_wip: refused, notRegistered (no tool of this name is registered)\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    let o = run(&dir, &["decide", "mcp_crm_wip", "--admin"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "hint: `mcp_crm_wip` is not a registered tool; did you mean `mcp_crm_wipe`?\n"
+    );
+    let o = run(&dir, &["explain", "read_pag"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "hint: `read_pag` is not a registered tool; did you mean `read_page`?\n"
+    );
+}

@@ -351,3 +351,40 @@ fn a_closed_stdout_or_stderr_ends_quietly_never_with_a_panic() {
     let o = with_closed("stderr", &demo_chat("simulate", &[]));
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// A binary table and an HTML page are not written to a terminal: without
+/// `-o`, `compile` and `report` say how instead; piped, they write to
+/// standard output as every other command does.
+#[test]
+fn compile_and_report_write_no_binary_or_html_to_a_terminal() {
+    let bin = env!("CARGO_BIN_EXE_toolgate");
+    let tty = on_a_terminal(&format!("{bin} compile policies/demo; echo \"exit $?\""));
+    assert_eq!(
+        tty,
+        "error: a table is binary and standard output is a terminal: give -o FILE (for example `toolgate compile policies/demo -o policy.tgt`), or redirect standard output\r\nexit 2\r\n"
+    );
+    let tty = on_a_terminal(&format!("{bin} report policies/demo; echo \"exit $?\""));
+    assert_eq!(
+        tty,
+        "error: the report is an HTML page and standard output is a terminal: give -o FILE (for example `toolgate report policies/demo -o report.html`), or redirect standard output\r\nexit 2\r\n"
+    );
+    // Piped: the table itself, the one `-o` writes.
+    let dir = temp("compile-piped");
+    let file = dir.join("demo.tgt");
+    let o = bin_at_root(&["compile", "policies/demo", "-o", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "compiled 23 tools, 2 configurations into {} ({} bytes, digest {})\n",
+            file.display(),
+            std::fs::metadata(&file).unwrap().len(),
+            toolgate_runtime::Table::load(&std::fs::read(&file).unwrap())
+                .unwrap()
+                .digest_hex()
+        )
+    );
+    let o = bin_at_root(&["compile", "policies/demo"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout, std::fs::read(&file).unwrap());
+}
