@@ -18,7 +18,7 @@ def sources() -> dict[str, str]:
 def test_every_module_is_under_600_lines() -> None:
     lines = {name: text.count("\n") for name, text in sources().items()}
     assert sorted(lines) == [
-        "args.rs", "classify.rs", "context.rs", "convert.rs", "decision.rs", "errors.rs",
+        "args.rs", "classify.rs", "common.rs", "context.rs", "convert.rs", "decision.rs", "errors.rs",
         "handle.rs", "lib.rs", "live.rs", "mcp.rs", "refusal.rs", "run.rs", "table.rs",
     ]
     assert {n: c for n, c in lines.items() if c >= 600} == {}
