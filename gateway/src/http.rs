@@ -42,10 +42,26 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     );
     Router::new()
         .fallback_service(mcp)
+        .layer(axum::middleware::from_fn(session_ended))
         .layer(axum::middleware::from_fn_with_state(
             gw.clone(),
             crate::identity::middleware,
         ))
+}
+
+/// A session ended with `DELETE` is answered `204 No Content`: the SDK
+/// answers `202 Accepted`, which the official clients (200 or 204 expected)
+/// log as a failed termination, though the session is gone.
+async fn session_ended(
+    req: axum::http::Request<Body>,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = req.method() == axum::http::Method::DELETE;
+    let mut r = next.run(req).await;
+    if delete && r.status() == axum::http::StatusCode::ACCEPTED {
+        *r.status_mut() = axum::http::StatusCode::NO_CONTENT;
+    }
+    r
 }
 
 pub fn router(gw: Arc<Gateway>) -> Router<()> {
