@@ -4,6 +4,7 @@
 import type { Refusal, RefusalKind } from './errors';
 export * from './errors';
 
+// generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
 /** A reason code: the gates in their fixed order (catalogue `gates`). */
 export type Reason =
   | 'notRegistered'
@@ -15,6 +16,7 @@ export type Reason =
   | 'trustZone';
 
 export type Role = 'admin' | 'user' | 'none';
+// end generated: types
 
 /** Bytes: a Buffer, any typed array or DataView, or an ArrayBuffer. */
 export type Bytes = Uint8Array | ArrayBufferView | ArrayBuffer;

@@ -11,6 +11,7 @@ namespace Toolgate;
  */
 enum Reason: string
 {
+// generated: gates (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
     case NotRegistered = 'notRegistered';
     case ToolDisabled = 'toolDisabled';
     case RequiresAdmin = 'requiresAdmin';
@@ -18,6 +19,7 @@ enum Reason: string
     case ConfigurationGroup = 'configurationGroup';
     case ConfigurationExcluded = 'configurationExcluded';
     case TrustZone = 'trustZone';
+// end generated: gates
 
     /** By TOOLGATE_REASON_* number (1 to the number of gates; 0 is no reason). */
     public static function fromNumber(int $n): ?self

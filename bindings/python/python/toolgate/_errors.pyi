@@ -6,6 +6,7 @@ from typing import Literal, Optional
 
 from ._native import Decision, Refusal, RefusalAction, RefusalClass, RefusalKind, RunState
 
+# generated: load error codes (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
 LoadErrorCode = Literal[
     "notATable",
     "version",
@@ -20,6 +21,7 @@ LoadErrorCode = Literal[
     "notAFile",
     "tooLarge",
 ]
+# end generated: load error codes
 
 class ToolgateError(Exception): ...
 class ArgumentError(ToolgateError, ValueError): ...
@@ -83,6 +85,7 @@ class ConfigurationRefusal(PolicyViolation): ...
 class RuntimeRefusal(PolicyViolation): ...
 
 # One class per refusal kind, in the catalogue's order.
+# generated: refusal kinds (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
 class NotRegistered(ConfigurationRefusal):
     KIND: Literal["notRegistered"]
 class ToolDisabled(ConfigurationRefusal):
@@ -103,6 +106,7 @@ class PolicyRefused(ConfigurationRefusal):
     KIND: Literal["policy"]
 class DefinitionChanged(ConfigurationRefusal):
     KIND: Literal["definitionChanged"]
+# end generated: refusal kinds
 
 BY_KIND: dict[str, type[PolicyViolation]]
 

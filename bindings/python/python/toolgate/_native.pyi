@@ -7,6 +7,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, Union, f
 
 # The Literal types below are checked against the library's catalogue
 # (codes()) by tests/test_codes.py: gates, refusal kinds, classes, actions, roles.
+# generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
 Role = Literal["admin", "user", "none"]
 ReasonCode = Literal[
     "notRegistered",
@@ -31,6 +32,7 @@ RefusalKind = Literal[
     "policy",
     "definitionChanged",
 ]
+# end generated: types
 Bytes = Union[bytes, bytearray, memoryview]
 TableSource = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
 StoredRun = Union["RunState", str, bytes]
