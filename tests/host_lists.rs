@@ -58,7 +58,7 @@ fn roles(c: &Value) -> Vec<String> {
             )
         })
         .collect();
-    r.sort_by(|a, b| b.0.cmp(&a.0));
+    r.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
     r.into_iter().map(|(_, n)| n).collect()
 }
 

@@ -558,13 +558,15 @@ pub fn run(config: Config, watch: bool) -> Result<(), Error> {
         } else {
             None
         };
+        // Installed before anyone is told the address.
+        let stop = toolgate_service::shutdown_signal();
         note(&format!(
             "listening on http://{addr}/mcp, {} tool(s) from {} upstream(s), table {}",
             gw.catalog.load().len(),
             gw.upstreams.len(),
             gw.table().digest_hex()
         ));
-        serve(gw, listener, toolgate_service::shutdown_signal())
+        serve(gw, listener, stop)
             .await
             .map_err(|e| Error::Io(e.to_string()))?;
         note("stopped");

@@ -466,13 +466,15 @@ pub fn run(opts: Options) -> Result<(), Error> {
         } else {
             None
         };
+        // Installed before anyone is told the address.
+        let stop = shutdown_signal();
         let scheme = if opts.tls.is_some() { "https" } else { "http" };
         note(&format!(
             "listening on {scheme}://{addr}, serving table {}",
             service.shared.handle.current().digest_hex()
         ));
         service
-            .serve(listener, shutdown_signal())
+            .serve(listener, stop)
             .await
             .map_err(|e| Error::Io(e.to_string()))?;
         note("stopped");

@@ -546,24 +546,35 @@ pub enum Watch {
     Poll(poll::Poller),
 }
 
-/// Resolves at SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// Resolves at SIGINT (Ctrl-C) or SIGTERM. The handlers are installed
+/// when this is called (inside the runtime), not when the future is first
+/// polled: a signal that comes while the first connection is served, before
+/// the accept loop polls its shutdown, ends the server gracefully too.
+#[cfg(unix)]
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
+    use tokio::signal::unix::{signal, SignalKind};
+    let int = signal(SignalKind::interrupt()).ok();
+    let term = signal(SignalKind::terminate()).ok();
+    async move {
+        let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            _ = wait(int) => {},
+            _ = wait(term) => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    }
+}
+
+/// Resolves at Ctrl-C.
+#[cfg(not(unix))]
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
