@@ -163,3 +163,7 @@ impl Pins {
         Some(l)
     }
 }
+
+#[cfg(test)]
+#[path = "pins_tests.rs"]
+mod tests;
