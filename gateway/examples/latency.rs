@@ -136,6 +136,11 @@ async fn serve_upstream(n: usize) -> String {
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move {
+        // A server as it should be set up: answers written at once.
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let _ = axum::serve(listener, app).await;
     });
     format!("http://{addr}/mcp")

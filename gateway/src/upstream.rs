@@ -268,6 +268,33 @@ struct Arrival(u64);
 /// The most progress tokens counted at once on one upstream connection.
 const MAX_COUNTED: usize = 4096;
 
+/// Idle connections kept per URL upstream (docs/gateway.md, "Bounds").
+pub const UPSTREAM_IDLE_CONNECTIONS: usize = 32;
+
+/// How long an idle upstream connection is kept.
+const UPSTREAM_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+
+/// The HTTP client of one URL upstream: with `keep_alive`, at most
+/// [`UPSTREAM_IDLE_CONNECTIONS`] idle connections for
+/// [`UPSTREAM_IDLE_TIMEOUT`] (the SDK's default client opens a connection
+/// per request, which left one socket in TIME_WAIT per call); else none
+/// kept. `TCP_NODELAY`, so a request is not held for a delayed ACK; no
+/// redirect followed (the operator names the URL).
+fn http_client(keep_alive: bool) -> Result<rmcp_reqwest::Client, String> {
+    let idle = if keep_alive {
+        UPSTREAM_IDLE_CONNECTIONS
+    } else {
+        0
+    };
+    rmcp_reqwest::Client::builder()
+        .pool_max_idle_per_host(idle)
+        .pool_idle_timeout(UPSTREAM_IDLE_TIMEOUT)
+        .tcp_nodelay(true)
+        .redirect(rmcp_reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("the HTTP client: {e}"))
+}
+
 /// How long a call's answer waits for its earlier progress to be relayed.
 const PROGRESS_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -566,7 +593,10 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                 let progress = listener.progress.clone();
                 listener
                     .serve(Counted {
-                        inner: StreamableHttpClientTransport::from_config(config),
+                        inner: StreamableHttpClientTransport::with_client(
+                            http_client(u.keep_alive)?,
+                            config,
+                        ),
                         progress,
                     })
                     .await

@@ -143,6 +143,7 @@ fn upstreams(f: &File, dir: &Path) -> Result<Vec<Upstream>, ConfigError> {
             headers,
             env: values("environment variable", &u.env)?,
             cwd: u.cwd.as_ref().map(|c| dir.join(c)),
+            keep_alive: u.keep_alive.unwrap_or(true),
         });
     }
     Ok(upstreams)

@@ -143,6 +143,13 @@ pub struct UpstreamFile {
     pub env: Option<std::collections::BTreeMap<String, ValueFrom>>,
     /// The working directory of a `command` upstream (relative to this file).
     pub cwd: Option<String>,
+    /// Keep connections to a `url` upstream alive between requests
+    /// (default true; at most 32 idle, each for 90 s). An upstream server
+    /// that writes an answer in parts without TCP_NODELAY holds each answer
+    /// on a kept-alive connection for the gateway's delayed ACK (about
+    /// 40 ms): set TCP_NODELAY there, or `false` here (a connection per
+    /// request).
+    pub keep_alive: Option<bool>,
 }
 
 /// Where a header's or an environment variable's value comes from: exactly

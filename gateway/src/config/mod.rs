@@ -71,6 +71,8 @@ pub struct Upstream {
     pub env: Vec<(String, Secret)>,
     /// A `command` upstream's working directory.
     pub cwd: Option<PathBuf>,
+    /// Keep connections to a `url` upstream alive between requests.
+    pub keep_alive: bool,
 }
 
 /// A front proxy's header, and what it is trusted from.

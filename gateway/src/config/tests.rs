@@ -208,6 +208,7 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
         "name",
         "command",
         "url",
+        "keep-alive",
     ];
     want.sort();
     assert_eq!(file::keys(), want);
