@@ -2152,3 +2152,46 @@ fn a_kept_alive_session_gets_each_answer_without_the_delayed_ack_stall_and_ends_
     });
     drop(gw);
 }
+
+/// Requests to a URL upstream ride kept-alive connections: 20 calls come on
+/// a handful of connections, not one each; `keep-alive = false` opens one
+/// per request (as the SDK's own client does).
+#[test]
+fn a_url_upstream_is_asked_over_kept_alive_connections_unless_told_otherwise() {
+    for keep_alive in [true, false] {
+        let dir = temp(&format!("gw-pool-{keep_alive}"));
+        let project = crm_project(&format!("gw-pool-project-{keep_alive}"), &[]);
+        let port = free_port();
+        let conns = dir.join("conns.log");
+        let _crm = http_crm(port, &[("CRM_CONN_LOG", conns.to_str().unwrap())]);
+        let upstream = format!(
+            "[[upstream]]\nname = \"crm\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nkeep-alive = {keep_alive}\n"
+        );
+        let cfg = config(&dir, &project, &upstream, "");
+        let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        let before = std::fs::read_to_string(&conns)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        runtime().block_on(async {
+            let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+            for _ in 0..20 {
+                assert_eq!(
+                    call(&c, "mcp_crm_notes_append").await,
+                    Ok(r#"[{"type":"text","text":"notes_append(7) done"}]"#.to_string())
+                );
+            }
+            let _ = c.cancel().await;
+        });
+        let text = std::fs::read_to_string(&conns).unwrap_or_default();
+        let calls: Vec<&str> = text.lines().skip(before).collect();
+        let ports: BTreeSet<&str> = calls.iter().copied().collect();
+        assert!(calls.len() >= 20, "{calls:?}");
+        if keep_alive {
+            assert!(ports.len() <= 3, "20 calls on {} connections", ports.len());
+        } else {
+            assert!(ports.len() >= 20, "20 calls on {} connections", ports.len());
+        }
+        drop(gw);
+    }
+}
