@@ -1,4 +1,4 @@
-//! Asking a live MCP server for its tools, with the official Rust SDK
+//! Asking a live MCP server for its tools and prompts, with the official Rust SDK
 //! (`rmcp`, client side only): over stdio (a command toolgate starts) or
 //! streamable HTTP (a URL). The answer goes through the same import as a
 //! captured `tools/list` file (`registry::import_mcp`), so a live server and
@@ -11,7 +11,7 @@ use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncReadExt;
-use toolgate_compiler::registry::mcp_pages::Pages;
+use toolgate_compiler::registry::mcp_pages::{List, Pages};
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -36,10 +36,11 @@ const STDERR_TAIL: usize = 2048;
 
 /// Every tool the server lists (all pages, within the bounds of
 /// `toolgate_compiler::registry::mcp_pages`), as the JSON text of a `tools/list`
-/// result (`{"tools": [...]}`). The whole exchange, start-up and handshake
+/// result (`{"tools": [...]}`), with every prompt too (`"prompts": [...]`)
+/// when the server declares the prompts capability. The whole exchange, start-up and handshake
 /// included, is bounded by `timeout`; a started server is stopped before
 /// this returns.
-pub fn list_tools(endpoint: &Endpoint, timeout: Duration) -> Result<String, String> {
+pub fn list(endpoint: &Endpoint, timeout: Duration) -> Result<String, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -111,33 +112,64 @@ async fn ask(
                 .map_err(|e| format!("the MCP handshake failed: {e}"))?
         }
     };
-    let tools = every_page(&client).await;
+    let tools = every_page(&client, List::Tools).await;
+    let answer = match tools {
+        Ok(tools)
+            if client
+                .peer_info()
+                .is_some_and(|i| i.capabilities.prompts.is_some()) =>
+        {
+            every_page(&client, List::Prompts)
+                .await
+                .map(|p| tools.finish_with_prompts(p))
+        }
+        Ok(tools) => Ok(tools.finish()),
+        Err(e) => Err(e),
+    };
     let _ = client.cancel().await;
-    tools
+    answer
 }
 
-/// Every page of `tools/list`, asked one by one: rmcp's `list_all_tools`
-/// follows `nextCursor` for as long as the server sends one, so a server
-/// whose cursor never ends is asked without end while the list grows.
-/// [`Pages`] holds the bounds.
-async fn every_page(client: &RunningService<RoleClient, ()>) -> Result<String, String> {
+/// Every page of `list` (`tools/list` or `prompts/list`), asked one by one:
+/// rmcp's `list_all_tools` follows `nextCursor` for as long as the server
+/// sends one, so a server whose cursor never ends is asked without end
+/// while the list grows. [`Pages`] holds the bounds.
+async fn every_page(client: &RunningService<RoleClient, ()>, list: List) -> Result<Pages, String> {
+    let method = match list {
+        List::Tools => "tools/list",
+        List::Prompts => "prompts/list",
+    };
     let mut pages = Pages::new();
     let mut cursor = None;
     loop {
         let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-        let page = client
-            .peer()
-            .list_tools(params)
-            .await
-            .map_err(|e| format!("`tools/list` failed on page {}: {e}", pages.pages() + 1))?;
-        let mut texts = Vec::with_capacity(page.tools.len());
-        for t in &page.tools {
-            texts.push(serde_json::to_string(t).map_err(|e| format!("cannot render a tool: {e}"))?);
-        }
-        match pages.add(texts, page.next_cursor) {
+        let failed =
+            |e: rmcp::ServiceError| format!("`{method}` failed on page {}: {e}", pages.pages() + 1);
+        let rendered = |e: serde_json::Error| format!("cannot render an entry of `{method}`: {e}");
+        let (texts, next) = match list {
+            List::Tools => {
+                let page = client.peer().list_tools(params).await.map_err(failed)?;
+                let texts = page
+                    .tools
+                    .iter()
+                    .map(serde_json::to_string)
+                    .collect::<Result<Vec<_>, _>>();
+                (texts.map_err(rendered)?, page.next_cursor)
+            }
+            List::Prompts => {
+                let page = client.peer().list_prompts(params).await.map_err(failed)?;
+                let texts = page
+                    .prompts
+                    .iter()
+                    .map(serde_json::to_string)
+                    .collect::<Result<Vec<_>, _>>();
+                (texts.map_err(rendered)?, page.next_cursor)
+            }
+        };
+        match pages.add(texts, next) {
             Ok(Some(next)) => cursor = Some(next),
-            Ok(None) => return Ok(pages.finish()),
-            Err(e) => return Err(e.to_string()),
+            Ok(None) => return Ok(pages),
+            Err(e) => return Err(e.describe(list)),
         }
     }
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::diagnostics::{Problem, RefKind};
 use crate::project::Project;
-use crate::registry::{descriptor_bytes, Origin, Registry, Tool};
+use crate::registry::{descriptor_bytes, Origin, Prompt, Registry, Tool};
 
 /// A tool the server lists and the registry does not.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -55,6 +55,31 @@ pub struct Drift {
     pub added: Vec<Added>,
     pub removed: Vec<Removed>,
     pub changed: Vec<Changed>,
+    pub prompts: PromptDrift,
+}
+
+/// What changed in one server's prompts (registry names).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PromptDrift {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<PromptChanged>,
+}
+
+/// A prompt both hold, whose definition differs.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptChanged {
+    pub name: String,
+    /// Registry field names, in schema order: `title`, `description`, `arguments`.
+    pub fields: Vec<&'static str>,
+}
+
+impl PromptDrift {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
 }
 
 /// A policy statement that names a tool or group the sync removes.
@@ -94,13 +119,18 @@ pub struct SyncReport<'a> {
     pub changed: &'a [Changed],
     /// The change in descriptor bytes of the server's tools.
     pub descriptor_bytes_delta: i64,
+    /// New, removed and changed prompts of the server.
+    pub prompts: &'a PromptDrift,
     /// Whether the registry file was written (`--write`).
     pub written: bool,
 }
 
 impl Drift {
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.prompts.is_empty()
     }
 
     /// The change in descriptor bytes of this server's tools, all of them
@@ -132,7 +162,8 @@ fn of_server(t: &Tool, server: &str) -> bool {
 pub fn collisions(current: &Registry, server: &str, live: &Registry) -> Vec<Problem> {
     let by_name: HashMap<&str, &Tool> =
         current.tools.iter().map(|t| (t.name.as_str(), t)).collect();
-    live.tools
+    let mut found: Vec<Problem> = live
+        .tools
         .iter()
         .filter_map(|now| {
             let held = by_name.get(now.name.as_str())?;
@@ -149,7 +180,74 @@ pub fn collisions(current: &Registry, server: &str, live: &Registry) -> Vec<Prob
                 other: held.span,
             })
         })
-        .collect()
+        .collect();
+    // Prompts likewise: server `a`'s prompt `b_c` is not server `a_b`'s `c`.
+    let prompts: HashMap<&str, &Prompt> = current
+        .prompts
+        .iter()
+        .map(|p| (p.name.as_str(), p))
+        .collect();
+    found.extend(live.prompts.iter().filter_map(|now| {
+        let held = prompts.get(now.name.as_str())?;
+        (held.server != server).then(|| Problem::RemoteNameCollision {
+            name: now.name.clone(),
+            span: now.span,
+            server: server.to_string(),
+            other_server: Some(held.server.clone()),
+            other: held.span,
+        })
+    }));
+    found
+}
+
+/// The registry's prompts with `server`'s brought up to date from `live`,
+/// as [`sync`] does tools: removed ones dropped, kept ones with the
+/// server's definition, new ones after the server's last (or at the end).
+fn sync_prompts(current: &[Prompt], server: &str, live: &[Prompt]) -> (PromptDrift, Vec<Prompt>) {
+    let mut drift = PromptDrift::default();
+    let live_by_name: HashMap<&str, &Prompt> = live.iter().map(|p| (p.name.as_str(), p)).collect();
+    let current_names: HashSet<&str> = current.iter().map(|p| p.name.as_str()).collect();
+    let mut out = Vec::with_capacity(current.len() + live.len());
+    let mut insert_at = None;
+    for p in current {
+        if p.server != server {
+            out.push(p.clone());
+            continue;
+        }
+        let Some(now) = live_by_name.get(p.name.as_str()) else {
+            drift.removed.push(p.name.clone());
+            insert_at = Some(out.len());
+            continue;
+        };
+        let fields: Vec<&'static str> = [
+            ("title", p.title != now.title),
+            ("description", p.description != now.description),
+            ("arguments", p.arguments != now.arguments),
+        ]
+        .into_iter()
+        .filter_map(|(f, differs)| differs.then_some(f))
+        .collect();
+        if !fields.is_empty() {
+            drift.changed.push(PromptChanged {
+                name: p.name.clone(),
+                fields,
+            });
+        }
+        out.push(Prompt {
+            span: p.span,
+            ..(*now).clone()
+        });
+        insert_at = Some(out.len());
+    }
+    let new: Vec<Prompt> = live
+        .iter()
+        .filter(|p| !current_names.contains(p.name.as_str()))
+        .cloned()
+        .collect();
+    drift.added = new.iter().map(|p| p.name.clone()).collect();
+    let at = insert_at.unwrap_or(out.len());
+    out.splice(at..at, new);
+    (drift, out)
 }
 
 /// Compare the registry's tools of `server` with `live` (the server's
@@ -226,7 +324,9 @@ pub fn sync(current: &Registry, server: &str, live: &Registry) -> (Drift, Regist
         .collect();
     let at = insert_at.unwrap_or(tools.len());
     tools.splice(at..at, new);
-    (drift, Registry { tools })
+    let (prompt_drift, prompts) = sync_prompts(&current.prompts, server, &live.prompts);
+    drift.prompts = prompt_drift;
+    (drift, Registry { tools, prompts })
 }
 
 /// The policy statements that name a tool the sync removed (or a group no
@@ -312,6 +412,7 @@ mod tests {
                     descriptor_bytes_before: 9 + 17,
                     descriptor_bytes_after: 9 + 33,
                 }],
+                prompts: PromptDrift::default(),
             }
         );
         assert_eq!(drift.descriptor_delta(), 12 - 9 + 16);
@@ -334,6 +435,66 @@ mod tests {
         assert_eq!(
             (d.enabled, d.admin_only, d.class.as_deref()),
             (false, true, None)
+        );
+    }
+
+    #[test]
+    fn prompts_drift_and_follow_the_server() {
+        let mut current = live(
+            r#"{"tools":[],"prompts":[{"name":"a","description":"A"},{"name":"b"},{"name":"c","arguments":[{"name":"x"}]}]}"#,
+        );
+        let other = live(r#"{"tools":[],"prompts":[{"name":"z"}]}"#).prompts[0].clone();
+        current.prompts.insert(
+            0,
+            Prompt {
+                server: "other".into(),
+                name: "mcp_other_z".into(),
+                ..other
+            },
+        );
+        let now = live(
+            r#"{"tools":[],"prompts":[{"name":"d"},{"name":"c","arguments":[{"name":"x","required":true}]},{"name":"a","description":"A"}]}"#,
+        );
+        let (drift, after) = sync(&current, "srv", &now);
+        assert_eq!(
+            drift.prompts,
+            PromptDrift {
+                added: vec!["mcp_srv_d".into()],
+                removed: vec!["mcp_srv_b".into()],
+                changed: vec![PromptChanged {
+                    name: "mcp_srv_c".into(),
+                    fields: vec!["arguments"]
+                }],
+            }
+        );
+        assert!(!drift.is_empty());
+        let names: Vec<&str> = after.prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["mcp_other_z", "mcp_srv_a", "mcp_srv_c", "mcp_srv_d"]
+        );
+        assert_eq!(
+            after.prompts[2].arguments.as_ref().map(|a| a.get()),
+            Some(r#"[{"name":"x","required":true}]"#)
+        );
+        // Server `s` prompt `rv_p` would take server `srv`'s name space: no.
+        let (clash, _) = import_mcp(
+            FileId(0),
+            r#"{"tools":[],"prompts":[{"name":"srv_a"}]}"#,
+            "mcp",
+        );
+        assert!(collisions(&after, "mcp", &clash).is_empty());
+        let (clash, p) = import_mcp(FileId(0), r#"{"tools":[],"prompts":[{"name":"a"}]}"#, "srv");
+        assert!(p.is_empty());
+        assert!(collisions(&after, "srv", &clash).is_empty());
+        let mut taken = after.clone();
+        taken.prompts[1].server = "sr".into();
+        assert_eq!(
+            collisions(&taken, "srv", &clash)
+                .iter()
+                .map(|p| p.code())
+                .collect::<Vec<_>>(),
+            ["TG4007"]
         );
     }
 

@@ -96,10 +96,14 @@ fuzz_target!(|data: &[u8]| {
     }
     // Prompts: unique names, each back to its server's own name.
     let mut names = HashSet::new();
-    for (s, own, p) in &o.prompts {
+    for offered in &o.prompts {
+        let p = &offered.prompt;
         assert!(names.insert(p.name.clone()), "prompt {} twice", p.name);
-        assert_eq!(o.prompt(&p.name), Some((s.as_str(), own.as_str())));
-        assert_eq!(p.name, toolgate_runtime::names::remote_tool_name(s, own));
+        assert_eq!(o.prompt(&p.name), Some(offered));
+        assert_eq!(
+            p.name,
+            toolgate_runtime::names::remote_tool_name(&offered.server, &offered.own)
+        );
     }
     // A template completes only at the one server that lists it.
     for (s, t) in &o.templates {

@@ -30,6 +30,7 @@ use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_service::metrics::DecisionLabels;
 
 use crate::identity::{admitted, Identity};
+use crate::pins::Pin;
 use crate::session::Session;
 use crate::upstream::Connection;
 use crate::Gateway;
@@ -221,6 +222,19 @@ fn no_resource(uri: &str) -> ErrorData {
         ),
         None,
     )
+}
+
+/// The prompt the gateway names `name`, when its definition is the pinned
+/// one under `table` (or pinning is off): a prompt that changed since the
+/// review, or that the registry does not pin, is withheld as a tool is.
+fn pinned_prompt<'o>(
+    gw: &Gateway,
+    table: &Table,
+    offerings: &'o crate::offerings::Offerings,
+    name: &str,
+) -> Option<&'o crate::offerings::OfferedPrompt> {
+    let p = offerings.prompt(name)?;
+    (gw.pins.view(table).check_prompt(name, &p.server, &p.digest) == Pin::Holds).then_some(p)
 }
 
 /// The answer to a prompt nobody serves, or one of a server the caller
@@ -444,6 +458,8 @@ impl ServerHandler for Handler {
                     crate::upstream::CallOf {
                         peer: cx.peer.clone(),
                         request: cx.id.clone(),
+                        capabilities: cx.client_capabilities().unwrap_or_default(),
+                        modern: cx.protocol_version().is_some_and(|v| !v.has_initialize()),
                     },
                     progress,
                     cx.ct.cancelled(),
@@ -526,7 +542,13 @@ impl ServerHandler for Handler {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let offerings = self.gw.offerings.load();
-        let items = offerings.prompts.iter().map(|(s, _, p)| (s.as_str(), p));
+        let table = self.gw.table();
+        let pins = self.gw.pins.view(&table);
+        let items = offerings
+            .prompts
+            .iter()
+            .filter(|p| pins.check_prompt(&p.prompt.name, &p.server, &p.digest) == Pin::Holds)
+            .map(|p| (p.server.as_str(), &p.prompt));
         let (prompts, next) = visible_page(
             &self.gw,
             &self.configuration,
@@ -551,9 +573,10 @@ impl ServerHandler for Handler {
         let table = self.gw.table();
         let ctx = context(&self.configuration, &table, &id)?;
         let offerings = self.gw.offerings.load();
-        let Some((server, own)) = offerings.prompt(&request.name) else {
+        let Some(p) = pinned_prompt(&self.gw, &table, &offerings, &request.name) else {
             return Err(no_prompt(&request.name));
         };
+        let (server, own) = (p.server.as_str(), p.own.as_str());
         if !ctx.sees_server(server) {
             return Err(no_prompt(&request.name));
         }
@@ -585,11 +608,12 @@ impl ServerHandler for Handler {
                 None,
             ),
         };
+        let table = self.gw.table();
         let server = match &mut forwarded.r#ref {
-            Reference::Prompt(p) => match offerings.prompt(&p.name) {
-                Some((server, own)) => {
-                    p.name = own.to_string();
-                    server
+            Reference::Prompt(p) => match pinned_prompt(&self.gw, &table, &offerings, &p.name) {
+                Some(offered) => {
+                    p.name = offered.own.clone();
+                    offered.server.as_str()
                 }
                 None => return Err(refused()),
             },

@@ -431,6 +431,24 @@ impl Gateway {
                 shown_names(&changed)
             ));
         }
+        let offerings = self.offerings.load();
+        let pins = self.pins.view(&table);
+        let withheld: Vec<&str> = offerings
+            .prompts
+            .iter()
+            .filter(|p| {
+                pins.check_prompt(&p.prompt.name, &p.server, &p.digest) == pins::Pin::Broken
+            })
+            .map(|p| p.prompt.name.as_str())
+            .collect();
+        self.metrics.set_withheld_prompts(withheld.len());
+        if !withheld.is_empty() {
+            note(&format!(
+                "warning: {} prompt(s) the registry does not pin as listed (new, or changed since the review), withheld: {} (review, then `toolgate registry sync --write`)",
+                withheld.len(),
+                shown_names(&withheld)
+            ));
+        }
     }
 
     /// Follow changes: an upstream's `list_changed` (or the relist

@@ -18,6 +18,7 @@ pub struct GatewayMetrics {
     listed: Gauge,
     unregistered: Gauge,
     changed: Gauge,
+    withheld_prompts: Gauge,
     upstream_errors: Family<UpstreamLabels, Counter>,
     upstream_restarts: Family<UpstreamLabels, Counter>,
     events_dropped: Counter,
@@ -29,6 +30,7 @@ impl Default for GatewayMetrics {
         let listed = Gauge::default();
         let unregistered = Gauge::default();
         let changed = Gauge::default();
+        let withheld_prompts = Gauge::default();
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
         let upstream_restarts = Family::<UpstreamLabels, Counter>::default();
         let events_dropped = Counter::default();
@@ -58,6 +60,11 @@ impl Default for GatewayMetrics {
             changed.clone(),
         );
         registry.register(
+            "toolgate_gateway_withheld_prompts",
+            "Listed prompts the registry does not pin as listed (new or changed): withheld",
+            withheld_prompts.clone(),
+        );
+        registry.register(
             "toolgate_gateway_upstream_errors",
             "Failed upstream listings, by upstream",
             upstream_errors.clone(),
@@ -67,6 +74,7 @@ impl Default for GatewayMetrics {
             listed,
             unregistered,
             changed,
+            withheld_prompts,
             upstream_errors,
             upstream_restarts,
             events_dropped,
@@ -79,6 +87,10 @@ impl GatewayMetrics {
         self.listed.set(listed as i64);
         self.unregistered.set(unregistered as i64);
         self.changed.set(changed as i64);
+    }
+
+    pub fn set_withheld_prompts(&self, n: usize) {
+        self.withheld_prompts.set(n as i64);
     }
 
     pub fn upstream_error(&self, upstream: &str) {

@@ -31,14 +31,26 @@ pub struct Listed {
     pub serves_resources: bool,
 }
 
+/// A prompt as an upstream listed it, under the gateway's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferedPrompt {
+    pub server: String,
+    /// The server's own name for it.
+    pub own: String,
+    /// The prompt, named as the gateway offers it.
+    pub prompt: Prompt,
+    /// [`toolgate_runtime::mcp::prompt_digest`] of its definition as listed.
+    pub digest: String,
+}
+
 /// Every upstream's resources, templates and prompts.
 #[derive(Debug, Clone, Default)]
 pub struct Offerings {
     /// (server, resource), in the upstreams' order; ambiguous URIs left out.
     pub resources: Vec<(String, Resource)>,
     pub templates: Vec<(String, ResourceTemplate)>,
-    /// (server, the server's own name, the prompt under the gateway's name).
-    pub prompts: Vec<(String, String, Prompt)>,
+    /// The prompts, under the gateway's names, in the upstreams' order.
+    pub prompts: Vec<OfferedPrompt>,
     by_uri: HashMap<String, String>,
     by_prompt: HashMap<String, usize>,
     /// URIs several servers list: routed to none of them.
@@ -89,9 +101,17 @@ impl Offerings {
                 if o.by_prompt.contains_key(&name) {
                     continue;
                 }
+                let digest = serde_json::to_value(&p)
+                    .map(|v| toolgate_runtime::mcp::prompt_digest(&v))
+                    .unwrap_or_default();
                 let own = std::mem::replace(&mut p.name, name.clone());
                 o.by_prompt.insert(name, o.prompts.len());
-                o.prompts.push((s.clone(), own, p));
+                o.prompts.push(OfferedPrompt {
+                    server: s.clone(),
+                    own,
+                    prompt: p,
+                    digest,
+                });
             }
         }
         o
@@ -131,11 +151,9 @@ impl Offerings {
         of.all(|s| s == first).then_some(first)
     }
 
-    /// (server, the server's own name) of the prompt the gateway names `name`.
-    pub fn prompt(&self, name: &str) -> Option<(&str, &str)> {
-        self.by_prompt
-            .get(name)
-            .map(|&i| (self.prompts[i].0.as_str(), self.prompts[i].1.as_str()))
+    /// The prompt the gateway names `name`.
+    pub fn prompt(&self, name: &str) -> Option<&OfferedPrompt> {
+        self.by_prompt.get(name).map(|&i| &self.prompts[i])
     }
 }
 

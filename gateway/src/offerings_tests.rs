@@ -78,10 +78,16 @@ fn prompts_are_named_as_tools_are() {
             },
         ),
     ]);
-    assert_eq!(o.prompt("mcp_crm_summary"), Some(("crm", "summary")));
-    assert_eq!(o.prompt("mcp_docs_summary"), Some(("docs", "summary")));
-    assert_eq!(o.prompt("summary"), None);
-    assert_eq!(o.prompts[0].2.name, "mcp_crm_summary");
+    let of = |name: &str| o.prompt(name).map(|p| (p.server.as_str(), p.own.as_str()));
+    assert_eq!(of("mcp_crm_summary"), Some(("crm", "summary")));
+    assert_eq!(of("mcp_docs_summary"), Some(("docs", "summary")));
+    assert_eq!(of("summary"), None);
+    assert_eq!(o.prompts[0].prompt.name, "mcp_crm_summary");
+    // The digest is of the definition as listed, whatever the name.
+    assert_eq!(
+        o.prompts[0].digest,
+        toolgate_runtime::mcp::prompt_digest(&serde_json::json!({"name": "x"}))
+    );
 }
 
 #[test]

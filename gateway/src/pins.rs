@@ -2,6 +2,8 @@
 //! registry the table was compiled from holds each remote tool's
 //! definition as it was imported and reviewed; a server that lists another
 //! one ("rug pull") has that tool withheld until `registry sync --write`.
+//! Prompts likewise: a prompt is offered only when the registry pins its
+//! definition (title, description, arguments) as its server lists it.
 //!
 //! The registry file is the pin. It is trusted only when its SHA-256 is
 //! the registry digest the table records, so a table and a registry from
@@ -32,10 +34,31 @@ pub enum Pin {
 struct Loaded {
     /// The table registry digest they were checked against.
     registry_digest: String,
-    /// Registry name -> (its server, `sha256:` digest of its definition);
-    /// `None` when the file did not pair. A pin holds for the definition
-    /// as listed by that server only.
-    digests: Option<HashMap<String, (String, String)>>,
+    /// The pins; `None` when the file did not pair.
+    digests: Option<Pinned>,
+}
+
+/// Registry name -> (its server, `sha256:` digest of its definition), for
+/// tools and for prompts. A pin holds for the definition as listed by that
+/// server only.
+#[derive(Debug, Default)]
+pub(crate) struct Pinned {
+    pub tools: HashMap<String, (String, String)>,
+    pub prompts: HashMap<String, (String, String)>,
+}
+
+impl Pinned {
+    fn check(
+        map: &HashMap<String, (String, String)>,
+        name: &str,
+        server: &str,
+        digest: &str,
+    ) -> Pin {
+        match map.get(name) {
+            Some((s, pinned)) if s == server && pinned == digest => Pin::Holds,
+            _ => Pin::Broken,
+        }
+    }
 }
 
 /// The pins, following the table: re-read when the table's registry digest changes.
@@ -45,10 +68,7 @@ pub struct Pins {
 }
 
 /// The pins of `file` for `table`, or why the two do not pair.
-pub(crate) fn load(
-    file: &Path,
-    table: &Table,
-) -> Result<HashMap<String, (String, String)>, String> {
+pub(crate) fn load(file: &Path, table: &Table) -> Result<Pinned, String> {
     let bytes = toolgate_runtime::host::read_file(file, MAX_REGISTRY_BYTES)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let digest = toolgate_runtime::format::sha256_hex(&bytes);
@@ -70,7 +90,7 @@ pub(crate) fn load(
             p.code()
         )
     })?;
-    Ok(registry
+    let tools = registry
         .tools
         .iter()
         .filter_map(|t| match &t.origin {
@@ -83,7 +103,21 @@ pub(crate) fn load(
             )),
             toolgate_compiler::registry::Origin::Builtin => None,
         })
-        .collect())
+        .collect();
+    let prompts = registry
+        .prompts
+        .iter()
+        .map(|p| {
+            (
+                p.name.clone(),
+                (
+                    p.server.clone(),
+                    toolgate_compiler::registry::prompts::digest(p),
+                ),
+            )
+        })
+        .collect();
+    Ok(Pinned { tools, prompts })
 }
 
 /// The pins for one table (`None`: pinning is off).
@@ -93,12 +127,22 @@ impl PinView {
     /// Whether `digest`, as listed by `server`, is the pinned definition
     /// of `name`: the same definition from another server is not.
     pub fn check(&self, name: &str, server: &str, digest: &str) -> Pin {
-        let Some(loaded) = &self.0 else {
-            return Pin::Holds;
-        };
-        match loaded.digests.as_ref().and_then(|d| d.get(name)) {
-            Some((s, pinned)) if s == server && pinned == digest => Pin::Holds,
-            _ => Pin::Broken,
+        match &self.0 {
+            None => Pin::Holds,
+            Some(l) => l.digests.as_ref().map_or(Pin::Broken, |d| {
+                Pinned::check(&d.tools, name, server, digest)
+            }),
+        }
+    }
+
+    /// Whether `digest`, as listed by `server`, is the pinned definition
+    /// of the prompt the gateway names `name`.
+    pub fn check_prompt(&self, name: &str, server: &str, digest: &str) -> Pin {
+        match &self.0 {
+            None => Pin::Holds,
+            Some(l) => l.digests.as_ref().map_or(Pin::Broken, |d| {
+                Pinned::check(&d.prompts, name, server, digest)
+            }),
         }
     }
 }

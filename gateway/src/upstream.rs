@@ -13,12 +13,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientConfig, ErrorCode, ErrorData,
     PaginatedRequestParams, Tool,
 };
-use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceExt};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
+use rmcp::ClientServiceExt;
 use tokio::sync::Notify;
 
+use crate::config::file::UpstreamProtocol;
 use crate::config::{Limits, Transport, Upstream};
 
 /// The client side of one upstream: it wakes the gateway when the server
@@ -48,11 +50,30 @@ pub struct InFlight {
 }
 
 /// The client of a call in flight: its peer and the id of its request (a
-/// relayed request rides that request's stream).
+/// relayed request rides that request's stream), what it declared, and
+/// which revision it speaks.
 #[derive(Clone)]
 pub struct CallOf {
     pub peer: rmcp::Peer<rmcp::RoleServer>,
     pub request: rmcp::model::RequestId,
+    /// Its capabilities: per request on 2026-07-28, from its handshake before.
+    pub capabilities: rmcp::model::ClientCapabilities,
+    /// Whether it speaks 2026-07-28: an upstream's `InputRequiredResult`
+    /// then goes back to it as it is. An earlier client is asked through
+    /// `elicitation/create` or `sampling/createMessage` by the gateway,
+    /// which retries the call with the answers (never answering itself).
+    pub modern: bool,
+}
+
+impl CallOf {
+    /// The capabilities an upstream on 2026-07-28 is told the caller has:
+    /// what the gateway relays of the client's (elicitation, sampling).
+    fn relayed_capabilities(&self) -> rmcp::model::ClientCapabilities {
+        let mut caps = rmcp::model::ClientCapabilities::default();
+        caps.elicitation = self.capabilities.elicitation.clone();
+        caps.sampling = self.capabilities.sampling.clone();
+        caps
+    }
 }
 
 impl InFlight {
@@ -435,11 +456,7 @@ impl ClientHandler for Listener {
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
         const METHOD: &str = "elicitation/create";
         let call = self.in_flight.only(METHOD)?;
-        let declared = call
-            .peer
-            .peer_info()
-            .map(|i| i.capabilities.elicitation.is_some());
-        if declared != Some(true) {
+        if call.capabilities.elicitation.is_none() {
             return Err(not_relayed(METHOD));
         }
         let request =
@@ -458,11 +475,7 @@ impl ClientHandler for Listener {
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
         const METHOD: &str = "sampling/createMessage";
         let call = self.in_flight.only(METHOD)?;
-        let declared = call
-            .peer
-            .peer_info()
-            .map(|i| i.capabilities.sampling.is_some());
-        if declared != Some(true) {
+        if call.capabilities.sampling.is_none() {
             return Err(not_relayed(METHOD));
         }
         let request = rmcp::model::ServerRequest::CreateMessageRequest(
@@ -485,10 +498,13 @@ impl ClientHandler for Listener {
     }
 
     fn get_info(&self) -> ClientConfig {
+        // A legacy handshake names the last revision that has one; on
+        // 2026-07-28 each call carries its caller's capabilities instead.
         ClientConfig::new(
             Default::default(),
             rmcp::model::Implementation::new("toolgate-gateway", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -524,6 +540,34 @@ impl Connection {
     pub fn is_down(&self) -> bool {
         self.service.is_closed() || self.service.peer().is_transport_closed()
     }
+}
+
+/// How a session with an upstream begins, for the revision configured.
+fn lifecycle(protocol: UpstreamProtocol) -> rmcp::ClientLifecycleMode {
+    use rmcp::model::ProtocolVersion as V;
+    match protocol {
+        UpstreamProtocol::V2025_11_25 => rmcp::ClientLifecycleMode::Initialize,
+        UpstreamProtocol::V2026_07_28 => rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![V::V_2026_07_28],
+        },
+        // A server that answers `server/discover` without 2026-07-28 still
+        // gets a session (the discover lifecycle at 2025-11-25); one that
+        // does not know `server/discover` gets `initialize`.
+        UpstreamProtocol::Auto => rmcp::ClientLifecycleMode::Auto {
+            preferred_versions: vec![V::V_2026_07_28, V::V_2025_11_25],
+            legacy_version: Some(V::V_2025_11_25),
+        },
+    }
+}
+
+/// Whether `c`'s session is on 2026-07-28 (or later): calls then carry
+/// their caller's capabilities, and the upstream asks for input with
+/// `InputRequiredResult` instead of requests of its own.
+fn is_modern(c: &Connection) -> bool {
+    c.service
+        .peer()
+        .peer_info()
+        .is_some_and(|i| !i.protocol_version.has_initialize())
 }
 
 /// Connect to `u` within the upstream timeout.
@@ -564,10 +608,13 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                     .map_err(|e| format!("cannot start `{program}`: {e}"))?;
                 let progress = listener.progress.clone();
                 listener
-                    .serve(Counted {
-                        inner: transport,
-                        progress,
-                    })
+                    .serve_with_lifecycle(
+                        Counted {
+                            inner: transport,
+                            progress,
+                        },
+                        lifecycle(u.protocol),
+                    )
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
@@ -592,13 +639,16 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                 config.max_sse_event_size = limits.max_result_bytes;
                 let progress = listener.progress.clone();
                 listener
-                    .serve(Counted {
-                        inner: StreamableHttpClientTransport::with_client(
-                            http_client(u.keep_alive)?,
-                            config,
-                        ),
-                        progress,
-                    })
+                    .serve_with_lifecycle(
+                        Counted {
+                            inner: StreamableHttpClientTransport::with_client(
+                                http_client(u.keep_alive)?,
+                                config,
+                            ),
+                            progress,
+                        },
+                        lifecycle(u.protocol),
+                    )
                     .await
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
@@ -877,9 +927,21 @@ fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
     )
 }
 
+/// The most rounds of one call the gateway drives for a client before
+/// 2026-07-28 (the SDK's own bound for a client).
+const INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
 /// Forward a call of the server's own tool `name`; the server's JSON-RPC
 /// error comes back as it is, a transport failure or a timeout as an
 /// internal error naming the upstream.
+///
+/// An upstream on 2026-07-28 asks for input with an `InputRequiredResult`.
+/// A client on 2026-07-28 gets it as it is and retries with the answers
+/// and the server's `requestState`, untouched. A client before it cannot
+/// read one: the gateway asks that client each input request through
+/// `elicitation/create` or `sampling/createMessage` (when it declared the
+/// capability; else the spec's `-32601`) and retries the call with its
+/// answers, at most [`INPUT_ROUNDS`] rounds.
 pub async fn call(
     c: &Connection,
     name: &str,
@@ -889,7 +951,6 @@ pub async fn call(
     cancelled: impl std::future::Future<Output = ()>,
     limits: &Limits,
 ) -> Result<CallToolResponse, ErrorData> {
-    use rmcp::model::{ClientRequest, ServerResult};
     // The client's call under the server's own name: its arguments and, on
     // 2026-07-28, the answers to an `InputRequiredResult` with the server's
     // `requestState`, as they are. Its `_meta` stays here: the progress
@@ -898,17 +959,104 @@ pub async fn call(
     params.arguments = request.arguments;
     params.input_responses = request.input_responses;
     params.request_state = request.request_state;
+    let mut cancelled = std::pin::pin!(cancelled);
+    for _ in 0..INPUT_ROUNDS {
+        let r = call_once(
+            c,
+            params.clone(),
+            client.clone(),
+            progress.clone(),
+            &mut cancelled,
+            limits,
+        )
+        .await?;
+        match r {
+            CallToolResponse::InputRequired(asked) if !client.modern => {
+                params.input_responses =
+                    Some(ask_client(&client, asked.input_requests, limits).await?);
+                params.request_state = asked.request_state;
+            }
+            r => return Ok(r),
+        }
+    }
+    Err(ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "upstream `{}` asked for input more than {INPUT_ROUNDS} times in one call: the call was ended",
+            c.name
+        ),
+        None,
+    ))
+}
+
+/// The client's answers to an upstream's input requests, each asked on the
+/// call's own stream as the request of its kind.
+async fn ask_client(
+    client: &CallOf,
+    requests: Option<rmcp::model::InputRequests>,
+    limits: &Limits,
+) -> Result<rmcp::model::InputResponses, ErrorData> {
+    use rmcp::model::{ClientResult, InputRequest, ServerRequest};
+    let mut answers = rmcp::model::InputResponses::new();
+    for (key, request) in requests.unwrap_or_default() {
+        let (method, declared, request) = match request {
+            InputRequest::Elicitation(r) => (
+                "elicitation/create",
+                client.capabilities.elicitation.is_some(),
+                ServerRequest::ElicitRequest(r),
+            ),
+            InputRequest::CreateMessage(r) => (
+                "sampling/createMessage",
+                client.capabilities.sampling.is_some(),
+                ServerRequest::CreateMessageRequest(r),
+            ),
+            InputRequest::ListRoots(_) => return Err(not_relayed("roots/list")),
+            // A kind of input this SDK added after this gateway was written.
+            _ => return Err(not_relayed("input request")),
+        };
+        if !declared {
+            return Err(not_relayed(method));
+        }
+        let answer = match from_client(method, limits.upstream_timeout, client, request).await? {
+            ClientResult::ElicitResult(r) => serde_json::to_value(r),
+            ClientResult::CreateMessageResult(r) => serde_json::to_value(r),
+            _ => return Err(unexpected(method)),
+        };
+        answers.insert(key, answer.map_err(|_| unexpected(method))?);
+    }
+    Ok(answers)
+}
+
+/// One round of a call: the request, its progress and cancellation, the answer.
+async fn call_once(
+    c: &Connection,
+    params: CallToolRequestParams,
+    client: CallOf,
+    progress: Option<ProgressTo>,
+    cancelled: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
+    limits: &Limits,
+) -> Result<CallToolResponse, ErrorData> {
+    use rmcp::model::{ClientRequest, ServerResult};
     let peer = c.service.peer();
     let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
     let failed = |e| upstream_error(c, limits, e);
     let listener = c.service.service();
+    // On 2026-07-28 a call says what its caller can answer (the upstream
+    // asks only for that); the gateway's own session declares nothing.
+    let options = if is_modern(c) {
+        let mut meta = rmcp::model::RequestMetaObject::new();
+        meta.set_client_capabilities(client.relayed_capabilities());
+        rmcp::service::PeerRequestOptions::no_options().with_meta(meta)
+    } else {
+        rmcp::service::PeerRequestOptions::no_options()
+    };
     let _in_flight = listener.in_flight.enter(client);
     let registering = match progress {
         Some(_) => Some(listener.progress.registering.write().await),
         None => None,
     };
     let handle = peer
-        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .send_cancellable_request(request, options)
         .await
         .map_err(failed)?;
     // The SDK gives every upstream request a progress token of its own:
@@ -926,7 +1074,7 @@ pub async fn call(
     let id = handle.id.clone();
     let answer = tokio::select! {
         a = tokio::time::timeout(limits.upstream_timeout, handle.await_response()) => a,
-        _ = cancelled => {
+        _ = cancelled.as_mut() => {
             // The client cancelled (or went away): so is the upstream's work.
             let _ = peer
                 .notify_cancelled(rmcp::model::CancelledNotificationParam::new(

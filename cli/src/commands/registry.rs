@@ -1,4 +1,5 @@
-//! `registry import-mcp` and `registry sync`: an MCP server's tools, from a
+//! `registry import-mcp` and `registry sync`: an MCP server's tools (and a live
+//! server's prompts), from a
 //! captured `tools/list` answer or from the live server, into the registry.
 
 use std::collections::HashMap;
@@ -18,9 +19,9 @@ use crate::mcp_client::{self, Endpoint};
 
 #[derive(Subcommand)]
 pub enum RegistryCommand {
-    /// Turn an MCP server's tools (a captured tools/list answer, or the live server) into registry entries.
+    /// Turn an MCP server's tools and prompts (a captured tools/list answer, or the live server) into registry entries.
     ImportMcp(ImportArgs),
-    /// Compare the registry with an MCP server's tools: new, removed and changed tools (--write, --check).
+    /// Compare the registry with an MCP server's tools and prompts: new, removed and changed ones (--write, --check).
     Sync(SyncArgs),
     /// Print the pinned definition digest of every remote tool (JSON: registry name -> sha256:...),
     /// as the gateways compare a server's listing with it (docs/gateway.md, "Pinned definitions").
@@ -163,8 +164,8 @@ fn answer(mcp: &McpServer) -> Result<(String, String), Failure> {
             "--timeout {timeout}: give a number of seconds above 0 and at most 3600"
         )));
     }
-    let text = mcp_client::list_tools(&endpoint, Duration::from_secs_f64(timeout))
-        .map_err(Failure::Usage)?;
+    let text =
+        mcp_client::list(&endpoint, Duration::from_secs_f64(timeout)).map_err(Failure::Usage)?;
     Ok((format!("tools/list of {endpoint}"), text))
 }
 
@@ -396,6 +397,25 @@ fn text_report(
             );
         }
     }
+    let p = &drift.prompts;
+    if !p.is_empty() {
+        let _ = writeln!(
+            s,
+            "prompts: {} new, {} removed, {} changed (a new or changed prompt is withheld by the gateway until this is written)",
+            p.added.len(),
+            p.removed.len(),
+            p.changed.len()
+        );
+        for name in &p.added {
+            let _ = writeln!(s, "  + {name}");
+        }
+        for name in &p.removed {
+            let _ = writeln!(s, "  - {name}");
+        }
+        for c in &p.changed {
+            let _ = writeln!(s, "  ~ {}  {}", c.name, c.fields.join(", "));
+        }
+    }
     if written {
         let _ = writeln!(s, "wrote {registry_shown}");
     } else {
@@ -442,6 +462,7 @@ fn json_report(
         group_statements: statements(&format!("mcp_{}", drift.server)),
         changed: &drift.changed,
         descriptor_bytes_delta: drift.descriptor_delta(),
+        prompts: &drift.prompts,
         written,
     })
     .unwrap_or_default()

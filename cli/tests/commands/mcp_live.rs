@@ -154,17 +154,31 @@ fn stdio_import_of_the_three_reference_servers_equals_the_example_registry() {
         );
         assert_eq!(o.status.code(), Some(0), "{server}: {}", stderr(&o));
         let toml = stdout(&o);
-        let got: Vec<String> = toml
-            .lines()
-            .filter_map(|l| l.strip_prefix("name = \""))
-            .map(|l| l.trim_end_matches('"').to_string())
-            .collect();
+        // The tools, then the prompts a server declares (fetch: one).
+        let (tools, prompts) =
+            toml.split_at(toml.find("\n[[prompt]]").map_or(toml.len(), |i| i + 1));
+        let names_in = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("name = \""))
+                .map(|l| l.trim_end_matches('"').to_string())
+                .collect()
+        };
         let want: Vec<String> = names.iter().map(|n| format!("mcp_{server}_{n}")).collect();
-        assert_eq!(got, want);
+        assert_eq!(names_in(tools), want);
+        let want_prompts: &[&str] = if server == "fetch" {
+            &["mcp_fetch_fetch"]
+        } else {
+            &[]
+        };
+        assert_eq!(names_in(prompts), want_prompts, "{server}");
         // The SDK's answer imports exactly as the answer captured with the
-        // official Python client.
+        // official Python client (its tools/list: the tools).
         let captured = format!("policies/real-servers/mcp/{server}.tools-list.json");
-        assert_eq!(toml, import_file(server, &captured), "{server}");
+        assert_eq!(
+            tools.trim_end_matches('\n'),
+            import_file(server, &captured).trim_end_matches('\n'),
+            "{server}"
+        );
         if !registry.is_empty() {
             registry.push('\n');
         }
@@ -180,8 +194,8 @@ fn stdio_import_of_the_three_reference_servers_equals_the_example_registry() {
 
 /// The comment that opens the example's registry.
 const HEADER: &str = "\
-# The tools of mcp-server-git, mcp-server-time and mcp-server-fetch, imported
-# live (toolgate registry import-mcp --server NAME -- COMMAND) in that order.
+# The tools (and prompts) of mcp-server-git, mcp-server-time and mcp-server-fetch,
+# imported live (toolgate registry import-mcp --server NAME -- COMMAND) in that order.
 # Kept in step with `toolgate registry sync` (docs/registry.md).
 
 ";

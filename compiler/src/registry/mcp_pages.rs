@@ -1,4 +1,4 @@
-//! A live MCP server's `tools/list`, gathered page by page under fixed
+//! A live MCP server's `tools/list` (and `prompts/list`, [`List`]), gathered page by page under fixed
 //! bounds. A server chooses its `nextCursor`; one that never ends, or that
 //! sends the same cursor again, would otherwise be asked forever while the
 //! answer grows without limit. The bounds (docs/registry.md):
@@ -20,6 +20,28 @@ pub const MAX_TOOLS: usize = crate::registry::MAX_TOOLS;
 /// The most bytes of tool JSON (compact) and cursors one listing may hold.
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 
+/// Which listing the pages are of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    Tools,
+    Prompts,
+}
+
+impl List {
+    fn method(self) -> &'static str {
+        match self {
+            List::Tools => "tools/list",
+            List::Prompts => "prompts/list",
+        }
+    }
+    fn items(self) -> &'static str {
+        match self {
+            List::Tools => "tools",
+            List::Prompts => "prompts",
+        }
+    }
+}
+
 /// Why a listing was stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageError {
@@ -39,34 +61,38 @@ pub enum PageError {
     TooManyBytes,
 }
 
-impl std::fmt::Display for PageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl PageError {
+    /// What stopped a listing of `list`, in words.
+    pub fn describe(&self, list: List) -> String {
+        let (method, items) = (list.method(), list.items());
         match self {
-            PageError::TooManyPages => write!(
-                f,
-                "`tools/list` goes on past {MAX_PAGES} pages (page {MAX_PAGES} has a `nextCursor`): \
+            PageError::TooManyPages => format!(
+                "`{method}` goes on past {MAX_PAGES} pages (page {MAX_PAGES} has a `nextCursor`): \
                  the bound is {MAX_PAGES} pages"
             ),
             PageError::RepeatedCursor {
                 cursor,
                 first,
                 again,
-            } => write!(
-                f,
-                "`tools/list` page {again} has the `nextCursor` {cursor:?} that page {first} had: \
+            } => format!(
+                "`{method}` page {again} has the `nextCursor` {cursor:?} that page {first} had: \
                  the server's pagination goes round in a loop"
             ),
-            PageError::TooManyTools => write!(
-                f,
-                "`tools/list` lists more than {MAX_TOOLS} tools: the bound is {MAX_TOOLS} tools"
+            PageError::TooManyTools => format!(
+                "`{method}` lists more than {MAX_TOOLS} {items}: the bound is {MAX_TOOLS} {items}"
             ),
-            PageError::TooManyBytes => write!(
-                f,
-                "`tools/list` comes to more than {} MiB of tools and cursors: the bound is {} MiB",
+            PageError::TooManyBytes => format!(
+                "`{method}` comes to more than {} MiB of {items} and cursors: the bound is {} MiB",
                 MAX_BYTES >> 20,
                 MAX_BYTES >> 20
             ),
         }
+    }
+}
+
+impl std::fmt::Display for PageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe(List::Tools))
     }
 }
 
@@ -162,6 +188,18 @@ impl Pages {
         self.out.push_str("]}\n");
         self.out
     }
+
+    /// The listing of tools, and of `prompts` (gathered by a [`Pages`] of
+    /// their own), as the JSON text [`crate::registry::import_mcp`] reads:
+    /// `{"tools": [...], "prompts": [...]}`.
+    pub fn finish_with_prompts(self, prompts: Pages) -> String {
+        let mut out = self.finish();
+        out.truncate(out.len() - "}\n".len());
+        out.push_str(",\n\"prompts\": [\n");
+        let items = prompts.finish();
+        out.push_str(&items["{\"tools\": [\n".len()..]);
+        out
+    }
 }
 
 #[cfg(test)]
@@ -184,6 +222,17 @@ mod tests {
             "{\"tools\": [\n  {\"name\":\"a\"},\n  {\"name\":\"b\"},\n  {\"name\":\"c\"}\n]}\n"
         );
         assert_eq!(Pages::new().finish(), "{\"tools\": [\n]}\n");
+        let (mut t, mut p) = (Pages::new(), Pages::new());
+        t.add([r#"{"name":"a"}"#], None).unwrap();
+        p.add([r#"{"name":"p"}"#, r#"{"name":"q"}"#], None).unwrap();
+        assert_eq!(
+            t.finish_with_prompts(p),
+            "{\"tools\": [\n  {\"name\":\"a\"}\n],\n\"prompts\": [\n  {\"name\":\"p\"},\n  {\"name\":\"q\"}\n]}\n"
+        );
+        assert_eq!(
+            Pages::new().finish_with_prompts(Pages::new()),
+            "{\"tools\": [\n],\n\"prompts\": [\n]}\n"
+        );
     }
 
     #[test]
@@ -237,6 +286,10 @@ mod tests {
         assert_eq!(
             PageError::TooManyPages.to_string(),
             "`tools/list` goes on past 100 pages (page 100 has a `nextCursor`): the bound is 100 pages"
+        );
+        assert_eq!(
+            PageError::TooManyTools.describe(List::Prompts),
+            format!("`prompts/list` lists more than {MAX_TOOLS} prompts: the bound is {MAX_TOOLS} prompts")
         );
     }
 }

@@ -3,7 +3,11 @@
 //! answer.
 
 pub mod mcp_pages;
+pub mod prompts;
 pub mod toml_json;
+
+pub use prompts::Prompt;
+use prompts::{McpPrompt, RawPrompt};
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -65,6 +69,8 @@ impl Tool {
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     pub tools: Vec<Tool>,
+    /// The remote servers' prompts, pinned (docs/registry.md, "Prompts").
+    pub prompts: Vec<Prompt>,
 }
 
 /// The file schema (TOML `[[tool]]` tables, or JSON `{"tool": [...]}`), as
@@ -73,6 +79,8 @@ pub struct Registry {
 #[derive(Debug, Serialize)]
 struct RawRegistry {
     tool: Vec<RawTool>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    prompt: Vec<RawPrompt>,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -187,16 +195,7 @@ pub fn load(file: FileId, text: &str, is_json: bool) -> (Registry, Vec<Problem>)
 /// invalid entries.
 pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<Problem>), Problem> {
     Problem::check_size(file, text, "registry file", MAX_REGISTRY_BYTES)?;
-    let mut state = LoadState {
-        file,
-        text,
-        is_json,
-        tools: Vec::new(),
-        problems: Vec::new(),
-        seen: FirstSeen::default(),
-        cursor: 0,
-        count: 0,
-    };
+    let mut state = LoadState::new(file, text, is_json);
     let read: Result<(), ReadError> = if is_json {
         let mut de = serde_json::Deserializer::from_str(text);
         RegistrySeed(&mut state)
@@ -242,7 +241,13 @@ pub fn parse(file: FileId, text: &str, is_json: bool) -> Result<(Registry, Vec<P
         ));
     }
     state.tools.shrink_to_fit();
-    Ok((Registry { tools: state.tools }, state.problems))
+    Ok((
+        Registry {
+            tools: state.tools,
+            prompts: state.prompts,
+        },
+        state.problems,
+    ))
 }
 
 fn toml_whole(text: &str, state: &mut LoadState<'_>) -> Result<(), ReadError> {
@@ -276,7 +281,10 @@ fn read_tables(chunks: &[(usize, &str)], state: &mut LoadState<'_>) -> Result<()
     let add = |state: &mut LoadState<'_>, parsed: Parsed| {
         for (start, read) in parsed {
             match read {
-                Ok(tools) => tools.into_iter().for_each(|t| state.entry(t)),
+                Ok(entries) => entries.into_iter().for_each(|e| match e {
+                    RawEntry::Tool(t) => state.entry(t),
+                    RawEntry::Prompt(p) => state.prompt(p),
+                }),
                 Err(e) => {
                     let r = e.span().unwrap_or(0..0);
                     return Err((start + r.start..start + r.end, e.message().to_string()));
@@ -325,7 +333,13 @@ fn read_tables(chunks: &[(usize, &str)], state: &mut LoadState<'_>) -> Result<()
 
 /// Groups of tables parsed: each group's offset in the file and its entries
 /// or error.
-type Parsed = Vec<(usize, Result<Vec<RawTool>, toml::de::Error>)>;
+type Parsed = Vec<(usize, Result<Vec<RawEntry>, toml::de::Error>)>;
+
+/// One entry of a table parsed on a thread, added later in file order.
+enum RawEntry {
+    Tool(RawTool),
+    Prompt(RawPrompt),
+}
 
 /// Each group of [`TABLES_PER_DOCUMENT`] tables of `run` parsed as one
 /// document, in file order, up to the first group that fails.
@@ -354,17 +368,24 @@ fn parse_run<'t>(text: &'t str, run: &[(usize, &'t str)]) -> Parsed {
 }
 
 /// A TOML registry cut before each line that is exactly `[[tool]]` (or
-/// each that is `[[tools]]`), with each piece's byte offset; `None` when
-/// anything but blank lines and comments precedes the first such line, or
-/// when both headers appear (the document's error is the whole reading's).
+/// each that is `[[tools]]`) or `[[prompt]]` (`[[prompts]]`), with each
+/// piece's byte offset; `None` when anything but blank lines and comments
+/// precedes the first such line, or when both spellings of one header
+/// appear (the document's error is the whole reading's).
 fn toml_tables(text: &str) -> Option<Vec<(usize, &str)>> {
     let mut starts = Vec::new();
     let mut header = None;
+    let mut prompt_header = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim();
-        if t == "[[tool]]" || t == "[[tools]]" {
-            if *header.get_or_insert(t) != t {
+        let slot = match t {
+            "[[tool]]" | "[[tools]]" => Some(&mut header),
+            "[[prompt]]" | "[[prompts]]" => Some(&mut prompt_header),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            if *slot.get_or_insert(t) != t {
                 return None;
             }
             starts.push(at);
@@ -390,9 +411,15 @@ struct LoadState<'t> {
     /// JSON file: its JSON values are read as written (no TOML escapes).
     is_json: bool,
     tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
     problems: Vec<Problem>,
     seen: FirstSeen,
+    /// Each prompt's name and where it was first seen (prompts are few).
+    prompt_seen: std::collections::HashMap<String, Span>,
     cursor: usize,
+    /// Where the next prompt's name is looked for: prompts are in order
+    /// among themselves, not among the tools.
+    prompt_cursor: usize,
     /// Entries read, valid or not.
     count: usize,
 }
@@ -435,14 +462,68 @@ impl FirstSeen {
     }
 }
 
-impl LoadState<'_> {
+impl<'t> LoadState<'t> {
+    fn new(file: FileId, text: &'t str, is_json: bool) -> LoadState<'t> {
+        LoadState {
+            file,
+            text,
+            is_json,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            problems: Vec::new(),
+            seen: FirstSeen::default(),
+            prompt_seen: std::collections::HashMap::new(),
+            cursor: 0,
+            prompt_cursor: 0,
+            count: 0,
+        }
+    }
+
     /// Back to nothing read, to read the file again from the start.
     fn reset(&mut self) {
         self.tools.clear();
+        self.prompts.clear();
         self.problems.clear();
         self.seen.clear();
+        self.prompt_seen.clear();
         self.cursor = 0;
+        self.prompt_cursor = 0;
         self.count = 0;
+    }
+
+    /// Turn one prompt entry into a prompt, or a problem.
+    fn add_prompt(&mut self, mut p: RawPrompt) {
+        let span = locate(
+            self.file,
+            self.text,
+            &p.name,
+            &mut self.prompt_cursor,
+            self.is_json,
+        );
+        if !self.is_json {
+            if let Err(e) = unescape_toml(&mut p.arguments) {
+                self.problems.push(Problem::RegistryInvalid {
+                    span,
+                    message: format!("`arguments` of prompt `{}`: {e}", p.name),
+                });
+                return;
+            }
+        }
+        let prompt = p.into_prompt(span);
+        if let Some(problem) = prompts::check(&prompt) {
+            self.problems.push(problem);
+            return;
+        }
+        if let Some(first) = self.prompt_seen.get(&prompt.name) {
+            self.problems.push(Problem::DuplicateRegistryTool {
+                name: prompt.name.clone(),
+                span,
+                first: *first,
+            });
+            return;
+        }
+        self.prompt_seen.insert(prompt.name.clone(), span);
+        self.prompts.push(prompt);
     }
 
     /// Turn one entry into a tool, or a problem.
@@ -540,6 +621,7 @@ fn unescape_toml(value: &mut Option<JsonText>) -> Result<(), String> {
 /// [`parse_tables`], added later in file order).
 trait Entries {
     fn entry(&mut self, t: RawTool);
+    fn prompt(&mut self, p: RawPrompt);
     /// Past [`MAX_TOOLS`]: the rest is counted, not kept.
     fn full(&self) -> bool;
     fn count_one(&mut self);
@@ -554,6 +636,14 @@ impl Entries for LoadState<'_> {
         self.count += 1;
         self.add(t);
     }
+    fn prompt(&mut self, p: RawPrompt) {
+        if self.full() {
+            self.count_one();
+            return;
+        }
+        self.count += 1;
+        self.add_prompt(p);
+    }
     fn full(&self) -> bool {
         self.count >= MAX_TOOLS
     }
@@ -562,9 +652,12 @@ impl Entries for LoadState<'_> {
     }
 }
 
-impl Entries for Vec<RawTool> {
+impl Entries for Vec<RawEntry> {
     fn entry(&mut self, t: RawTool) {
-        self.push(t);
+        self.push(RawEntry::Tool(t));
+    }
+    fn prompt(&mut self, p: RawPrompt) {
+        self.push(RawEntry::Prompt(p));
     }
     // One table holds one entry: the limit is the state's, applied as the
     // entries are added.
@@ -574,7 +667,7 @@ impl Entries for Vec<RawTool> {
     fn count_one(&mut self) {}
 }
 
-/// The top level: `tool` (or `tools`) and nothing else.
+/// The top level: `tool` (or `tools`), `prompt` (or `prompts`), and nothing else.
 struct RegistrySeed<'s, E>(&'s mut E);
 
 impl<'de, E: Entries> DeserializeSeed<'de> for RegistrySeed<'_, E> {
@@ -590,7 +683,7 @@ impl<'de, E: Entries> Visitor<'de> for RegistrySeed<'_, E> {
         f.write_str("a registry: a table with a `tool` list")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut had_list = false;
+        let (mut had_list, mut had_prompts) = (false, false);
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "tool" | "tools" => {
@@ -600,8 +693,20 @@ impl<'de, E: Entries> Visitor<'de> for RegistrySeed<'_, E> {
                     had_list = true;
                     map.next_value_seed(ToolsSeed(&mut *self.0))?;
                 }
+                "prompt" | "prompts" => {
+                    if had_prompts {
+                        return Err(serde::de::Error::duplicate_field("prompt"));
+                    }
+                    had_prompts = true;
+                    for p in map.next_value::<Vec<RawPrompt>>()? {
+                        self.0.prompt(p);
+                    }
+                }
                 other => {
-                    return Err(serde::de::Error::unknown_field(other, &["tool", "tools"]));
+                    return Err(serde::de::Error::unknown_field(
+                        other,
+                        &["tool", "tools", "prompt", "prompts"],
+                    ));
                 }
             }
         }
@@ -824,10 +929,13 @@ fn check_tool(tool: &Tool) -> Option<Problem> {
     None
 }
 
-/// The MCP `tools/list` result (bare, or inside a JSON-RPC response).
+/// The MCP `tools/list` result (bare, or inside a JSON-RPC response); a
+/// live server's answer carries its `prompts/list` too (`prompts`).
 #[derive(Deserialize)]
 struct ToolsList {
     tools: Vec<McpTool>,
+    #[serde(default)]
+    prompts: Vec<McpPrompt>,
 }
 
 #[derive(Deserialize)]
@@ -974,7 +1082,40 @@ pub fn import_mcp(file: FileId, text: &str, server: &str) -> (Registry, Vec<Prob
             annotations: t.annotations,
         });
     }
-    (Registry { tools }, problems)
+    let mut prompts: Vec<Prompt> = Vec::with_capacity(list.prompts.len());
+    let mut prompt_cursor = 0;
+    for p in list.prompts {
+        let span = locate(file, text, &p.name, &mut prompt_cursor, true);
+        let prompt = Prompt {
+            name: remote_tool_name(server, &p.name),
+            span,
+            server: server.to_string(),
+            title: p.title,
+            description: p.description,
+            arguments: p.arguments,
+        };
+        if let Some(problem) = remote_name_problem(&p.name)
+            .map(|reason| Problem::RemoteNameInvalid {
+                name: prompt.name.clone(),
+                span,
+                reason: format!("prompt: {reason}"),
+            })
+            .or_else(|| prompts::check(&prompt))
+        {
+            problems.push(problem);
+            continue;
+        }
+        if let Some(first) = prompts.iter().find(|q| q.name == prompt.name) {
+            problems.push(Problem::ServerListsTwice {
+                name: p.name,
+                span,
+                first: first.span,
+            });
+            continue;
+        }
+        prompts.push(prompt);
+    }
+    (Registry { tools, prompts }, problems)
 }
 
 /// Render registry entries as TOML in the registry schema: one `[[tool]]`
@@ -1006,6 +1147,22 @@ pub fn to_toml(registry: &Registry) -> String {
             out.push('\n');
         }
     }
+    for p in &registry.prompts {
+        let mut raw = RawPrompt::of(p);
+        let arguments = raw.arguments.take();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("[[prompt]]\n");
+        out.push_str(&toml::to_string(&raw).unwrap_or_default());
+        if let Some(a) = arguments {
+            let v: serde_json::Value =
+                serde_json::from_str(a.get()).unwrap_or(serde_json::Value::Null);
+            out.push_str("arguments = ");
+            out.push_str(&toml_json::inline(&v));
+            out.push('\n');
+        }
+    }
     out
 }
 
@@ -1020,6 +1177,7 @@ pub fn descriptor_bytes(name: &str, description: Option<&str>, schema: Option<&J
 pub fn to_json(registry: &Registry) -> String {
     let raw = RawRegistry {
         tool: registry.tools.iter().map(raw_tool).collect(),
+        prompt: registry.prompts.iter().map(RawPrompt::of).collect(),
     };
     serde_json::to_string_pretty(&raw).unwrap_or_default()
 }
@@ -1057,20 +1215,12 @@ mod table_by_table {
     fn same_as_whole(text: &str) {
         let f = FileId(0);
         let split = parse(f, text, false);
-        let mut state = LoadState {
-            file: f,
-            text,
-            is_json: false,
-            tools: Vec::new(),
-            problems: Vec::new(),
-            seen: FirstSeen::default(),
-            cursor: 0,
-            count: 0,
-        };
+        let mut state = LoadState::new(f, text, false);
         let whole = toml_whole(text, &mut state);
         match (split, whole) {
             (Ok((r, p)), Ok(())) => {
                 assert_eq!(r.tools, state.tools, "{text}");
+                assert_eq!(r.prompts, state.prompts, "{text}");
                 assert_eq!(p, state.problems, "{text}");
             }
             (Err(Problem::RegistryInvalid { span, message }), Err((range, m))) => {
@@ -1100,10 +1250,97 @@ mod table_by_table {
             // `tool` and `tools` in one file: the document's duplicate key,
             // whichever tables a parse would group.
             "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tools]]\nname = \"b\"\ngroup = \"g\"\n",
+            // Prompts between and after tools, and a prompt named as a tool.
+            "[[tool]]\nname = \"mcp_s_a\"\ngroup = \"mcp_s\"\nserver = \"s\"\n[[prompt]]\nname = \"mcp_s_a\"\nserver = \"s\"\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n[[prompt]]\nname = \"mcp_s_p\"\nserver = \"s\"\narguments = [{ name = \"x\", required = true }]\n",
+            "[[prompt]]\nname = \"mcp_s_p\"\nserver = \"s\"\n[[prompts]]\nname = \"mcp_s_q\"\nserver = \"s\"\n",
+            "[[prompt]]\nname = \"mcp_s_p\"\nserver = \"s\"\nbogus = 1\n",
             "",
         ] {
             same_as_whole(text);
         }
+    }
+
+    /// Prompts read from TOML and JSON alike, written back the same, and
+    /// each bad one a problem with its span (the rest kept).
+    #[test]
+    fn prompts_are_read_checked_and_written_back() {
+        let toml_text = "[[tool]]\nname = \"mcp_s_a\"\ngroup = \"mcp_s\"\nserver = \"s\"\n\n[[prompt]]\nname = \"mcp_s_greet\"\nserver = \"s\"\ntitle = \"Greet\"\ndescription = \"Say hello.\"\narguments = [{ name = \"who\", required = true }]\n\n[[prompt]]\nname = \"mcp_t_greet\"\nserver = \"s\"\n\n[[prompt]]\nname = \"mcp_s_greet\"\nserver = \"s\"\n";
+        let (reg, problems) = load(FileId(0), toml_text, false);
+        assert_eq!(reg.tools.len(), 1);
+        assert_eq!(reg.prompts.len(), 1);
+        let p = &reg.prompts[0];
+        assert_eq!(
+            (p.name.as_str(), p.server.as_str(), p.title.as_deref()),
+            ("mcp_s_greet", "s", Some("Greet"))
+        );
+        assert_eq!(
+            p.arguments.as_ref().map(JsonText::get),
+            Some(r#"[{"name":"who","required":true}]"#)
+        );
+        let at = |needle: &str, nth: usize| {
+            let start = toml_text
+                .match_indices(needle)
+                .nth(nth)
+                .map(|(i, _)| i)
+                .unwrap();
+            (start as u32, (start + needle.len()) as u32)
+        };
+        assert_eq!(p.span.start, at("\"mcp_s_greet\"", 0).0);
+        let got: Vec<(&str, u32, u32)> = problems
+            .iter()
+            .map(|p| {
+                let d = p.diagnostic();
+                (d.code, d.span.start, d.span.end)
+            })
+            .collect();
+        let (t0, t1) = at("\"mcp_t_greet\"", 0);
+        let (d0, d1) = at("\"mcp_s_greet\"", 1);
+        assert_eq!(got, [("TG4001", t0, t1), ("TG4003", d0, d1)]);
+        // Written and read back, in both syntaxes, the same.
+        for (text, json) in [(to_toml(&reg), false), (to_json(&reg), true)] {
+            let (again, problems) = load(FileId(0), &text, json);
+            assert!(problems.is_empty(), "{text}");
+            assert_eq!(
+                again
+                    .prompts
+                    .iter()
+                    .map(prompts::digest)
+                    .collect::<Vec<_>>(),
+                reg.prompts.iter().map(prompts::digest).collect::<Vec<_>>(),
+                "{text}"
+            );
+            assert_eq!(again.tools.len(), 1);
+        }
+        assert!(to_toml(&reg).contains("[[prompt]]\nname = \"mcp_s_greet\"\nserver = \"s\"\ntitle = \"Greet\"\ndescription = \"Say hello.\"\narguments = [{ name = \"who\", required = true }]\n"));
+        // The pin is the runtime's digest of the definition as a server lists it.
+        assert_eq!(
+            prompts::digest(p),
+            toolgate_runtime::mcp::prompt_digest(&serde_json::json!({
+                "name": "greet", "title": "Greet", "description": "Say hello.",
+                "arguments": [{"required": true, "name": "who"}]
+            }))
+        );
+    }
+
+    /// A live server's prompts, imported as its tools are.
+    #[test]
+    fn import_mcp_takes_the_prompts_of_a_live_answer() {
+        let text = r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"prompts":[{"name":"greet","description":"Say hello.","arguments":[{"name":"who"}]},{"name":"bad name"},{"name":"greet"}]}"#;
+        let (reg, problems) = import_mcp(FileId(0), text, "s");
+        assert_eq!(
+            reg.prompts
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>(),
+            ["mcp_s_greet"]
+        );
+        assert_eq!(
+            problems.iter().map(|p| p.code()).collect::<Vec<_>>(),
+            ["TG4001", "TG4006"]
+        );
+        // A captured tools/list answer has none.
+        let (reg, problems) = import_mcp(FileId(0), r#"{"tools":[]}"#, "s");
+        assert!(reg.prompts.is_empty() && problems.is_empty());
     }
 
     /// `[[tools]]` after a document's worth of `[[tool]]` tables: each

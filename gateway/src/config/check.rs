@@ -144,6 +144,7 @@ fn upstreams(f: &File, dir: &Path) -> Result<Vec<Upstream>, ConfigError> {
             env: values("environment variable", &u.env)?,
             cwd: u.cwd.as_ref().map(|c| dir.join(c)),
             keep_alive: u.keep_alive.unwrap_or(true),
+            protocol: u.protocol.unwrap_or(file::UpstreamProtocol::V2025_11_25),
         });
     }
     Ok(upstreams)

@@ -150,6 +150,24 @@ pub struct UpstreamFile {
     /// 40 ms): set TCP_NODELAY there, or `false` here (a connection per
     /// request).
     pub keep_alive: Option<bool>,
+    /// The MCP revision the gateway speaks to this upstream:
+    /// `"2025-11-25"` (the default: the `initialize` handshake, and the
+    /// upstream's log messages and resource updates on its stream),
+    /// `"2026-07-28"` (`server/discover`, per-request capabilities,
+    /// multi round-trip requests; the upstream must offer it) or `"auto"`
+    /// (2026-07-28 when the upstream offers it, else 2025-11-25).
+    pub protocol: Option<UpstreamProtocol>,
+}
+
+/// `protocol` of an `[[upstream]]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum UpstreamProtocol {
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+    #[serde(rename = "2026-07-28")]
+    V2026_07_28,
+    #[serde(rename = "auto")]
+    Auto,
 }
 
 /// Where a header's or an environment variable's value comes from: exactly

@@ -73,6 +73,8 @@ pub struct Upstream {
     pub cwd: Option<PathBuf>,
     /// Keep connections to a `url` upstream alive between requests.
     pub keep_alive: bool,
+    /// The MCP revision spoken to it.
+    pub protocol: file::UpstreamProtocol,
 }
 
 /// A front proxy's header, and what it is trusted from.

@@ -209,6 +209,7 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
         "command",
         "url",
         "keep-alive",
+        "protocol",
     ];
     want.sort();
     assert_eq!(file::keys(), want);
