@@ -7,15 +7,15 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::distribution::{fixture, TestDistribution};
 use common::hostile::{Hostile, Mode, HUGE_DECLARED, OTHER_DIGEST};
-use common::registry::{fixture, TestRegistry};
-use toolgate_oci::{ErrorKind, Registry, RegistryOptions, MAX_MANIFEST_BYTES};
+use toolgate_oci::{Distribution, DistributionOptions, ErrorKind, MAX_MANIFEST_BYTES};
 
-fn client(host: String, deadline: Duration) -> Registry {
-    Registry::new(&RegistryOptions {
+fn client(host: String, deadline: Duration) -> Distribution {
+    Distribution::new(&DistributionOptions {
         plain_http: vec![host],
         deadline,
-        ..RegistryOptions::default()
+        ..DistributionOptions::default()
     })
 }
 
@@ -120,8 +120,8 @@ async fn a_deadline_bounds_the_whole_pull_not_each_read() {
 
 #[tokio::test]
 async fn a_plain_http_registry_spoken_to_over_tls_names_plain_http() {
-    let reg = TestRegistry::start();
-    let c = Registry::new(&RegistryOptions::default());
+    let reg = TestDistribution::start();
+    let c = Distribution::new(&DistributionOptions::default());
     let reference = format!("{}/policies/demo:v1", reg.host());
     let e = c.pull(&reference).await.unwrap_err();
     assert_eq!(

@@ -6,19 +6,19 @@
 //! that stalls or sends an endless manifest fails the poll within its
 //! deadline and its cap, and readiness and the metrics say so.
 
+#[path = "../../oci/tests/common/distribution.rs"]
+mod distribution;
 #[path = "../../oci/tests/common/hostile.rs"]
 mod hostile;
-#[path = "../../oci/tests/common/registry.rs"]
-mod registry;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use distribution::{fixture, keys, trusted, TestDistribution};
 use hostile::{Hostile, Mode, OTHER_DIGEST};
-use registry::{fixture, keys, trusted, TestRegistry};
 use serde_json::{json, Value};
-use toolgate_oci::{Registry, RegistryOptions};
+use toolgate_oci::{Distribution, DistributionOptions};
 use toolgate_runtime::{Role, Table};
 use toolgate_serve::{Built, Limits, Service, Source};
 
@@ -55,7 +55,7 @@ impl Served {
 }
 
 /// The service as `toolgate serve --oci REF --trusted-key trusted.pub` runs it.
-async fn serve(reg: &TestRegistry, reference: &str) -> Served {
+async fn serve(reg: &TestDistribution, reference: &str) -> Served {
     serve_from(reg.host(), reference, Duration::from_secs(60)).await
 }
 
@@ -64,10 +64,10 @@ async fn serve(reg: &TestRegistry, reference: &str) -> Served {
 async fn serve_from(host: String, reference: &str, deadline: Duration) -> Served {
     let source = Source::Oci {
         reference: reference.to_string(),
-        registry: RegistryOptions {
+        registry: DistributionOptions {
             plain_http: vec![host],
             deadline,
-            ..RegistryOptions::default()
+            ..DistributionOptions::default()
         },
     };
     let keys = trusted();
@@ -105,8 +105,8 @@ async fn serve_from(host: String, reference: &str, deadline: Duration) -> Served
 
 /// A registry with `signed.tgt` pushed as `policies/edit:live`, the tag,
 /// the table, and the service serving the tag.
-async fn serving_signed() -> (TestRegistry, String, Vec<u8>, Served) {
-    let reg = TestRegistry::start();
+async fn serving_signed() -> (TestDistribution, String, Vec<u8>, Served) {
+    let reg = TestDistribution::start();
     let reference = format!("{}/policies/edit:live", reg.host());
     let v1 = fixture("signed.tgt");
     push(&reg, &reference, &v1).await;
@@ -114,10 +114,10 @@ async fn serving_signed() -> (TestRegistry, String, Vec<u8>, Served) {
     (reg, reference, v1, s)
 }
 
-async fn push(reg: &TestRegistry, reference: &str, table: &[u8]) -> String {
-    Registry::new(&RegistryOptions {
+async fn push(reg: &TestDistribution, reference: &str, table: &[u8]) -> String {
+    Distribution::new(&DistributionOptions {
         plain_http: vec![reg.host()],
-        ..RegistryOptions::default()
+        ..DistributionOptions::default()
     })
     .push(reference, table)
     .await
@@ -241,7 +241,7 @@ async fn a_registry_that_goes_away_keeps_the_table_and_readiness_says_so() {
         (200, &json!(expected(&v1).0))
     );
     // The registry comes back with the same version: ready again, nothing swapped.
-    let _back = TestRegistry::start_in(dir, Some(addr));
+    let _back = TestDistribution::start_in(dir, Some(addr));
     wait_until("readiness after the outage", async || {
         s.get("/ready").await.0 == 200
     })

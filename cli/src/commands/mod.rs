@@ -28,7 +28,7 @@ pub mod keygen;
 pub mod keys;
 pub mod lsp;
 pub mod man;
-pub mod oci_registry;
+pub mod oci_distribution;
 pub mod offered;
 pub mod pull;
 pub mod push;

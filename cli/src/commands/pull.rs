@@ -1,10 +1,10 @@
 //! `toolgate pull`: a table from an OCI registry, verified.
 
-use super::oci_registry::RegistryArgs;
+use super::oci_distribution::DistributionArgs;
 use std::path::PathBuf;
 
 use clap::Args;
-use toolgate_oci::Registry;
+use toolgate_oci::Distribution;
 use toolgate_runtime::Table;
 
 use super::keys::trusted_keys;
@@ -22,13 +22,13 @@ pub struct PullArgs {
     #[arg(long, value_name = "FILE")]
     trusted_key: Vec<PathBuf>,
     #[command(flatten)]
-    registry: RegistryArgs,
+    distribution: DistributionArgs,
 }
 
 pub fn pull(a: PullArgs) -> Res {
     let keys = trusted_keys(&a.trusted_key)?;
-    let options = a.registry.options(&a.reference)?;
-    let pulled = toolgate_oci::block_on(Registry::new(&options).pull(&a.reference))
+    let options = a.distribution.options(&a.reference)?;
+    let pulled = toolgate_oci::block_on(Distribution::new(&options).pull(&a.reference))
         .map_err(|e| Failure::Usage(e.into()))?
         .map_err(|e| Failure::Usage(e.into()))?;
     if let Some(keys) = &keys {

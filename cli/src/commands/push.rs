@@ -1,10 +1,10 @@
 //! `toolgate push`: a compiled table to an OCI registry.
 
-use super::oci_registry::RegistryArgs;
+use super::oci_distribution::DistributionArgs;
 use std::path::PathBuf;
 
 use clap::Args;
-use toolgate_oci::Registry;
+use toolgate_oci::Distribution;
 use toolgate_runtime::Table;
 
 use super::keys::{sign_with, trusted_keys};
@@ -24,7 +24,7 @@ pub struct PushArgs {
     #[arg(long, value_name = "FILE")]
     trusted_key: Vec<PathBuf>,
     #[command(flatten)]
-    registry: RegistryArgs,
+    distribution: DistributionArgs,
 }
 
 /// Prints `REGISTRY/REPOSITORY@sha256:…` (the pushed artifact by its
@@ -44,8 +44,8 @@ pub fn push(a: PushArgs) -> Res {
         Table::load_verified(&bytes, &keys)
             .map_err(|e| Failure::Usage(format!("{}: {e}", a.source.display())))?;
     }
-    let options = a.registry.options(&a.reference)?;
-    let pushed = toolgate_oci::block_on(Registry::new(&options).push(&a.reference, &bytes))
+    let options = a.distribution.options(&a.reference)?;
+    let pushed = toolgate_oci::block_on(Distribution::new(&options).push(&a.reference, &bytes))
         .map_err(|e| Failure::Usage(e.into()))?
         .map_err(|e| Failure::Usage(e.into()))?;
     let pinned = toolgate_oci::pinned(&a.reference, &pushed.manifest_digest)

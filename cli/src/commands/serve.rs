@@ -25,7 +25,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     poll_interval: u64,
     #[command(flatten)]
-    registry: super::oci_registry::RegistryArgs,
+    distribution: super::oci_distribution::DistributionArgs,
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8181")]
     addr: std::net::SocketAddr,
@@ -129,7 +129,7 @@ pub fn serve(a: ServeArgs) -> Res {
         (Some(t), _, _) => Source::Table(t),
         (None, Some(p), _) => Source::Project(p),
         (None, None, Some(reference)) => Source::Oci {
-            registry: a.registry.options(&reference)?,
+            registry: a.distribution.options(&reference)?,
             reference,
         },
         (None, None, None) => {

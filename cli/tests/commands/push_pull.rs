@@ -1,10 +1,10 @@
 //! `keygen`, `compile --sign`, `push` and `pull` through the binary,
 //! against a real registry (Debian's distribution registry on 127.0.0.1).
 
+#[path = "../../../oci/tests/common/distribution.rs"]
+mod distribution;
 #[path = "../../../oci/tests/common/hostile.rs"]
 mod hostile;
-#[path = "../../../oci/tests/common/registry.rs"]
-mod registry;
 use crate::common::{
     assert_contains, assert_ends_with, assert_starts_with, stderr, stdout, toolgate,
 };
@@ -57,7 +57,7 @@ fn keygen_compile_sign_push_pull_verify() {
         Some(0)
     );
 
-    let reg = registry::TestRegistry::start();
+    let reg = distribution::TestDistribution::start();
     let reference = format!("{}/policies/demo:v1", reg.host());
     // Pushing an unsigned table under --trusted-key is refused before any upload.
     let o = toolgate(
@@ -177,7 +177,7 @@ fn serve_oci_requires_trusted_keys() {
 #[test]
 fn pull_without_plain_http_from_a_plain_http_registry_names_the_flag() {
     let dir = tempfile::tempdir().unwrap();
-    let reg = registry::TestRegistry::start();
+    let reg = distribution::TestDistribution::start();
     let reference = format!("{}/policies/demo:v1", reg.host());
     let o = toolgate(dir.path(), &["pull", &reference, "-o", "policy.tgt"]);
     assert_eq!(o.status.code(), Some(2));
@@ -194,7 +194,7 @@ fn pull_without_plain_http_from_a_plain_http_registry_names_the_flag() {
 #[test]
 fn pull_refuses_an_endless_or_a_700_mib_manifest_at_the_cap() {
     let dir = tempfile::tempdir().unwrap();
-    let h = hostile::Hostile::start(&registry::fixture("signed.tgt"));
+    let h = hostile::Hostile::start(&distribution::fixture("signed.tgt"));
     let reference = h.reference("live");
     // The hostile registry serves the artifact when it behaves.
     let o = toolgate(
@@ -232,7 +232,7 @@ fn pull_refuses_an_endless_or_a_700_mib_manifest_at_the_cap() {
 #[test]
 fn pull_from_a_trickling_registry_stops_at_registry_timeout() {
     let dir = tempfile::tempdir().unwrap();
-    let h = hostile::Hostile::start(&registry::fixture("signed.tgt"));
+    let h = hostile::Hostile::start(&distribution::fixture("signed.tgt"));
     h.set(hostile::Mode::Trickle);
     let reference = h.reference("live");
     let started = std::time::Instant::now();

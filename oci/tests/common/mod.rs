@@ -1,2 +1,2 @@
+pub mod distribution;
 pub mod hostile;
-pub mod registry;

@@ -1,23 +1,23 @@
-//! Push and pull against a real registry (common/registry.rs): the table
+//! Push and pull against a real registry (common/distribution.rs): the table
 //! comes back byte for byte, the manifest digest is the artifact's
 //! identity, and what is not a table is refused.
 
 mod common;
 
-use common::registry::{fixture, keys, trusted, TestRegistry};
-use toolgate_oci::{Registry, RegistryOptions};
+use common::distribution::{fixture, keys, trusted, TestDistribution};
+use toolgate_oci::{Distribution, DistributionOptions};
 use toolgate_runtime::{LoadError, Table};
 
-fn client(reg: &TestRegistry) -> Registry {
-    Registry::new(&RegistryOptions {
+fn client(reg: &TestDistribution) -> Distribution {
+    Distribution::new(&DistributionOptions {
         plain_http: vec![reg.host()],
-        ..RegistryOptions::default()
+        ..DistributionOptions::default()
     })
 }
 
 #[tokio::test]
 async fn a_pushed_table_is_pulled_back_byte_for_byte_and_its_digest_names_it() {
-    let reg = TestRegistry::start();
+    let reg = TestDistribution::start();
     let c = client(&reg);
     let signed = fixture("signed.tgt");
     let reference = format!("{}/policies/demo:v1", reg.host());
@@ -61,7 +61,7 @@ async fn a_pushed_table_is_pulled_back_byte_for_byte_and_its_digest_names_it() {
 
 #[tokio::test]
 async fn verification_after_a_pull_refuses_what_the_keys_do_not_vouch_for() {
-    let reg = TestRegistry::start();
+    let reg = TestDistribution::start();
     let c = client(&reg);
     for (name, expected) in [
         ("unsigned.tgt", LoadError::Unsigned),
@@ -92,7 +92,7 @@ async fn verification_after_a_pull_refuses_what_the_keys_do_not_vouch_for() {
 
 #[tokio::test]
 async fn what_is_not_a_table_is_neither_pushed_nor_pulled() {
-    let reg = TestRegistry::start();
+    let reg = TestDistribution::start();
     let c = client(&reg);
     let reference = format!("{}/policies/bad:v1", reg.host());
     // A table edited after signing does not even load: never published.
@@ -118,11 +118,11 @@ async fn what_is_not_a_table_is_neither_pushed_nor_pulled() {
 
 #[tokio::test]
 async fn a_registry_that_is_not_there_is_an_error_not_a_hang() {
-    let reg = TestRegistry::start();
+    let reg = TestDistribution::start();
     let (_dir, addr) = reg.stop();
-    let c = Registry::new(&RegistryOptions {
+    let c = Distribution::new(&DistributionOptions {
         plain_http: vec![addr.to_string()],
-        ..RegistryOptions::default()
+        ..DistributionOptions::default()
     });
     let started = std::time::Instant::now();
     let e = c

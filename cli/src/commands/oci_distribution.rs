@@ -1,13 +1,13 @@
 //! The OCI registry options `push`, `pull` and `serve --oci` share.
 
 use clap::Args;
-use toolgate_oci::RegistryOptions;
+use toolgate_oci::DistributionOptions;
 
 use crate::io::Failure;
 
 /// How to reach the registry (shared by push, pull and serve --oci).
 #[derive(Args, Clone)]
-pub struct RegistryArgs {
+pub struct DistributionArgs {
     /// Speak plain HTTP (no TLS) to the reference's registry: a registry on
     /// this machine or a private network only.
     #[arg(long)]
@@ -18,12 +18,12 @@ pub struct RegistryArgs {
     pub registry_timeout: u64,
 }
 
-impl RegistryArgs {
+impl DistributionArgs {
     /// The options for `reference`; credentials from
     /// TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD (basic auth).
-    pub fn options(&self, reference: &str) -> Result<RegistryOptions, Failure> {
+    pub fn options(&self, reference: &str) -> Result<DistributionOptions, Failure> {
         let plain_http = if self.plain_http {
-            vec![toolgate_oci::registry_of(reference).map_err(|e| Failure::Usage(e.into()))?]
+            vec![toolgate_oci::host_of(reference).map_err(|e| Failure::Usage(e.into()))?]
         } else {
             Vec::new()
         };
@@ -34,7 +34,7 @@ impl RegistryArgs {
             (Ok(u), Ok(p)) => Some((u, p)),
             _ => None,
         };
-        Ok(RegistryOptions {
+        Ok(DistributionOptions {
             plain_http,
             basic_auth,
             deadline: std::time::Duration::from_secs(self.registry_timeout),

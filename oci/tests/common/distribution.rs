@@ -10,7 +10,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub struct TestRegistry {
+pub struct TestDistribution {
     child: Child,
     pub addr: SocketAddr,
     pub dir: tempfile::TempDir,
@@ -18,14 +18,14 @@ pub struct TestRegistry {
 
 const BINARY: &str = "docker-registry";
 
-impl TestRegistry {
-    pub fn start() -> TestRegistry {
+impl TestDistribution {
+    pub fn start() -> TestDistribution {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        TestRegistry::start_in(dir, None)
+        TestDistribution::start_in(dir, None)
     }
 
     /// Start on `addr` (a restart on the same port), storage in `dir`.
-    pub fn start_in(dir: tempfile::TempDir, addr: Option<SocketAddr>) -> TestRegistry {
+    pub fn start_in(dir: tempfile::TempDir, addr: Option<SocketAddr>) -> TestDistribution {
         let addr = addr.unwrap_or_else(|| {
             // Take a free port; the registry binds it right after.
             let l = TcpListener::bind("127.0.0.1:0").expect("a free port");
@@ -51,7 +51,7 @@ impl TestRegistry {
             .unwrap_or_else(|e| {
                 panic!("cannot start `{BINARY}` ({e}): install the Debian package docker-registry (.ci/run does)")
             });
-        let mut r = TestRegistry { child, addr, dir };
+        let mut r = TestDistribution { child, addr, dir };
         r.wait_ready();
         r
     }
@@ -113,7 +113,7 @@ impl TestRegistry {
     }
 }
 
-impl Drop for TestRegistry {
+impl Drop for TestDistribution {
     fn drop(&mut self) {
         self.kill();
     }
