@@ -673,22 +673,14 @@ impl ServerHandler for Handler {
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (id, _) = identity(&cx)?;
-        let Some(c) = self
-            .gw
-            .resource_upstream(&self.configuration, &id, &request.uri)
-        else {
-            return Err(no_resource(&request.uri));
-        };
-        if self.session.subscribe(&self.gw, &request.uri)? {
-            let limits = &self.gw.config.limits;
-            let asked =
-                crate::upstream::relay(&c, limits, c.service.peer().subscribe(request.clone()));
-            if let Err(e) = asked.await {
-                self.session.unsubscribe(&self.gw, &request.uri);
-                return Err(e);
-            }
-        }
-        Ok(())
+        subscribe(
+            &self.gw,
+            &self.session,
+            &self.configuration,
+            &id,
+            &request.uri,
+        )
+        .await
     }
 
     #[allow(deprecated)]
@@ -716,10 +708,23 @@ impl ServerHandler for Handler {
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         // List changes say nothing of what changed, so any caller may have
-        // them. Resource subscriptions over `subscriptions/listen` are not
-        // accepted: the SDK hands `listen` no identity to decide with, so
-        // the acknowledgment leaves them out (docs/gateway.md).
+        // them. The SDK asks for the acknowledgment before `listen` knows
+        // who is asking, so every requested resource subscription is
+        // acknowledged (up to the bound), whether its server is hidden from
+        // the caller or nobody serves it: the acknowledgment tells nothing.
+        // `listen` then subscribes, and relays updates, only for the URIs
+        // of servers the caller sees.
         let mut accepted = SubscriptionFilter::builder();
+        if let Some(uris) = &requested.resource_subscriptions {
+            let mut seen = std::collections::HashSet::new();
+            let uris: Vec<String> = uris
+                .iter()
+                .filter(|u| seen.insert(u.as_str()))
+                .take(crate::session::MAX_SUBSCRIPTIONS)
+                .cloned()
+                .collect();
+            accepted = accepted.resource_subscriptions(uris);
+        }
         if requested.tools_list_changed == Some(true) {
             accepted = accepted.tools_list_changed();
         }
@@ -734,10 +739,34 @@ impl ServerHandler for Handler {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.gw.changes.subscribe();
+        let mut events = self.gw.events.subscribe();
         let wants = context.accepted().clone();
+        let (id, _) = identity(context.request_context())?;
+        // This subscription's own resource subscriptions, released with it.
+        let mine = Session::new(&self.gw);
+        for uri in wants.resource_subscriptions.iter().flatten() {
+            // A URI the caller may not know of is left out, silently: its
+            // acknowledgment said nothing either.
+            let _ = subscribe(&self.gw, &mine, &self.configuration, &id, uri).await;
+        }
         loop {
             tokio::select! {
                 _ = context.cancelled() => return Ok(()),
+                e = events.recv() => match e {
+                    Ok(crate::upstream::Event::Updated(server, p)) => {
+                        if mine.is_subscribed(&p.uri)
+                            && self.gw.sees_server(&self.configuration, &id, &server)
+                            && context.sink().notify_resource_updated(p.uri).await.is_err()
+                        {
+                            return Ok(());
+                        }
+                    }
+                    Ok(crate::upstream::Event::Log(..)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                        self.gw.metrics.events_dropped(n);
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
                 r = changes.recv() => match r {
                     Ok(c) => {
                         if !notify_listener(&context, &wants, c).await {
@@ -772,6 +801,32 @@ impl ServerHandler for Handler {
             id,
         );
     }
+}
+
+/// Subscribe `session` to `uri` for a caller who sees its server: the
+/// upstream is asked when the session is the first subscriber. A URI
+/// nobody serves and one of a server the caller does not see answer alike.
+#[allow(deprecated)]
+async fn subscribe(
+    gw: &Gateway,
+    session: &Session,
+    configuration: &str,
+    id: &Identity,
+    uri: &str,
+) -> Result<(), ErrorData> {
+    let Some(c) = gw.resource_upstream(configuration, id, uri) else {
+        return Err(no_resource(uri));
+    };
+    if session.subscribe(gw, uri)? {
+        let request = SubscribeRequestParams::new(uri);
+        let asked =
+            crate::upstream::relay(&c, &gw.config.limits, c.service.peer().subscribe(request));
+        if let Err(e) = asked.await {
+            session.unsubscribe(gw, uri);
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// Tell a 2026-07-28 listener the changes of `c` it asked for: whether it

@@ -1544,6 +1544,28 @@ fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
             serde_json::to_value(&g.messages).unwrap()[0]["content"]["text"],
             json!("Summarise customer 7")
         );
+        // Resource subscriptions over `subscriptions/listen`: acknowledged
+        // as asked, and the server's update of a URI the caller sees relayed.
+        let mut sub = p.listen(listened()).await.expect("subscriptions/listen");
+        assert_eq!(
+            sub.acknowledged().resource_subscriptions,
+            listened().resource_subscriptions
+        );
+        let note = tokio::time::timeout(Duration::from_secs(20), sub.next())
+            .await
+            .expect("an update within 20 s")
+            .expect("the subscription is open")
+            .expect("a notification");
+        let note = serde_json::to_value(&note).unwrap();
+        assert_eq!(
+            (note["method"].clone(), note["params"]["uri"].clone()),
+            (
+                json!("notifications/resources/updated"),
+                json!("crm://policy/refunds")
+            ),
+            "{note}"
+        );
+        drop(sub);
         let _ = seen.cancel().await;
 
         let hidden = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
@@ -1594,8 +1616,31 @@ fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
             no_prompt["message"],
             json!("Unknown prompt: mcp_crm_summarx")
         );
+        // The same acknowledgment for a caller who may not know of the
+        // server, and nothing relayed to it.
+        let mut sub = p.listen(listened()).await.expect("subscriptions/listen");
+        assert_eq!(
+            sub.acknowledged().resource_subscriptions,
+            listened().resource_subscriptions
+        );
+        let quiet = tokio::time::timeout(Duration::from_secs(2), sub.next()).await;
+        assert!(
+            quiet.is_err(),
+            "a hidden server's update was relayed: {quiet:?}"
+        );
+        drop(sub);
         let _ = hidden.cancel().await;
     });
+    // Only the seeing caller's listen subscribed at the server (a URI
+    // nobody lists goes to the one upstream that serves resources).
+    let subscribed: Vec<String> = calls_seen(&log)
+        .into_iter()
+        .filter(|l| l.starts_with("subscribe "))
+        .collect();
+    assert_eq!(
+        subscribed,
+        ["subscribe crm://policy/refunds", "subscribe nobody://x"]
+    );
     // Only the seeing caller's reads and prompt reached the server.
     let seen: Vec<String> = calls_seen(&log)
         .into_iter()
@@ -1610,6 +1655,17 @@ fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
         ]
     );
     drop(gw);
+}
+
+/// What a listener asks for: a resource the crm server lists, and one
+/// nobody serves.
+fn listened() -> rmcp::model::SubscriptionFilter {
+    rmcp::model::SubscriptionFilter::builder()
+        .resource_subscriptions(vec![
+            "crm://policy/refunds".to_string(),
+            "nobody://x".to_string(),
+        ])
+        .build()
 }
 
 /// A stdio upstream that exits is started again with a bounded backoff;
