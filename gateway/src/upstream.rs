@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ClientHandler;
 use rmcp::ClientServiceExt;
 use tokio::sync::Notify;
@@ -602,9 +602,14 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
                 if let Some(dir) = &u.cwd {
                     cmd.current_dir(dir);
                 }
-                let (transport, _) = TokioChildProcess::builder(cmd)
-                    .stderr(Stdio::inherit())
+                cmd.stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::inherit());
+                let child = cmd
                     .spawn()
+                    .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+                // Each line bounded by max-result-bytes, at any size.
+                let transport = crate::stdio::transport(child, &u.name, limits.max_result_bytes)
                     .map_err(|e| format!("cannot start `{program}`: {e}"))?;
                 let progress = listener.progress.clone();
                 listener
@@ -919,10 +924,7 @@ impl Measured for rmcp::model::GetPromptResponse {
 fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
     ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
-        format!(
-            "upstream `{server}` answered more than {} bytes (max-result-bytes): the answer was not relayed",
-            limits.max_result_bytes
-        ),
+        crate::stdio::over_bound_message(server, limits.max_result_bytes),
         None,
     )
 }
@@ -1120,8 +1122,8 @@ async fn call_once(
         }
         _ => return Err(failed(rmcp::ServiceError::UnexpectedResponse)),
     };
-    // The stdio transport takes lines up to 16 MiB; the bound the operator
-    // set is checked on every answer.
+    // The transports bound what they read (a stdio line at the bound plus
+    // its envelope); the bound itself is checked on every answer.
     if r.json_bytes() > limits.max_result_bytes {
         return Err(over_result_bound(&c.name, limits));
     }

@@ -268,6 +268,9 @@ async fn client(
 ) -> RunningService<RoleClient, ClientConfig> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     config.auth_header = Some(token.to_string());
+    // Room for the 24 MiB answer of the result-bound test.
+    config.max_json_response_size = 64 << 20;
+    config.max_sse_event_size = 64 << 20;
     let transport = StreamableHttpClientTransport::from_config(config);
     let info = ClientConfig::new(Default::default(), Implementation::new("test-client", "1"))
         .with_protocol_version(version.clone());
@@ -1386,21 +1389,33 @@ fn a_command_upstream_gets_its_environment_directory_and_result_bound() {
         python(),
         crm_server()
     );
-    let cfg = config(&dir, &project, &upstream, "");
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("[limits]\n", "[limits]\nmax-result-bytes = 65536\n");
-    std::fs::write(&cfg, text).unwrap();
-    for (huge, want) in [
+    // (bound, result bytes, the answer): within the bound it is relayed
+    // whole, also over the SDK's 16 MiB line; over it, an error naming the
+    // bound comes at once (the upstream timeout is 20 s).
+    for (bound, huge, want) in [
         (
-            "0",
-            Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.to_string()),
+            65536,
+            0,
+            Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.len()),
         ),
         (
-            "200000",
+            65536,
+            200_000,
             Err("answered more than 65536 bytes (max-result-bytes)"),
         ),
+        (32 << 20, 24 << 20, Ok((24 << 20) + 56)),
+        (
+            1 << 20,
+            24 << 20,
+            Err("answered more than 1048576 bytes (max-result-bytes)"),
+        ),
     ] {
+        let cfg = config(&dir, &project, &upstream, "");
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "[limits]\n",
+            &format!("[limits]\nmax-result-bytes = {bound}\n"),
+        );
+        std::fs::write(&cfg, text).unwrap();
         let gw = start(&cfg, &[("HUGE", huge.to_string())])
             .unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
         runtime().block_on(async {
@@ -1408,7 +1423,12 @@ fn a_command_upstream_gets_its_environment_directory_and_result_bound() {
             let t = Instant::now();
             let got = call(&c, "mcp_crm_notes_append").await;
             match want {
-                Ok(w) => assert_eq!(got, Ok(w)),
+                Ok(len) if huge == 0 => assert_eq!(
+                    got,
+                    Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.to_string()),
+                    "{len}"
+                ),
+                Ok(len) => assert_eq!(got.map(|t| t.len()), Ok(len), "bound {bound}"),
                 Err(part) => {
                     let e = got.expect_err("over the bound");
                     assert_contains(e["message"].as_str().unwrap_or_default(), part);
