@@ -11,10 +11,10 @@ use toolgate_runtime::{
 fn live(spec: LiveToolSpec) -> LiveTool {
     LiveTool::new(spec).expect("a valid live tool")
 }
-use toolgate_tests::fixtures::{
+use toolgate_reference::fixtures::{
     CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, NR_LLM, SKILLS_REG,
 };
-use toolgate_tests::*;
+use toolgate_reference::*;
 
 /// Assert the runtime's decision (and the reference's) for one tool.
 /// A policy compiled both ways: the reference interpreter's model and the

@@ -43,7 +43,7 @@ fn main() {
         "enforcement observe provider p { zone externalEu } group g3 { class systemDiagnostics } \
                   configuration c { provider p groups [g1, g2, g3] exclude [t2, t9] } \
                   profile pr { allow [group g1, t30] } consumer k { profile pr }";
-    let table = toolgate_tests::table(&reg, &[policy]);
+    let table = toolgate_reference::table(&reg, &[policy]);
     let names: Vec<String> = (0..210).map(|i| format!("t{i}")).collect();
     let ctxs = [
         table

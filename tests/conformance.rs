@@ -2,7 +2,7 @@
 //! the compiler and the runtime's public API, checked in, replayed by every
 //! host (Rust here, C in bindings/c/tests, PHP in bindings/php/tests).
 //!
-//! `UPDATE_CONFORMANCE=1 cargo test -p toolgate-tests --test conformance`
+//! `UPDATE_CONFORMANCE=1 cargo test -p toolgate-reference --test conformance`
 //! regenerates it. Without the variable, one test regenerates it in memory
 //! and fails where the checked-in files differ; another replays the
 //! checked-in cases through the runtime as a host would.
@@ -18,10 +18,10 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 use toolgate::raw_answer;
 use toolgate_compiler::lower;
-use toolgate_runtime::{LiveTool, LiveToolSpec, Reason, Role, RunState, Table, GATE_ORDER};
-use toolgate_tests::fixtures::{
+use toolgate_reference::fixtures::{
     CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, FC_POL, FC_REG, NR_LLM, SKILLS_REG,
 };
+use toolgate_runtime::{LiveTool, LiveToolSpec, Reason, Role, RunState, Table, GATE_ORDER};
 
 const FORMAT: &str = "toolgate-conformance/1";
 
@@ -868,7 +868,7 @@ fn acceptance(c: &mut Corpus) {
         ),
     ];
     for s in list.iter_mut() {
-        let bytes = lower::compile(&toolgate_tests::model(s.registry, &[&s.policy]));
+        let bytes = lower::compile(&toolgate_reference::model(s.registry, &[&s.policy]));
         let path = c.table(&format!("acceptance-{}", s.name), bytes);
         let t = Table::load(&c.tables[&path]).expect("loads");
         let configs: Vec<String> = t.configuration_names().map(str::to_string).collect();
@@ -981,7 +981,7 @@ fn runs(c: &mut Corpus) {
 }
 
 fn fail_closed(c: &mut Corpus) {
-    let good = lower::compile(&toolgate_tests::model(FC_REG, &[FC_POL]));
+    let good = lower::compile(&toolgate_reference::model(FC_REG, &[FC_POL]));
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
     cases.push(("intact".into(), good.clone()));
     cases.push(("empty".into(), Vec::new()));
@@ -1034,7 +1034,7 @@ fn fail_closed(c: &mut Corpus) {
     }
     // A payload whose configuration names a zone that does not exist, framed
     // with a valid checksum: corrupt, not a checksum error.
-    let m = toolgate_tests::model(FC_REG, &[FC_POL]);
+    let m = toolgate_reference::model(FC_REG, &[FC_POL]);
     let mut spec = lower::lower(&m);
     spec.configurations[0].zone = 99;
     let payload = toolgate_runtime::format::encode_payload(&spec);
@@ -1169,7 +1169,7 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
             .expect("a random world")
             .current();
         let (reg, pol) = generator::render(&w);
-        let m = toolgate_tests::model(&reg, &[&pol]);
+        let m = toolgate_reference::model(&reg, &[&pol]);
         let path = c.table(&format!("random-{wi:03}"), lower::compile(&m));
         let t = Table::load(&c.tables[&path]).expect("loads");
         c.case(
@@ -1190,9 +1190,9 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
                 run.as_deref(),
                 rc.enforcement.as_deref(),
             );
-            let rt = toolgate_tests::runtime_ctx(
+            let rt = toolgate_reference::runtime_ctx(
                 &t,
-                &toolgate_tests::RefCtx {
+                &toolgate_reference::RefCtx {
                     run: run.as_deref().map(RunState::from_json),
                     ..rc.clone()
                 },
@@ -1210,7 +1210,7 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
             }
             let spec = t.spec();
             let i = k % spec.tools.len();
-            let live = toolgate_tests::live_twin(spec, i);
+            let live = toolgate_reference::live_twin(spec, i);
             c.case(
                 "random",
                 json!({"id": format!("random/{wi:03}/{k}"), "kind": "context", "table": path, "context": ctx,
@@ -1314,7 +1314,7 @@ fn the_checked_in_corpus_is_current() {
     assert!(
         problems.is_empty(),
         "the conformance corpus disagrees with the compiler and runtime \
-         (regenerate: UPDATE_CONFORMANCE=1 cargo test -p toolgate-tests --test conformance):\n{}",
+         (regenerate: UPDATE_CONFORMANCE=1 cargo test -p toolgate-reference --test conformance):\n{}",
         problems.join("\n")
     );
 }

@@ -3,11 +3,11 @@
 //! enforcement setting that is missing, empty or misspelt enforces.
 
 use toolgate_compiler::lower;
+use toolgate_reference::model;
 use toolgate_runtime::format::{FORMAT_VERSION, HEADER_LEN};
 use toolgate_runtime::{LoadError, Mode, Reason, Role, Table};
-use toolgate_tests::model;
 
-use toolgate_tests::fixtures::{FC_POL as POL, FC_REG as REG};
+use toolgate_reference::fixtures::{FC_POL as POL, FC_REG as REG};
 
 fn bytes() -> Vec<u8> {
     lower::compile(&model(REG, &[POL]))

@@ -4,8 +4,8 @@
 //! states to try on it.
 
 use proptest::prelude::*;
+use toolgate_reference::RefCtx;
 use toolgate_runtime::{AllowList, Exclusions, Role, RunState};
-use toolgate_tests::RefCtx;
 
 /// The default ladder, from the one place it is defined.
 pub const CLASSES: [&str; 6] = toolgate_compiler::model::DEFAULT_CLASSES;

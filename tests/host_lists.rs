@@ -11,7 +11,7 @@
 //! catalogue makes now (the message says how to regenerate); with it, the
 //! files are rewritten:
 //!
-//! `UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists`
+//! `UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists`
 
 use std::path::{Path, PathBuf};
 
@@ -202,7 +202,7 @@ const REGIONS: &[Region] = &[
 /// `text` with the region between its markers replaced by `body`.
 fn with_region(text: &str, r: &Region, body: &str) -> String {
     let begin = format!(
-        "{} generated: {} (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)\n",
+        "{} generated: {} (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)\n",
         r.comment, r.name
     );
     let end = format!("{} end generated: {}\n", r.comment, r.name);
@@ -236,7 +236,7 @@ fn every_host_list_is_the_catalogues() {
     }
     assert!(
         stale.is_empty(),
-        "stale host lists: {}; run `UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists`",
+        "stale host lists: {}; run `UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists`",
         stale.join(", ")
     );
 }

@@ -4,10 +4,10 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
+use toolgate_reference::table;
 use toolgate_runtime::{
     classify_raw, Classified, Envelope, RawAnswer, Reason, RefusalKind, Role, RunState,
 };
-use toolgate_tests::table;
 
 const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n[[tool]]\nname = \"load_skill\"\ngroup = \"s\"\n";
 const POLICY: &str = "provider p { zone local } configuration c { provider p }";

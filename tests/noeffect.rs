@@ -17,8 +17,8 @@ use toolgate_compiler::project::Project;
 use toolgate_compiler::source::{FileId, Span};
 use toolgate_compiler::syntax::ast::{self, Statement};
 use toolgate_compiler::syntax::parse;
+use toolgate_reference::*;
 use toolgate_runtime::{AllowList, Exclusions, Role, RunState};
-use toolgate_tests::*;
 
 #[allow(dead_code)]
 mod generator;

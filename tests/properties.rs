@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use toolgate_compiler::lower;
+use toolgate_reference::*;
 use toolgate_runtime::{Role, RunState, Table};
-use toolgate_tests::*;
 
 #[allow(dead_code)]
 mod generator;
@@ -195,7 +195,7 @@ proptest! {
                         if named || allow_listed || tool.name == spec.skill_loader {
                             continue;
                         }
-                        let live = toolgate_tests::live_twin(spec, i);
+                        let live = toolgate_reference::live_twin(spec, i);
                         let l = ctx.decide_live(&live);
                         prop_assert_eq!((l.allowed, l.reason, l.observed_only), (d.allowed, d.reason, d.observed_only), "{} as live in {}", tool.name, cfg.name);
                     }

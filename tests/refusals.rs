@@ -3,12 +3,12 @@
 //! classification of gateway answers A to G.
 
 use serde_json::Value;
+use toolgate_reference::table;
 use toolgate_runtime::classify::classify_with;
 use toolgate_runtime::{
     classify, classify_raw, Action, Answer, Classified, Envelope, Reason, RefusalClass,
     RefusalKind, Role, Table,
 };
-use toolgate_tests::table;
 
 fn envelope(name: &str) -> Envelope {
     let path = format!("{}/fixtures/gateway/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -379,7 +379,7 @@ fn newer_mulesoft_shape_and_captured_tools_from_the_built_in_rules() {
 
 #[test]
 fn a_data_field_captures_the_profile() {
-    let t = toolgate_tests::table(
+    let t = toolgate_reference::table(
         "[[tool]]\nname = \"a\"\ngroup = \"g\"\n",
         &[r#"provider p { zone local } configuration c { provider p }
 gateway kong { rule acl { error-code -32003 data scope = "{profile}" message "Access denied to: {tool}" => not-in-profile } }"#],

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use toolgate_compiler::lower;
+use toolgate_reference::model;
 use toolgate_runtime::{Reason, Role, Table, TableHandle};
-use toolgate_tests::model;
 
 const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n[[tool]]\nname = \"c\"\ngroup = \"h\"\n";
 

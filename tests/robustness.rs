@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use toolgate_compiler::project::Project;
+use toolgate_reference::table;
 use toolgate_runtime::{classify, Answer, Classified, Role, RunState, Table};
-use toolgate_tests::table;
 
 const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"load_skill\"\ngroup = \"s\"\n[[tool]]\nname = \"mcp_x_y\"\ngroup = \"mcp_x\"\nserver = \"x\"\nenabled = true\n";
 

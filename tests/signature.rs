@@ -4,9 +4,9 @@
 //! its current table.
 
 use toolgate_compiler::{lower, signing};
+use toolgate_reference::model;
 use toolgate_runtime::format::{self, HEADER_LEN, SIGNATURE_LEN};
 use toolgate_runtime::{LoadError, Table, TableHandle, TrustedKeys};
-use toolgate_tests::model;
 
 const REG: &str = "[[tool]]\nname = \"a\"\ngroup = \"g\"\n[[tool]]\nname = \"b\"\ngroup = \"g\"\n";
 
@@ -308,7 +308,7 @@ fn signed_fixtures_are_current() {
             assert_eq!(
                 std::fs::read(&path).ok().as_ref(),
                 Some(&bytes),
-                "conformance/signed/{name} is stale: run UPDATE_CONFORMANCE=1 cargo test -p toolgate-tests --test signature"
+                "conformance/signed/{name} is stale: run UPDATE_CONFORMANCE=1 cargo test -p toolgate-reference --test signature"
             );
         }
     }

@@ -19,15 +19,15 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Samplin
 use std::hint::black_box;
 use toolgate_bench::cedar::{check_agreement, CedarWorld};
 use toolgate_bench::{walk, AskedNames, Cycle, Subject};
+use toolgate_reference::{reference_decide, reference_unavailable};
 use toolgate_runtime::Role;
-use toolgate_tests::{reference_decide, reference_unavailable};
 
 /// What one size times: our context, and each peer set up and checked.
 struct Sized<'s> {
     n: usize,
     s: &'s Subject,
     ctx: toolgate_runtime::Context<'s>,
-    rctx: toolgate_tests::RefCtx,
+    rctx: toolgate_reference::RefCtx,
     world: CedarWorld,
     requests: Vec<cedar_policy::Request>,
     /// Regorus and Casbin run up to 100k tools.

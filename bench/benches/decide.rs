@@ -6,7 +6,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
 use toolgate_bench::{id_cycle, AskedNames, Subject};
-use toolgate_tests::{reference_decide, reference_unavailable};
+use toolgate_reference::{reference_decide, reference_unavailable};
 
 fn bench(c: &mut Criterion) {
     for n in toolgate_bench::sizes(&[1_000, 10_000, 100_000, 1_000_000]) {

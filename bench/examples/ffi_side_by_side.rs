@@ -29,7 +29,7 @@ fn main() {
         .unwrap_or_else(|| "/tmp/toolgate-ffi-bench.tgt".into());
     let tools: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
     let w = toolgate_bench::generate(tools, 10, 42);
-    let m = toolgate_tests::model(&w.registry, &[&w.policy]);
+    let m = toolgate_reference::model(&w.registry, &[&w.policy]);
     let bytes = toolgate_compiler::lower::compile(&m);
     std::fs::write(&out, &bytes).expect("write the table");
     let t = Table::load(&bytes).expect("loads");

@@ -326,7 +326,7 @@ pub struct Subject {
 impl Subject {
     pub fn new(tools: usize) -> Subject {
         let w = generate(tools, 10, 42);
-        let m = toolgate_tests::model(&w.registry, &[&w.policy]);
+        let m = toolgate_reference::model(&w.registry, &[&w.policy]);
         let table = toolgate_runtime::Table::load(&toolgate_compiler::lower::compile(&m))
             .expect("a generated table loads");
         Subject { w, m, table }
@@ -342,8 +342,8 @@ impl Subject {
     }
 
     /// The same context for the naive reference interpreter.
-    pub fn reference(&self) -> toolgate_tests::RefCtx {
-        toolgate_tests::RefCtx {
+    pub fn reference(&self) -> toolgate_reference::RefCtx {
+        toolgate_reference::RefCtx {
             config: self.w.configurations[0].clone(),
             role: toolgate_runtime::Role::User,
             consumer: Some("k0".into()),

@@ -8,8 +8,8 @@
 use toolgate_bench::casbin_model::CasbinWorld;
 use toolgate_bench::peers::check_agreement;
 use toolgate_compiler::lower;
+use toolgate_reference::model;
 use toolgate_runtime::Table;
-use toolgate_tests::model;
 
 #[test]
 fn casbin_agrees_with_the_table_on_generated_workloads() {

@@ -5,8 +5,8 @@
 
 use toolgate_bench::cedar::check_agreement;
 use toolgate_compiler::lower;
+use toolgate_reference::model;
 use toolgate_runtime::Table;
-use toolgate_tests::model;
 
 #[test]
 fn cedar_agrees_with_the_table_on_generated_workloads() {

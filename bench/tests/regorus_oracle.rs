@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use toolgate_bench::peers::check_agreement;
 use toolgate_bench::rego::RegoWorld;
 use toolgate_compiler::lower;
+use toolgate_reference::model;
 use toolgate_runtime::Table;
-use toolgate_tests::model;
 
 #[test]
 fn rego_agrees_with_the_table_on_generated_workloads() {

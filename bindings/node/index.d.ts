@@ -4,7 +4,7 @@
 import type { Refusal, RefusalKind } from './errors';
 export * from './errors';
 
-// generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+// generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
 /** A reason code: the gates in their fixed order (catalogue `gates`). */
 export type Reason =
   | 'notRegistered'

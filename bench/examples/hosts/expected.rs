@@ -37,7 +37,7 @@ pub fn context(table: &Table) -> Result<Context<'_>, String> {
 /// Generate the workload, compile it, write the table and the runtime's answers.
 pub fn write(dir: &Path, n: usize) -> Result<(), String> {
     let w = toolgate_bench::generate(n, 10, 42);
-    let m = toolgate_tests::model(&w.registry, &[&w.policy]);
+    let m = toolgate_reference::model(&w.registry, &[&w.policy]);
     let bytes = toolgate_compiler::lower::compile(&m);
     let table = Table::load(&bytes).map_err(|e| format!("the generated table: {e}"))?;
     let ctx = context(&table)?;

@@ -11,7 +11,7 @@ namespace Toolgate;
  */
 enum Reason: string
 {
-// generated: gates (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+// generated: gates (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
     case NotRegistered = 'notRegistered';
     case ToolDisabled = 'toolDisabled';
     case RequiresAdmin = 'requiresAdmin';

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: ``LoadError.code``: the catalogue's load and file codes
 #: (``toolgate.codes()["statuses"]``; a test checks this list against it).
-# generated: load error codes (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+# generated: load error codes (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
 LoadErrorCode = Literal[
     "notATable",
     "version",

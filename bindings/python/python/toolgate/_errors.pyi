@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 from ._native import Decision, Refusal, RefusalAction, RefusalClass, RefusalKind, RunState
 
-# generated: load error codes (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+# generated: load error codes (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
 LoadErrorCode = Literal[
     "notATable",
     "version",
@@ -85,7 +85,7 @@ class ConfigurationRefusal(PolicyViolation): ...
 class RuntimeRefusal(PolicyViolation): ...
 
 # One class per refusal kind, in the catalogue's order.
-# generated: refusal kinds (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+# generated: refusal kinds (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
 class NotRegistered(ConfigurationRefusal):
     KIND: Literal["notRegistered"]
 class ToolDisabled(ConfigurationRefusal):

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, Union, f
 
 # The Literal types below are checked against the library's catalogue
 # (codes()) by tests/test_codes.py: gates, refusal kinds, classes, actions, roles.
-# generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-tests --test host_lists)
+# generated: types (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
 Role = Literal["admin", "user", "none"]
 ReasonCode = Literal[
     "notRegistered",
