@@ -340,7 +340,7 @@ impl Corpus {
             "tables": self.tables.keys().collect::<Vec<_>>(),
             "gates": gates,
             "decisionLetters": {"Y": "allowed", "O": "allowed, observed only (reason trustZone)"},
-            "promptHeading": toolgate_runtime::resolve::PROMPT_HEADING,
+            "promptHeading": toolgate_runtime::lists::PROMPT_HEADING,
         });
         let mut m = serde_json::to_string_pretty(&manifest).expect("json");
         m.push('\n');

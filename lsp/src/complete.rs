@@ -8,9 +8,9 @@ use toolgate_compiler::diagnostics::NameKind;
 use toolgate_compiler::model::{DEFAULT_CLASSES, DEFAULT_ZONES};
 use toolgate_compiler::registry::{Origin, Registry};
 
+use crate::expected::{expected_at, prop_keywords, Expected, TOP_KEYWORDS};
 use crate::index::Index;
 use crate::navigate::written;
-use crate::place::{place_at, prop_keywords, Place, TOP_KEYWORDS};
 use crate::text::LineIndex;
 
 fn item(
@@ -92,7 +92,7 @@ pub fn completions(
     index: &Index,
     registry: Option<&Registry>,
 ) -> Vec<CompletionItem> {
-    let (place, tok) = place_at(text, offset);
+    let (expected, tok) = expected_at(text, offset);
     let lines = LineIndex::new(text);
     let range = match tok {
         Some(t) => lines.range(t.start..t.end),
@@ -116,12 +116,12 @@ pub fn completions(
             .map(|(n, d)| item(&n, ck, d, range, written(&n)))
             .collect::<Vec<_>>()
     };
-    match place {
-        Place::TopKeyword => keywords(TOP_KEYWORDS),
-        Place::PropKeyword(b) => keywords(prop_keywords(b)),
-        Place::Value(v) => keywords(v),
-        Place::Name(k) => named(k),
-        Place::Server => servers(registry)
+    match expected {
+        Expected::TopKeyword => keywords(TOP_KEYWORDS),
+        Expected::PropKeyword(b) => keywords(prop_keywords(b)),
+        Expected::Value(v) => keywords(v),
+        Expected::Name(k) => named(k),
+        Expected::Server => servers(registry)
             .into_iter()
             .map(|s| {
                 item(
@@ -133,7 +133,7 @@ pub fn completions(
                 )
             })
             .collect(),
-        Place::Selector => {
+        Expected::Selector => {
             let mut out = keywords(&["group", "server"]);
             out.extend(servers(registry).into_iter().map(|s| {
                 let p = format!("mcp_{s}_*");
@@ -148,6 +148,6 @@ pub fn completions(
             out.extend(named(NameKind::Tool));
             out
         }
-        Place::NewName(_) | Place::Nothing => Vec::new(),
+        Expected::NewName(_) | Expected::Nothing => Vec::new(),
     }
 }

@@ -11,7 +11,7 @@
 //! | `workspace` | open documents, projects, the last good model |
 //! | `convert` | compiler diagnostics -> LSP diagnostics |
 //! | `actions` | quick fixes |
-//! | `place` | what the grammar expects at a cursor (works on text that does not parse) |
+//! | `expected` | what the grammar expects at a cursor (works on text that does not parse) |
 //! | `complete`, `hover`, `navigate` | completion, hover, definition / references / rename |
 //! | `index` | definitions and references, document outline |
 //! | `text` | byte offsets <-> LSP positions |
@@ -20,10 +20,10 @@
 pub mod actions;
 pub mod complete;
 pub mod convert;
+pub mod expected;
 pub mod hover;
 pub mod index;
 pub mod navigate;
-pub mod place;
 pub mod server;
 pub mod text;
 pub mod transport;

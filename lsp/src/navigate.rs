@@ -6,8 +6,8 @@ use lsp_types::{Location, TextEdit, Url, WorkspaceEdit};
 use toolgate_compiler::diagnostics::NameKind;
 
 use crate::convert::url_of;
+use crate::expected::{expected_at, Expected, TokKind};
 use crate::index::Occ;
-use crate::place::{place_at, Place, TokKind};
 use crate::workspace::ProjectState;
 
 /// A name as it must be written: bare when the grammar's `bare` rule takes
@@ -27,11 +27,11 @@ pub fn written(name: &str) -> String {
 
 /// The name under the cursor: its kind, its text, and its byte range.
 pub fn name_at(text: &str, offset: usize) -> Option<(NameKind, String, std::ops::Range<usize>)> {
-    let (place, tok) = place_at(text, offset);
+    let (expected, tok) = expected_at(text, offset);
     let tok = tok?;
-    let kind = match place {
-        Place::Name(k) | Place::NewName(k) => k,
-        Place::Selector if tok.kind == TokKind::Quoted || !tok.text.contains('*') => {
+    let kind = match expected {
+        Expected::Name(k) | Expected::NewName(k) => k,
+        Expected::Selector if tok.kind == TokKind::Quoted || !tok.text.contains('*') => {
             if matches!(tok.text, "group" | "server") && tok.kind == TokKind::Word {
                 return None;
             }

@@ -23,9 +23,10 @@
 //! | | `policy_json.rs` | [`Table::policy_json`] |
 //! | | `classify.rs` | [`Table::gateway_rules`], [`Table::classify`], [`Table::classify_raw`]: a gateway's answer to a call |
 //! | | `drift.rs` | [`Table::profile_drift`]: a consumer's profile against what its gateway lists |
-//! | | `decide.rs` | [`Table::context`]: a [`Context`] for a configuration |
-//! | [`Context`] | `decide.rs` | the builder (role, consumer, run, mode), `decide`, `check_call`, `explain`, `shown`, the gate masks |
-//! | | `resolve.rs` | offered, unavailable, the prompt section, tool sets |
+//! | | `context.rs` | [`Table::context`]: a [`Context`] for a configuration |
+//! | [`Context`] | `context.rs` | the builder (role, consumer, run, mode), [`Role`], [`Mode`], the context's gate data |
+//! | | `decide.rs` | `decide`, `check_call`, `explain`, `shown`, the gate masks |
+//! | | `lists.rs` | offered, unavailable, the prompt section, tool sets |
 //! | | `live.rs` | tools registered at run time |
 //! | | `refusal.rs` | typed refusals |
 //!
@@ -34,11 +35,13 @@
 
 pub mod bits;
 pub mod classify;
+pub mod context;
 pub mod decide;
 pub mod drift;
 pub mod format;
 pub mod host;
 pub mod json;
+pub mod lists;
 pub mod live;
 pub mod log;
 pub mod mcp;
@@ -49,7 +52,6 @@ mod policy_json;
 pub mod reason;
 pub mod refusal;
 pub mod reload;
-pub mod resolve;
 pub mod run;
 pub mod servers;
 #[cfg(feature = "signature")]
@@ -58,16 +60,15 @@ pub mod spec;
 pub mod table;
 
 pub use classify::{classify, classify_raw, Answer, Classified, Envelope, RawAnswer};
-pub use decide::{
-    Context, ContextError, Decision, GateOutcome, Mode, Role, Trace, UNPROFILED_CONSUMER,
-};
+pub use context::{Context, ContextError, Mode, Role, UNPROFILED_CONSUMER};
+pub use decide::{Decision, GateOutcome, Trace};
 pub use format::LoadError;
 pub use host::HostContext;
+pub use lists::{render_prompt, Excluded, ToolSet, Unavailable};
 pub use live::{LiveTool, LiveToolError, LiveToolSpec};
 pub use reason::{Fact, GateMasks, Reason, GATE_ORDER};
 pub use refusal::{Action, Refusal, RefusalClass, RefusalKind};
 pub use reload::TableHandle;
-pub use resolve::{render_prompt, Excluded, ToolSet, Unavailable};
 pub use run::{AllowList, Exclusions, RunState, RunStateError};
 #[cfg(feature = "signature")]
 pub use signature::{KeyError, TrustedKeys};

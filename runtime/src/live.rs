@@ -8,7 +8,8 @@
 
 use serde::Deserialize;
 
-use crate::decide::{Context, Decision, Mode, ProfileGate};
+use crate::context::{Context, Mode, ProfileGate};
+use crate::decide::Decision;
 use crate::reason::{Reason, GATE_ORDER};
 use crate::run::{AllowList, Exclusions};
 

@@ -9,7 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::decide::{Context, Decision};
+use crate::context::Context;
+use crate::decide::Decision;
 
 /// One line of the log.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

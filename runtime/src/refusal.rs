@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decide::{Context, Decision};
+use crate::context::Context;
+use crate::decide::Decision;
 use crate::reason::{Fact, Reason, GATE_ORDER};
 use crate::spec::RuleOutcome;
 

@@ -6,7 +6,7 @@
 //! `S` (a registered tool of group `mcp_S`). A server the registry holds no
 //! tool of is one the policy does not know, and is seen by nobody.
 
-use crate::decide::Context;
+use crate::context::Context;
 
 impl Context<'_> {
     /// Whether this caller may see MCP server `server`'s resources and

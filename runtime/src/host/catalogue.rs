@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::decide::Role;
+use crate::context::Role;
 use crate::host::codes::{packed, Status};
 use crate::host::file::MAX_FILE_BYTES;
 use crate::reason::GATE_ORDER;

@@ -3,7 +3,8 @@
 //! tests check theirs against [`catalogue`](crate::host::catalogue) read from
 //! the library they load.
 
-use crate::decide::{Decision, Role};
+use crate::context::Role;
+use crate::decide::Decision;
 use crate::format::LoadError;
 use crate::reason::{Reason, GATE_ORDER};
 

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use crate::decide::{Context, ContextError, Role};
+use crate::context::{Context, ContextError, Role};
 use crate::run::RunState;
 use crate::table::Table;
 

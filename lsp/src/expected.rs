@@ -62,7 +62,7 @@ pub const OUTCOMES: &[&str] = &[
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub enum Expected {
     /// A statement may start here.
     TopKeyword,
     /// A property of this block may start here.
@@ -276,61 +276,61 @@ impl State {
         }
     }
 
-    fn place(&self) -> Place {
+    fn expected(&self) -> Expected {
         let depth = self.blocks.len();
         if self.in_list {
             return match self.head {
-                Some("fallback") => Place::Name(NameKind::Provider),
-                Some("groups") => Place::Name(NameKind::Group),
-                Some("exclude" | "tools") => Place::Name(NameKind::Tool),
-                Some("skills") => Place::Name(NameKind::Skill),
+                Some("fallback") => Expected::Name(NameKind::Provider),
+                Some("groups") => Expected::Name(NameKind::Group),
+                Some("exclude" | "tools") => Expected::Name(NameKind::Tool),
+                Some("skills") => Expected::Name(NameKind::Skill),
                 Some("allow") => match self.selector {
-                    Some("group") => Place::Name(NameKind::Group),
-                    Some(_) => Place::Server,
-                    None => Place::Selector,
+                    Some("group") => Expected::Name(NameKind::Group),
+                    Some(_) => Expected::Server,
+                    None => Expected::Selector,
                 },
-                _ => Place::Nothing,
+                _ => Expected::Nothing,
             };
         }
         let Some(head) = self.head else {
             return match self.blocks.last() {
-                None => Place::TopKeyword,
-                Some(b) if !b.is_empty() => Place::PropKeyword(b),
-                Some(_) => Place::Nothing,
+                None => Expected::TopKeyword,
+                Some(b) if !b.is_empty() => Expected::PropKeyword(b),
+                Some(_) => Expected::Nothing,
             };
         };
         if self.words > 0 {
-            return Place::Nothing;
+            return Expected::Nothing;
         }
         match (depth, head) {
-            (0, "enforcement") => Place::Value(&["observe", "enforce"]),
-            (0, "consumers-without-profile") => Place::Value(&["unrestricted", "refused"]),
-            (0, "unknown-consumers") => Place::Value(&["refused", "admitted"]),
-            (0, "skill-loader") => Place::Name(NameKind::Tool),
-            (0, "group") => Place::Name(NameKind::Group),
-            (0, "tool") => Place::Name(NameKind::Tool),
-            (0, "zone") => Place::NewName(NameKind::Zone),
-            (0, "provider") => Place::NewName(NameKind::Provider),
-            (0, "skill") => Place::NewName(NameKind::Skill),
-            (0, "configuration") => Place::NewName(NameKind::Configuration),
-            (0, "profile") => Place::NewName(NameKind::Profile),
-            (0, "consumer") => Place::NewName(NameKind::Consumer),
-            (0, "gateway") => Place::NewName(NameKind::Gateway),
-            (_, "rule") => Place::NewName(NameKind::Rule),
-            (_, "provider") => Place::Name(NameKind::Provider),
-            (_, "zone") => Place::Name(NameKind::Zone),
-            (_, "ceiling" | "class") => Place::Name(NameKind::Class),
-            (_, "profile") => Place::Name(NameKind::Profile),
-            (_, "not") => Place::Value(&["admin-only"]),
-            (_, "=>") => Place::Value(OUTCOMES),
-            _ => Place::Nothing,
+            (0, "enforcement") => Expected::Value(&["observe", "enforce"]),
+            (0, "consumers-without-profile") => Expected::Value(&["unrestricted", "refused"]),
+            (0, "unknown-consumers") => Expected::Value(&["refused", "admitted"]),
+            (0, "skill-loader") => Expected::Name(NameKind::Tool),
+            (0, "group") => Expected::Name(NameKind::Group),
+            (0, "tool") => Expected::Name(NameKind::Tool),
+            (0, "zone") => Expected::NewName(NameKind::Zone),
+            (0, "provider") => Expected::NewName(NameKind::Provider),
+            (0, "skill") => Expected::NewName(NameKind::Skill),
+            (0, "configuration") => Expected::NewName(NameKind::Configuration),
+            (0, "profile") => Expected::NewName(NameKind::Profile),
+            (0, "consumer") => Expected::NewName(NameKind::Consumer),
+            (0, "gateway") => Expected::NewName(NameKind::Gateway),
+            (_, "rule") => Expected::NewName(NameKind::Rule),
+            (_, "provider") => Expected::Name(NameKind::Provider),
+            (_, "zone") => Expected::Name(NameKind::Zone),
+            (_, "ceiling" | "class") => Expected::Name(NameKind::Class),
+            (_, "profile") => Expected::Name(NameKind::Profile),
+            (_, "not") => Expected::Value(&["admin-only"]),
+            (_, "=>") => Expected::Value(OUTCOMES),
+            _ => Expected::Nothing,
         }
     }
 }
 
-/// The place of `offset`: what may stand in the token that contains or ends
+/// What the grammar expects at `offset`: what may stand in the token that contains or ends
 /// at it (read from the tokens before that token), and that token.
-pub fn place_at(text: &str, offset: usize) -> (Place, Option<Token<'_>>) {
+pub fn expected_at(text: &str, offset: usize) -> (Expected, Option<Token<'_>>) {
     let toks = tokens(text);
     let mut state = State::default();
     // `remote-tools` takes `visible-to` then an audience.
@@ -348,92 +348,98 @@ pub fn place_at(text: &str, offset: usize) -> (Place, Option<Token<'_>>) {
         }
         state.step(t);
     }
-    let place = match (state.head, state.words, state.blocks.is_empty()) {
-        (Some("remote-tools"), 0, true) => Place::Value(&["visible-to"]),
-        (Some("remote-tools"), 1, true) => Place::Value(&["admins", "everyone", "nobody"]),
-        _ => state.place(),
+    let expected = match (state.head, state.words, state.blocks.is_empty()) {
+        (Some("remote-tools"), 0, true) => Expected::Value(&["visible-to"]),
+        (Some("remote-tools"), 1, true) => Expected::Value(&["admins", "everyone", "nobody"]),
+        _ => state.expected(),
     };
-    (place, current)
+    (expected, current)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn at(text: &str) -> Place {
+    fn at(text: &str) -> Expected {
         let cursor = text.find('|').unwrap_or(text.len());
         let text = text.replacen('|', "", 1);
-        place_at(&text, cursor).0
+        expected_at(&text, cursor).0
     }
 
     #[test]
-    fn places() {
-        assert_eq!(at("|"), Place::TopKeyword);
-        assert_eq!(at("zone a { ceiling x }\nconf|"), Place::TopKeyword);
+    fn expected_at_each_cursor() {
+        assert_eq!(at("|"), Expected::TopKeyword);
+        assert_eq!(at("zone a { ceiling x }\nconf|"), Expected::TopKeyword);
         assert_eq!(
             at("configuration c {\n  |"),
-            Place::PropKeyword("configuration")
+            Expected::PropKeyword("configuration")
         );
         assert_eq!(
             at("configuration c { exclude [a, |"),
-            Place::Name(NameKind::Tool)
+            Expected::Name(NameKind::Tool)
         );
         assert_eq!(
             at("configuration c { exclude [a] gro|"),
-            Place::PropKeyword("configuration")
+            Expected::PropKeyword("configuration")
         );
         assert_eq!(
             at("configuration c { groups [|"),
-            Place::Name(NameKind::Group)
+            Expected::Name(NameKind::Group)
         );
         assert_eq!(
             at("configuration c { provider |"),
-            Place::Name(NameKind::Provider)
+            Expected::Name(NameKind::Provider)
         );
         assert_eq!(
             at("configuration c { provider p |"),
-            Place::PropKeyword("configuration")
+            Expected::PropKeyword("configuration")
         );
         assert_eq!(
             at("configuration c { skills [|]"),
-            Place::Name(NameKind::Skill)
+            Expected::Name(NameKind::Skill)
         );
-        assert_eq!(at("provider p { zone |"), Place::Name(NameKind::Zone));
+        assert_eq!(at("provider p { zone |"), Expected::Name(NameKind::Zone));
         assert_eq!(
             at("provider p { fallback [|"),
-            Place::Name(NameKind::Provider)
+            Expected::Name(NameKind::Provider)
         );
-        assert_eq!(at("zone z { ceiling |"), Place::Name(NameKind::Class));
-        assert_eq!(at("tool t { not |"), Place::Value(&["admin-only"]));
-        assert_eq!(at("tool t { enabled |"), Place::PropKeyword("tool"));
+        assert_eq!(at("zone z { ceiling |"), Expected::Name(NameKind::Class));
+        assert_eq!(at("tool t { not |"), Expected::Value(&["admin-only"]));
+        assert_eq!(at("tool t { enabled |"), Expected::PropKeyword("tool"));
         assert_eq!(
             at("configuration |"),
-            Place::NewName(NameKind::Configuration)
+            Expected::NewName(NameKind::Configuration)
         );
-        assert_eq!(at("group |"), Place::Name(NameKind::Group));
-        assert_eq!(at("enforcement |"), Place::Value(&["observe", "enforce"]));
-        assert_eq!(at("remote-tools |"), Place::Value(&["visible-to"]));
+        assert_eq!(at("group |"), Expected::Name(NameKind::Group));
+        assert_eq!(
+            at("enforcement |"),
+            Expected::Value(&["observe", "enforce"])
+        );
+        assert_eq!(at("remote-tools |"), Expected::Value(&["visible-to"]));
         assert_eq!(
             at("remote-tools visible-to |"),
-            Place::Value(&["admins", "everyone", "nobody"])
+            Expected::Value(&["admins", "everyone", "nobody"])
         );
-        assert_eq!(at("profile p { allow [|"), Place::Selector);
+        assert_eq!(at("profile p { allow [|"), Expected::Selector);
         assert_eq!(
             at("profile p { allow [group |"),
-            Place::Name(NameKind::Group)
+            Expected::Name(NameKind::Group)
         );
-        assert_eq!(at("profile p { allow [server |"), Place::Server);
-        assert_eq!(at("profile p { allow [server crm, |"), Place::Selector);
-        assert_eq!(at("consumer c { profile |"), Place::Name(NameKind::Profile));
+        assert_eq!(at("profile p { allow [server |"), Expected::Server);
+        assert_eq!(at("profile p { allow [server crm, |"), Expected::Selector);
+        assert_eq!(
+            at("consumer c { profile |"),
+            Expected::Name(NameKind::Profile)
+        );
         assert_eq!(
             at("gateway g { rule r { http-status 403 => |"),
-            Place::Value(OUTCOMES)
+            Expected::Value(OUTCOMES)
         );
-        assert_eq!(at("gateway g { rule r { |"), Place::PropKeyword("rule"));
-        assert_eq!(at("# zone |\n|"), Place::TopKeyword);
+        assert_eq!(at("gateway g { rule r { |"), Expected::PropKeyword("rule"));
+        assert_eq!(at("# zone |\n|"), Expected::TopKeyword);
         assert_eq!(
             at("configuration \"a b\" { provider |"),
-            Place::Name(NameKind::Provider)
+            Expected::Name(NameKind::Provider)
         );
     }
 
@@ -441,13 +447,13 @@ mod tests {
     fn the_token_under_the_cursor_is_not_read_as_context() {
         let text = "configuration c { exclude [delete_recrod] }";
         let at = text.find("recrod").unwrap_or(0);
-        let (place, tok) = place_at(text, at);
-        assert_eq!(place, Place::Name(NameKind::Tool));
+        let (expected, tok) = expected_at(text, at);
+        assert_eq!(expected, Expected::Name(NameKind::Tool));
         assert_eq!(tok.map(|t| t.text), Some("delete_recrod"));
         let at = text.find("c {").unwrap_or(0);
         assert_eq!(
-            place_at(text, at).0,
-            Place::NewName(NameKind::Configuration)
+            expected_at(text, at).0,
+            Expected::NewName(NameKind::Configuration)
         );
     }
 }

@@ -1,11 +1,11 @@
-//! The resolver: the gate over every registered tool at once. `offered` is
+//! The lists: the gate over every registered tool at once. `offered` is
 //! what a run is given; `unavailable` is what it is not, and why
-//! (docs/gate-semantics.md §9, §10).
-//! Both read the same per-word gate masks as [`Context::decide`].
+//! (docs/gate-semantics.md §9, §10); the prompt section and tool sets.
+//! All read the same per-word gate masks as [`Context::decide`].
 
 use serde::Serialize;
 
-use crate::decide::Context;
+use crate::context::Context;
 use crate::live::LiveTool;
 use crate::reason::{GateMasks, Reason, GATE_ORDER};
 
