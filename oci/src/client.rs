@@ -261,7 +261,7 @@ impl Distribution {
             table_layer(&manifest).map_err(|e| Error::other(format!("{reference}: {e}")))?;
         // `table_layer` checked 0 <= size <= MAX_TABLE_BYTES.
         let declared = layer.size.max(0) as u64;
-        let mut sink = Capped::new(declared);
+        let mut sink = BlobSink::new(declared);
         if let Err(e) = self.client.pull_blob(r, layer, &mut sink).await {
             if sink.over {
                 return Err(Error::other(format!(
@@ -552,7 +552,7 @@ async fn error_detail(res: &mut reqwest::Response) -> String {
 /// the pull stops reading there, and the buffer's capacity never exceeds
 /// it. A registry that sends more than the manifest said makes a pull hold
 /// the declared size and one read of the stream, never more.
-struct Capped {
+struct BlobSink {
     buf: Vec<u8>,
     /// The declared size.
     limit: u64,
@@ -560,9 +560,9 @@ struct Capped {
     over: bool,
 }
 
-impl Capped {
-    fn new(limit: u64) -> Capped {
-        Capped {
+impl BlobSink {
+    fn new(limit: u64) -> BlobSink {
+        BlobSink {
             buf: Vec::new(),
             limit: limit.min(MAX_TABLE_BYTES),
             over: false,
@@ -570,7 +570,7 @@ impl Capped {
     }
 }
 
-impl tokio::io::AsyncWrite for Capped {
+impl tokio::io::AsyncWrite for BlobSink {
     fn poll_write(
         mut self: Pin<&mut Self>,
         _: &mut Context<'_>,
@@ -611,7 +611,7 @@ mod tests {
     #[tokio::test]
     async fn the_blob_sink_holds_the_declared_size_and_no_more() {
         let declared = 100_000u64;
-        let mut sink = Capped::new(declared);
+        let mut sink = BlobSink::new(declared);
         let chunk = vec![7u8; 4096];
         let mut written = 0u64;
         while written + chunk.len() as u64 <= declared {
@@ -648,10 +648,10 @@ mod tests {
         assert!(sink.over);
         assert_eq!(sink.buf.len() as u64, declared);
         // A chunk that passes the size is refused whole, from the start.
-        let mut sink = Capped::new(10);
+        let mut sink = BlobSink::new(10);
         assert!(sink.write_all(&[0; 11]).await.is_err());
         assert!(sink.over && sink.buf.is_empty());
         // A declared size over the cap is held to the cap.
-        assert_eq!(Capped::new(u64::MAX).limit, MAX_TABLE_BYTES);
+        assert_eq!(BlobSink::new(u64::MAX).limit, MAX_TABLE_BYTES);
     }
 }
