@@ -20,6 +20,7 @@
 //! set-enforcement = false           # whether it may set context.enforcement
 //! consumer = "review-bot"           # optional: the MCP consumer this key is
 //! role = "user"                     # optional: the role it acts as (one of `roles`)
+//! configuration = "review-chat"     # optional: the one configuration it may use
 //!
 //! [jwt]
 //! jwks = "jwks.json"                # relative to this file, or
@@ -29,6 +30,7 @@
 //! roles = ["user", "none"]
 //! consumer-claim = "azp"            # optional: the token's consumer
 //! role-claim = "toolgate_role"      # optional: the token's role (one of `roles`)
+//! configuration-claim = "toolgate_configuration"   # optional: the token's one configuration
 //! ```
 
 use std::collections::HashMap;
@@ -58,6 +60,9 @@ pub struct Caller {
     pub consumer: Option<String>,
     /// The role the token names (its `role-claim`), if any.
     pub role: Option<Role>,
+    /// The one configuration it may be decided under (a key's
+    /// `configuration`, a token's `configuration-claim`), if it is bound.
+    pub configuration: Option<String>,
 }
 
 /// Why a request is not authenticated: answered 401 with
@@ -108,6 +113,7 @@ struct KeyEntry {
     set_enforcement: bool,
     consumer: Option<String>,
     role: Option<String>,
+    configuration: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -123,6 +129,7 @@ struct JwtEntry {
     set_enforcement: bool,
     consumer_claim: Option<String>,
     role_claim: Option<String>,
+    configuration_claim: Option<String>,
 }
 
 fn default_roles() -> Vec<String> {
@@ -147,6 +154,7 @@ struct Jwt {
     set_enforcement: bool,
     consumer_claim: Option<String>,
     role_claim: Option<String>,
+    configuration_claim: Option<String>,
 }
 
 /// The credentials an edge accepts.
@@ -267,12 +275,16 @@ impl Authenticator {
             if k.consumer.as_deref() == Some("") {
                 return Err(format!("{what}: `consumer` is empty"));
             }
+            if k.configuration.as_deref() == Some("") {
+                return Err(format!("{what}: `configuration` is empty"));
+            }
             let caller = Caller {
                 name: k.name.clone(),
                 roles,
                 set_enforcement: k.set_enforcement,
                 consumer: k.consumer.clone(),
                 role,
+                configuration: k.configuration.clone(),
             };
             if keys.insert(digest, caller).is_some() {
                 return Err(format!("{what}: the same key is listed twice"));
@@ -328,6 +340,7 @@ impl Authenticator {
                     set_enforcement: j.set_enforcement,
                     consumer_claim: j.consumer_claim,
                     role_claim: j.role_claim,
+                    configuration_claim: j.configuration_claim,
                 })
             }
         };
@@ -430,6 +443,7 @@ impl Authenticator {
             set_enforcement: j.set_enforcement,
             consumer: text(&j.consumer_claim)?,
             role,
+            configuration: text(&j.configuration_claim)?,
         })
     }
 }

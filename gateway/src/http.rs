@@ -17,8 +17,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use crate::handler::Handler;
 use crate::Gateway;
 
-/// The MCP endpoint deciding under `configuration`, behind the identity
-/// middleware.
+/// The MCP endpoint deciding under `configuration` (the identity
+/// middleware in front of every endpoint is [`router`]'s).
 fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(gw.config.allowed_hosts.clone())
@@ -43,10 +43,72 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     Router::new()
         .fallback_service(mcp)
         .layer(axum::middleware::from_fn(session_ended))
-        .layer(axum::middleware::from_fn_with_state(
-            gw.clone(),
-            crate::identity::middleware,
-        ))
+}
+
+/// Every configuration's endpoint, by name, and `/mcp`'s.
+struct Endpoints {
+    default_name: String,
+    default: Router<()>,
+    named: std::collections::BTreeMap<String, Router<()>>,
+}
+
+impl Endpoints {
+    fn of(&self, name: &str) -> Option<&Router<()>> {
+        match self.named.get(name) {
+            Some(r) => Some(r),
+            None if name == self.default_name => Some(&self.default),
+            None => None,
+        }
+    }
+}
+
+/// The endpoint a request goes to: the one its path names (`None`: `/mcp`),
+/// unless its caller is bound to a configuration. A bound caller's `/mcp`
+/// request is decided under its own configuration; at `/mcp/NAME` it must
+/// be that one. A name no configuration here has is the 404 of
+/// [`unknown_configuration`].
+async fn dispatch(e: &Endpoints, asked: Option<&str>, req: axum::http::Request<Body>) -> Response {
+    use tower::ServiceExt;
+    let bound = req
+        .extensions()
+        .get::<crate::identity::Identity>()
+        .and_then(|id| id.configuration.clone());
+    let forbidden = |message: String| {
+        json(
+            StatusCode::FORBIDDEN,
+            serde_json::json!({"error": "configurationNotBound", "message": message}),
+        )
+    };
+    let target = match (asked, bound.as_deref()) {
+        (None, None) => &e.default,
+        (Some(name), None) => match e.named.get(name) {
+            Some(r) => r,
+            None => return unknown_configuration(e, name),
+        },
+        (asked, Some(bound)) => {
+            let Some(own) = e.of(bound) else {
+                return forbidden(format!(
+                    "these credentials are bound to configuration `{}`, which this gateway does not serve",
+                    toolgate_runtime::names::shown(bound)
+                ));
+            };
+            match asked {
+                Some(name) if name != bound => {
+                    if !e.named.contains_key(name) {
+                        return unknown_configuration(e, name);
+                    }
+                    return forbidden(format!(
+                        "these credentials are bound to configuration `{bound}`; this endpoint serves `{name}` (use `/mcp`)"
+                    ));
+                }
+                _ => own,
+            }
+        }
+    };
+    match target.clone().oneshot(req).await {
+        Ok(r) => r,
+        Err(never) => match never {},
+    }
 }
 
 /// A session ended with `DELETE` is answered `204 No Content`: the SDK
@@ -65,28 +127,44 @@ async fn session_ended(
 }
 
 pub fn router(gw: Arc<Gateway>) -> Router<()> {
-    // `/mcp`: the file's `configuration`; `/mcp/NAME`: each one served.
-    // One gateway, one set of upstreams, pins and listings under all.
-    let mut mcp = Router::new().route_service(
-        "/mcp",
-        endpoint(&gw, &gw.config.configuration).into_service::<Body>(),
-    );
-    for c in &gw.config.configurations {
-        mcp = mcp.route_service(
-            &format!("/mcp/{c}"),
-            endpoint(&gw, c).into_service::<Body>(),
-        );
-    }
-    // Any other `/mcp/...`: an authenticated caller learns it is no
-    // configuration here (and the one it may have meant).
-    let unknown = Router::new()
-        .fallback(unknown_configuration)
-        .with_state(gw.clone())
+    // `/mcp`: the file's `configuration` (or a bound caller's own);
+    // `/mcp/NAME`: each one served. One gateway, one set of upstreams,
+    // pins and listings under all. Any other `/mcp/...`: an authenticated
+    // caller learns it is no configuration here (and the one it may have
+    // meant). Identity first, on every path.
+    let endpoints = Arc::new(Endpoints {
+        default_name: gw.config.configuration.clone(),
+        default: endpoint(&gw, &gw.config.configuration),
+        named: gw
+            .config
+            .configurations
+            .iter()
+            .map(|c| (c.clone(), endpoint(&gw, c)))
+            .collect(),
+    });
+    let (top, named) = (endpoints.clone(), endpoints);
+    let mcp = Router::new()
+        .route(
+            "/mcp",
+            axum::routing::any(move |req: axum::http::Request<Body>| {
+                let e = top.clone();
+                async move { dispatch(&e, None, req).await }
+            }),
+        )
+        .route(
+            "/mcp/{*name}",
+            axum::routing::any(
+                move |axum::extract::Path(name): axum::extract::Path<String>,
+                      req: axum::http::Request<Body>| {
+                    let e = named.clone();
+                    async move { dispatch(&e, Some(&name), req).await }
+                },
+            ),
+        )
         .layer(axum::middleware::from_fn_with_state(
             gw.clone(),
             crate::identity::middleware,
         ));
-    let mcp = mcp.route_service("/mcp/{*rest}", unknown.into_service::<Body>());
     let ops = Router::new()
         .route("/metrics", get(metrics))
         .route("/ready", get(ready))
@@ -102,12 +180,8 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
         .layer(DefaultBodyLimit::max(gw.config.limits.max_body_bytes))
 }
 
-async fn unknown_configuration(State(gw): State<Arc<Gateway>>, uri: axum::http::Uri) -> Response {
-    let asked = uri.path().trim_start_matches("/mcp/");
-    let near = toolgate_runtime::names::did_you_mean(
-        asked,
-        gw.config.configurations.iter().map(String::as_str),
-    );
+fn unknown_configuration(e: &Endpoints, asked: &str) -> Response {
+    let near = toolgate_runtime::names::did_you_mean(asked, e.named.keys().map(String::as_str));
     let shown = toolgate_runtime::names::shown(asked);
     json(
         StatusCode::NOT_FOUND,

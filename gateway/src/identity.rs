@@ -28,6 +28,11 @@ pub struct Identity {
     pub caller: String,
     pub consumer: Option<String>,
     pub role: Role,
+    /// The one configuration its credentials bind it to (a key's
+    /// `configuration`, a token's `configuration-claim`), if any: its
+    /// requests are decided under it, whatever endpoint they reach
+    /// (docs/gateway.md, "Several configurations").
+    pub configuration: Option<String>,
 }
 
 /// How the gateway knows who asks.
@@ -71,6 +76,7 @@ impl Identify {
                     caller: "operator".into(),
                     consumer: consumer.clone(),
                     role: *role,
+                    configuration: None,
                 };
                 admitted(table, &id)
                     .map_err(|e| crate::Error::Config(format!("[identity] {e}")))?;
@@ -130,6 +136,7 @@ impl Identify {
                     caller: caller.name,
                     consumer: caller.consumer,
                     role,
+                    configuration: caller.configuration,
                 }
             }
             Identify::Header(h) => header_identity(h, headers, peer)?,
@@ -269,6 +276,7 @@ fn header_identity(
         caller: "proxy".into(),
         consumer: Some(consumer),
         role,
+        configuration: None,
     })
 }
 

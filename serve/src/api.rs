@@ -566,9 +566,24 @@ pub fn build<'t>(
     trust: &crate::Trust,
 ) -> Result<Built<'t>, ApiError> {
     let (role, consumer) = trusted_subject(s, c, trust)?;
+    // A caller bound to a configuration asks under it, and only it.
+    if let (Some(bound), Some(asked)) = (trust.configuration.as_deref(), c.configuration.as_deref())
+    {
+        if asked != bound {
+            return Err(ApiError {
+                status: 403,
+                code: "configurationNotAllowed",
+                message: format!(
+                    "this caller is bound to configuration `{bound}` and may not ask under `{}`",
+                    toolgate_runtime::names::escape(asked)
+                ),
+            });
+        }
+    }
     let configuration = c
         .configuration
         .as_deref()
+        .or(trust.configuration.as_deref())
         .or(default_configuration)
         .ok_or_else(|| {
             ApiError::bad(

@@ -88,6 +88,10 @@ pub struct Trust {
     pub consumer: Option<String>,
     /// The role an authenticated caller's token names, likewise.
     pub role: Option<toolgate_runtime::Role>,
+    /// The configuration an authenticated caller is bound to (a key's
+    /// `configuration`, a token's `configuration-claim`): a request may
+    /// name no other (403), and one that names none is decided under it.
+    pub configuration: Option<String>,
 }
 
 impl Default for Trust {
@@ -97,6 +101,7 @@ impl Default for Trust {
             enforcement_override: false,
             consumer: None,
             role: None,
+            configuration: None,
         }
     }
 }
@@ -109,6 +114,7 @@ impl Trust {
             enforcement_override: true,
             consumer: None,
             role: None,
+            configuration: None,
         }
     }
 
@@ -119,6 +125,7 @@ impl Trust {
             enforcement_override: caller.set_enforcement,
             consumer: caller.consumer.clone(),
             role: caller.role,
+            configuration: caller.configuration.clone(),
         }
     }
 }

@@ -16,6 +16,8 @@ use toolgate_auth::{key_digest, Authenticator};
 use toolgate_serve::Limits;
 
 const KEY: &str = "pep-key-9d1c0e5b2a";
+/// A key bound to configuration support-chat-eu.
+const EU_KEY: &str = "pep-key-eu-41aa07";
 
 fn now() -> u64 {
     SystemTime::now()
@@ -51,8 +53,10 @@ async fn start_authenticated() -> (Running, tempfile::TempDir) {
     std::fs::write(dir.path().join("jwks.json"), jwks.to_string()).expect("jwks");
     let creds = format!(
         "[[key]]\nname = \"trusted-pep\"\nsha256 = \"{}\"\nroles = [\"admin\", \"user\", \"none\"]\n\n\
-         [jwt]\njwks = \"jwks.json\"\nissuer = \"https://idp.example\"\naudience = \"toolgate\"\nconsumer-claim = \"azp\"\n",
-        key_digest(KEY)
+         [[key]]\nname = \"eu-pep\"\nsha256 = \"{}\"\nconfiguration = \"support-chat-eu\"\n\n\
+         [jwt]\njwks = \"jwks.json\"\nissuer = \"https://idp.example\"\naudience = \"toolgate\"\nconsumer-claim = \"azp\"\nconfiguration-claim = \"cfg\"\n",
+        key_digest(KEY),
+        key_digest(EU_KEY)
     );
     let path = dir.path().join("credentials.toml");
     std::fs::write(&path, creds).expect("credentials");
@@ -164,6 +168,49 @@ async fn the_token_not_the_request_says_which_consumer_asks() {
     );
     // ...and the API key the operator allowed it may.
     let (status, v, _) = post(&s, Some(KEY), &ask(admin, "get_help_article")).await;
+    assert_eq!(status, 200, "{v}");
+    s.stop().await;
+}
+
+/// A caller bound to a configuration (a key's `configuration`, a token's
+/// `configuration-claim`) asks under it: a request that names none is
+/// decided under it, one that names another is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_credentials_not_the_request_say_which_configuration_asks() {
+    let (s, _dir) = start_authenticated().await;
+    let alice = json!({"type": "user", "id": "alice"});
+    // payment.status is above support-chat-eu's ceiling, offered in support-chat.
+    let mut unnamed = ask(alice.clone(), "payment.status");
+    unnamed["context"] = json!({});
+    let bound_token = mint(
+        &idp(),
+        json!({"iss": "https://idp.example", "aud": "toolgate", "sub": "agent-7",
+               "exp": now() + 300, "cfg": "support-chat-eu"}),
+    );
+    for bearer in [EU_KEY, bound_token.as_str()] {
+        let (status, v, _) = post(&s, Some(bearer), &unnamed).await;
+        assert_eq!(
+            (status, &v["decision"], &v["context"]["reason"]),
+            (200, &json!(false), &json!("trustZone")),
+            "{v}"
+        );
+        let (status, v, _) = post(&s, Some(bearer), &ask(alice.clone(), "get_help_article")).await;
+        assert_eq!(
+            (status, &v["error"]["code"], &v["error"]["message"]),
+            (
+                403,
+                &json!("configurationNotAllowed"),
+                &json!("this caller is bound to configuration `support-chat-eu` and may not ask under `support-chat`")
+            ),
+            "{v}"
+        );
+        let mut own = ask(alice.clone(), "get_help_article");
+        own["context"]["configuration"] = json!("support-chat-eu");
+        let (status, v, _) = post(&s, Some(bearer), &own).await;
+        assert_eq!(status, 200, "{v}");
+    }
+    // An unbound key names its configuration as the request does.
+    let (status, v, _) = post(&s, Some(KEY), &ask(alice, "get_help_article")).await;
     assert_eq!(status, 200, "{v}");
     s.stop().await;
 }

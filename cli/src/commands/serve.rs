@@ -167,6 +167,7 @@ pub fn serve(a: ServeArgs) -> Res {
         enforcement_override: a.pep_may_set_enforcement,
         consumer: None,
         role: None,
+        configuration: None,
     };
     opts.allow_unauthenticated = a.allow_unauthenticated;
     opts.auth = a.auth;

@@ -27,6 +27,10 @@ use crate::common::*;
 const SUPPORT_KEY: &str = "support-key-5b1e";
 const BILLING_KEY: &str = "billing-key-77aa";
 const ADMIN_KEY: &str = "admin-key-0c3d";
+/// billing-bot's key bound to configuration billing-chat.
+const BOUND_KEY: &str = "bound-key-19fe";
+/// A key bound to a configuration no gateway here serves.
+const ELSEWHERE_KEY: &str = "elsewhere-key-4d20";
 
 fn mcp_bin() -> PathBuf {
     let dir = std::env::var_os("TOOLGATE_MCP_BIN").unwrap_or_else(|| {
@@ -88,10 +92,14 @@ fn credentials(dir: &Path) -> PathBuf {
         "[[key]]\nname = \"support\"\nsha256 = \"{}\"\nconsumer = \"support-bot\"\n\n\
          [[key]]\nname = \"billing\"\nsha256 = \"{}\"\nconsumer = \"billing-bot\"\n\n\
          [[key]]\nname = \"ops\"\nsha256 = \"{}\"\nroles = [\"admin\", \"user\", \"none\"]\nrole = \"admin\"\n\n\
+         [[key]]\nname = \"bound\"\nsha256 = \"{}\"\nconsumer = \"billing-bot\"\nconfiguration = \"billing-chat\"\n\n\
+         [[key]]\nname = \"elsewhere\"\nsha256 = \"{}\"\nconsumer = \"billing-bot\"\nconfiguration = \"nowhere-chat\"\n\n\
          [jwt]\njwks = \"jwks.json\"\nissuer = \"https://idp.example\"\naudience = \"toolgate-gateway\"\nconsumer-claim = \"azp\"\n",
         d(SUPPORT_KEY),
         d(BILLING_KEY),
-        d(ADMIN_KEY)
+        d(ADMIN_KEY),
+        d(BOUND_KEY),
+        d(ELSEWHERE_KEY)
     );
     let path = dir.join("credentials.toml");
     std::fs::write(&path, text).unwrap();
@@ -1794,7 +1802,7 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
         log.to_string_lossy()
     );
     let extra = format!(
-        "configurations = [\"billing-chat\"]\ndecision-log = {:?}",
+        "configurations = [\"billing-chat\", \"support-chat\"]\ndecision-log = {:?}",
         decisions.to_string_lossy()
     );
     let cfg = config(&dir, &project, &upstream, &extra);
@@ -1825,6 +1833,39 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
         let (status, _, body) = post(&format!("{base}/billing-chatt"), &[], list_request()).await;
         assert_eq!(status, 401, "{body}");
         assert!(!body.contains("billing-chat"), "{body}");
+        // A key bound to billing-chat is decided under it at `/mcp` too,
+        // and only there: another configuration's endpoint is refused.
+        let bound = client(&base, BOUND_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert_eq!(
+            listed(&bound).await,
+            names(&["mcp_crm_customer-360_lookup", "mcp_crm_notes_append"])
+        );
+        let refused = call(&bound, "mcp_crm_refund_issue").await.expect_err("excluded");
+        assert_eq!(refused["data"]["toolgate"]["kind"], json!("configurationExcluded"), "{refused}");
+        let _ = bound.cancel().await;
+        let at_own = client(&format!("{base}/billing-chat"), BOUND_KEY, ProtocolVersion::V_2025_11_25).await;
+        assert_eq!(listed(&at_own).await.len(), 2);
+        let _ = at_own.cancel().await;
+        for (key, url, want) in [
+            (
+                BOUND_KEY,
+                format!("{base}/support-chat"),
+                "these credentials are bound to configuration `billing-chat`; this endpoint serves `support-chat` (use `/mcp`)",
+            ),
+            (
+                ELSEWHERE_KEY,
+                base.clone(),
+                "these credentials are bound to configuration `nowhere-chat`, which this gateway does not serve",
+            ),
+        ] {
+            let (status, _, body) =
+                post(&url, &[("authorization", &format!("Bearer {key}"))], list_request()).await;
+            assert_eq!(status, 403, "{body}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&body).unwrap(),
+                json!({"error": "configurationNotBound", "message": want})
+            );
+        }
     });
     gw.stop();
     // One upstream process for both configurations.
