@@ -123,7 +123,7 @@ fn source_of(c: &Config) -> Source {
         config::TableSource::Project(p) => Source::Project(p.clone()),
         config::TableSource::Oci(r) => Source::Oci {
             reference: r.clone(),
-            registry: toolgate_oci::RegistryOptions::default(),
+            registry: toolgate_oci::DistributionOptions::default(),
         },
     }
 }

@@ -31,11 +31,6 @@ pub use client::{
     READ_TIMEOUT,
 };
 
-/// The names before the split (issue 46): toolgate-gateway and
-/// toolgate-service still use them; to go once they say `Distribution`.
-#[doc(hidden)]
-pub use client::{Distribution as Registry, DistributionOptions as RegistryOptions};
-
 /// What kind of failure a registry call had: a caller reports a call that
 /// ran out of time apart from one the registry answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

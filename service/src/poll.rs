@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use toolgate_oci::{ErrorKind, Pulled, Registry, RegistryOptions};
+use toolgate_oci::{Distribution, DistributionOptions, ErrorKind, Pulled};
 
 use crate::{Core, Error};
 
@@ -20,14 +20,15 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
 /// Pull once, from synchronous code inside or outside an async runtime (a
 /// thread of its own runs the request). The pull is under the options' deadline.
-pub fn pull_blocking(reference: &str, options: &RegistryOptions) -> Result<Pulled, Error> {
+pub fn pull_blocking(reference: &str, options: &DistributionOptions) -> Result<Pulled, Error> {
     pull_text(reference, options).map_err(Error::Table)
 }
 
-fn pull_text(reference: &str, options: &RegistryOptions) -> Result<Pulled, String> {
+fn pull_text(reference: &str, options: &DistributionOptions) -> Result<Pulled, String> {
     std::thread::scope(|s| {
         s.spawn(|| {
-            toolgate_oci::block_on(Registry::new(options).pull(reference))?.map_err(String::from)
+            toolgate_oci::block_on(Distribution::new(options).pull(reference))?
+                .map_err(String::from)
         })
         .join()
         .map_err(|_| "the registry client panicked".to_string())?
@@ -48,7 +49,7 @@ struct Seen {
 /// `toolgate_registry_polls_total` label names it.
 async fn poll_once(
     shared: &Core,
-    registry: &Registry,
+    registry: &Distribution,
     reference: &str,
     seen: &mut Seen,
 ) -> Result<&'static str, toolgate_oci::Error> {
@@ -99,7 +100,7 @@ pub struct Poller {
 pub fn spawn(
     shared: Arc<Core>,
     reference: String,
-    options: RegistryOptions,
+    options: DistributionOptions,
     interval: Duration,
 ) -> Result<Poller, Error> {
     let (stop, stopped) = mpsc::channel::<()>();
@@ -110,7 +111,7 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("toolgate-oci-poll".into())
         .spawn(move || {
-            let registry = Registry::new(&options);
+            let registry = Distribution::new(&options);
             let mut seen = Seen::default();
             let mut wait = interval;
             loop {

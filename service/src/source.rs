@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use toolgate_compiler::project::{read_capped_bytes, Project, Read};
 use toolgate_compiler::registry::MAX_REGISTRY_BYTES;
 use toolgate_compiler::{lower, report};
-use toolgate_oci::RegistryOptions;
+use toolgate_oci::DistributionOptions;
 use toolgate_runtime::{Table, TrustedKeys};
 
 use crate::Error;
@@ -22,7 +22,7 @@ pub enum Source {
     /// A table published to an OCI registry (`toolgate push`), polled.
     Oci {
         reference: String,
-        registry: RegistryOptions,
+        registry: DistributionOptions,
     },
 }
 
