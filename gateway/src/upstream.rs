@@ -130,18 +130,50 @@ impl Drop for InFlightCall<'_> {
 
 /// Send `request` to the client of `call`, on the stream of the call's own
 /// request (the SDK attaches that only inside the call's handler task), and
-/// its answer within `timeout`.
+/// its answer within `timeout`. When `cancelled` ends first (the server
+/// cancelled its request), the client is told `notifications/cancelled`
+/// for the relayed one.
 async fn from_client(
     method: &str,
     timeout: std::time::Duration,
     call: &CallOf,
     mut request: rmcp::model::ServerRequest,
+    cancelled: impl std::future::Future<Output = ()>,
 ) -> Result<rmcp::model::ClientResult, ErrorData> {
     use rmcp::model::GetExtensions;
     request
         .extensions_mut()
         .insert(rmcp::service::OriginatingRequestId(call.request.clone()));
-    match tokio::time::timeout(timeout, call.peer.send_request(request)).await {
+    let handle = call
+        .peer
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .map_err(|e| {
+            ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("{method}: the client could not be asked: {e}"),
+                None,
+            )
+        })?;
+    let id = handle.id.clone();
+    let answer = tokio::select! {
+        a = tokio::time::timeout(timeout, handle.await_response()) => a,
+        () = cancelled => {
+            let _ = call
+                .peer
+                .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the server cancelled its request".into()),
+                ))
+                .await;
+            return Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("{method}: the server cancelled its request"),
+                None,
+            ));
+        }
+    };
+    match answer {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
         Ok(Err(e)) => Err(ErrorData::new(
@@ -452,7 +484,7 @@ impl ClientHandler for Listener {
     async fn create_elicitation(
         &self,
         request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
+        context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, ErrorData> {
         const METHOD: &str = "elicitation/create";
         let call = self.in_flight.only(METHOD)?;
@@ -461,7 +493,7 @@ impl ClientHandler for Listener {
         }
         let request =
             rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(request));
-        match from_client(METHOD, self.timeout, &call, request).await? {
+        match from_client(METHOD, self.timeout, &call, request, context.ct.cancelled()).await? {
             rmcp::model::ClientResult::ElicitResult(r) => Ok(r),
             _ => Err(unexpected(METHOD)),
         }
@@ -471,7 +503,7 @@ impl ClientHandler for Listener {
     async fn create_message(
         &self,
         request: rmcp::model::CreateMessageRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
+        context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
         const METHOD: &str = "sampling/createMessage";
         let call = self.in_flight.only(METHOD)?;
@@ -481,7 +513,7 @@ impl ClientHandler for Listener {
         let request = rmcp::model::ServerRequest::CreateMessageRequest(
             rmcp::model::CreateMessageRequest::new(request),
         );
-        match from_client(METHOD, self.timeout, &call, request).await? {
+        match from_client(METHOD, self.timeout, &call, request, context.ct.cancelled()).await? {
             rmcp::model::ClientResult::CreateMessageResult(r) => Ok(*r),
             _ => Err(unexpected(METHOD)),
         }
@@ -1019,7 +1051,16 @@ async fn ask_client(
         if !declared {
             return Err(not_relayed(method));
         }
-        let answer = match from_client(method, limits.upstream_timeout, client, request).await? {
+        // Asked within the call: the call's own cancellation ends it.
+        let answer = match from_client(
+            method,
+            limits.upstream_timeout,
+            client,
+            request,
+            std::future::pending(),
+        )
+        .await?
+        {
             ClientResult::ElicitResult(r) => serde_json::to_value(r),
             ClientResult::CreateMessageResult(r) => serde_json::to_value(r),
             _ => return Err(unexpected(method)),

@@ -1920,6 +1920,29 @@ impl rmcp::ClientHandler for Asked {
     }
 }
 
+/// A client that declared elicitation and never answers: it reports when
+/// the question it was asked is cancelled.
+struct Pondering {
+    config: ClientConfig,
+    cancelled: tokio::sync::mpsc::UnboundedSender<()>,
+}
+
+impl rmcp::ClientHandler for Pondering {
+    async fn create_elicitation(
+        &self,
+        _: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        context.ct.cancelled().await;
+        let _ = self.cancelled.send(());
+        Err(rmcp::model::ErrorData::internal_error("cancelled", None))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
 /// A client handler that records the progress notifications it gets.
 struct Progressed {
     tx: tokio::sync::mpsc::UnboundedSender<Value>,
@@ -2049,6 +2072,28 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         assert_eq!(text_of(r), json!("elicit accept {\"region\": \"eu\"}"));
         let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
         assert_eq!(text_of(r), json!("sampled hello from the client's model"));
+        let _ = c.cancel().await;
+        // A server that gives up on its question: the client is told so.
+        let (tx, mut cancelled) = tokio::sync::mpsc::unbounded_channel();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
+        config.auth_header = Some(SUPPORT_KEY.to_string());
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
+        let info = ClientConfig::new(capabilities, Implementation::new("pondering", "1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        let c = rmcp::service::serve_client_with_lifecycle(
+            Pondering { config: info, cancelled: tx },
+            StreamableHttpClientTransport::from_config(config),
+            rmcp::service::ClientLifecycleMode::Initialize,
+        )
+        .await
+        .expect("the MCP handshake");
+        let r = c.peer().call_tool_once(ask("ask-briefly")).await.expect("the call");
+        assert_eq!(text_of(r), json!("elicit abandoned"));
+        tokio::time::timeout(Duration::from_secs(10), cancelled.recv())
+            .await
+            .expect("the client was told within 10 s")
+            .expect("the question's cancellation");
         let _ = c.cancel().await;
         // A call the client gives up on: the upstream's work is cancelled.
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
