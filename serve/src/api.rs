@@ -470,8 +470,9 @@ pub fn subject(s: &Subject) -> Result<(Role, Option<&str>), ApiError> {
     Ok((role, consumer))
 }
 
-/// A runtime context for a subject and a request context.
-pub struct Built<'t> {
+/// The runtime context a decision request resolves to (its configuration,
+/// role, consumer, enforcement and stored run), and the stored run itself.
+pub struct ResolvedContext<'t> {
     pub ctx: Context<'t>,
     /// Why the stored run could not be read (it then admits no tool).
     pub run_error: Option<String>,
@@ -558,13 +559,16 @@ fn check_consumer(table: &Table, name: &str) -> Result<(), ApiError> {
     })
 }
 
+/// The [`ResolvedContext`] of `s` and `c` in `table`: what the caller may
+/// assert (`trust`) checked, the configuration the request's, else the
+/// caller's, else `default_configuration`.
 pub fn build<'t>(
     table: &'t Table,
     s: &Subject,
     c: &RequestContext,
     default_configuration: Option<&str>,
     trust: &crate::Trust,
-) -> Result<Built<'t>, ApiError> {
+) -> Result<ResolvedContext<'t>, ApiError> {
     let (role, consumer) = trusted_subject(s, c, trust)?;
     // A caller bound to a configuration asks under it, and only it.
     if let (Some(bound), Some(asked)) = (trust.configuration.as_deref(), c.configuration.as_deref())
@@ -609,16 +613,17 @@ pub fn build<'t>(
         ctx = ctx.run(&state);
         run = Some(state);
     }
-    Ok(Built {
+    Ok(ResolvedContext {
         ctx,
         run_error,
         run,
     })
 }
 
-/// One decision, owned.
+/// The decision on one tool, owned: allowed or why not, whether its name
+/// is visible to the caller, and its typed refusal when asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub struct ToolDecision {
     pub allowed: bool,
     pub reason: Option<Reason>,
     pub observed_only: bool,
@@ -641,7 +646,11 @@ pub fn tool_name<'r>(r: &'r Resource<'_>) -> Result<&'r str, ApiError> {
 }
 
 /// One decision; with its typed refusal when `refusal` and refused.
-pub fn decide(ctx: &Context<'_>, r: &Resource<'_>, refusal: bool) -> Result<Outcome, ApiError> {
+pub fn decide(
+    ctx: &Context<'_>,
+    r: &Resource<'_>,
+    refusal: bool,
+) -> Result<ToolDecision, ApiError> {
     let name = tool_name(r)?;
     let live;
     let d = match &r.properties {
@@ -665,7 +674,7 @@ pub fn decide(ctx: &Context<'_>, r: &Resource<'_>, refusal: bool) -> Result<Outc
         Some(i) => !ctx.name_visible(i),
         None => r.properties.as_ref().is_some_and(|p| p.remote) && !ctx.remote_names_visible(),
     };
-    Ok(Outcome {
+    Ok(ToolDecision {
         allowed: d.allowed,
         reason: d.reason,
         observed_only: d.observed_only,
@@ -714,7 +723,7 @@ pub struct DecisionContextOut<'a> {
 }
 
 impl<'a> DecisionOut<'a> {
-    pub fn decided(o: Outcome, run_error: Option<String>, digest: Option<&'a str>) -> Self {
+    pub fn decided(o: ToolDecision, run_error: Option<String>, digest: Option<&'a str>) -> Self {
         DecisionOut {
             decision: o.allowed,
             context: Some(DecisionContextOut {
@@ -765,16 +774,16 @@ pub fn log_parts(
     a: &Action<'_>,
     r: &Resource<'_>,
     c: &RequestContext,
-    built: &Built<'_>,
-    o: &Outcome,
+    resolved: &ResolvedContext<'_>,
+    o: &ToolDecision,
 ) -> (ServiceInput, ServiceResult) {
     let input = ServiceInput {
         subject: LogSubject {
             kind: s.kind.clone(),
             id: s.id.clone(),
             properties: LogSubjectProperties {
-                role: built.ctx.user_role().as_str().to_string(),
-                consumer: built.ctx.consumer_name().map(str::to_string),
+                role: resolved.ctx.user_role().as_str().to_string(),
+                consumer: resolved.ctx.consumer_name().map(str::to_string),
             },
         },
         action: LogAction {
@@ -789,9 +798,9 @@ pub fn log_parts(
                 .and_then(|p| serde_json::to_value(p).ok()),
         },
         context: LogContext {
-            configuration: built.ctx.configuration_name().to_string(),
+            configuration: resolved.ctx.configuration_name().to_string(),
             enforcement: c.enforcement.clone(),
-            run: built.run.as_ref().map(RunState::to_value),
+            run: resolved.run.as_ref().map(RunState::to_value),
         },
     };
     let result = ServiceResult {
@@ -800,7 +809,7 @@ pub fn log_parts(
             reason: o.reason.map(|r| r.code().to_string()),
             observed_only: o.observed_only,
             name_visible: o.name_visible,
-            run_error: built.run_error.clone(),
+            run_error: resolved.run_error.clone(),
         },
     };
     (input, result)

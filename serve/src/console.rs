@@ -30,11 +30,11 @@ use toolgate_access_report::{
 };
 
 use crate::api::ApiError;
-use crate::Shared;
+use crate::ServiceState;
 
 /// The console's state beside the service's: the last matrix, by digest.
 pub struct Console {
-    shared: Arc<Shared>,
+    shared: Arc<ServiceState>,
     cache: Mutex<Option<(String, Arc<String>)>>,
     title: String,
 }
@@ -212,10 +212,10 @@ async fn simulation(
 /// The console's routes; `guard` puts the service's own `authenticate`
 /// middleware on the data routes.
 pub fn router(
-    shared: Arc<Shared>,
+    shared: Arc<ServiceState>,
     title: String,
-    guard: impl Fn(Router<Arc<Shared>>) -> Router<Arc<Shared>>,
-) -> Router<Arc<Shared>> {
+    guard: impl Fn(Router<Arc<ServiceState>>) -> Router<Arc<ServiceState>>,
+) -> Router<Arc<ServiceState>> {
     let state = Arc::new(Console {
         shared,
         cache: Mutex::new(None),

@@ -201,7 +201,7 @@ impl Options {
 
 /// What every request of the decision service shares: the core, and what
 /// is the AuthZEN front's own.
-pub struct Shared {
+pub struct ServiceState {
     pub core: Arc<Core>,
     /// `--default-configuration`.
     pub default_configuration: Option<String>,
@@ -215,7 +215,7 @@ pub struct Shared {
 }
 
 /// The front reads the core's table, log, metrics and limits as its own.
-impl std::ops::Deref for Shared {
+impl std::ops::Deref for ServiceState {
     type Target = Core;
     fn deref(&self) -> &Core {
         &self.core
@@ -236,8 +236,8 @@ pub struct Service {
 /// The decision service, built: its shared state, ready to be served on a
 /// listener.
 #[derive(Clone)]
-pub struct Built {
-    pub shared: Arc<Shared>,
+pub struct BuiltService {
+    pub shared: Arc<ServiceState>,
     /// `--console`: the console's routes, under this title.
     pub console: Option<String>,
 }
@@ -324,7 +324,7 @@ impl Service {
 
     /// The service, its decision log opened and its default configuration
     /// checked (it must be one of the table's).
-    pub fn build(self) -> Result<Built, Error> {
+    pub fn build(self) -> Result<BuiltService, Error> {
         let core = self.core.build()?;
         if let Some(n) = &self.default_configuration {
             core.handle
@@ -332,8 +332,8 @@ impl Service {
                 .context(n)
                 .map_err(|e| Error::Configuration(format!("--default-configuration: {e}")))?;
         }
-        Ok(Built {
-            shared: Arc::new(Shared {
+        Ok(BuiltService {
+            shared: Arc::new(ServiceState {
                 core,
                 default_configuration: self.default_configuration,
                 trust: Arc::new(self.trust),
@@ -345,7 +345,7 @@ impl Service {
     }
 
     /// The service `opts` describe, its table loaded (an error when it does not load).
-    pub fn from_options(opts: &Options, public_url: String) -> Result<Built, Error> {
+    pub fn from_options(opts: &Options, public_url: String) -> Result<BuiltService, Error> {
         let table = opts.source.load_with(opts.trusted_keys.as_ref())?;
         let mut s = Service::with_trusted_keys(
             table,
@@ -381,7 +381,7 @@ impl Service {
     }
 }
 
-impl Built {
+impl BuiltService {
     pub fn router(&self) -> axum::Router {
         server::router_with(self.shared.clone(), self.console.clone())
     }

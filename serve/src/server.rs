@@ -22,13 +22,13 @@ use tower_http::request_id::{
 };
 
 use crate::api::{
-    self, ApiError, Built, DecisionOut, Evaluation, EvaluationsRequest, RequestContext,
+    self, ApiError, DecisionOut, Evaluation, EvaluationsRequest, RequestContext, ResolvedContext,
     SearchRequest, Semantic, Stage, UnavailableRequest,
 };
 use crate::metrics::DecisionLabels;
 use crate::stamps::{rfc3339, unix_ms};
 use crate::writer::{error_response, is_json, json, json_capped};
-use crate::Shared;
+use crate::ServiceState;
 
 /// An evaluation with nothing of its own (all from the defaults).
 static EMPTY: Evaluation<'static> = Evaluation {
@@ -42,7 +42,7 @@ static EMPTY: Evaluation<'static> = Evaluation {
 pub use toolgate_service::listener::DIGEST_HEADER;
 
 #[derive(Clone)]
-struct MakeId(Arc<Shared>);
+struct MakeId(Arc<ServiceState>);
 
 impl MakeRequestId for MakeId {
     fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
@@ -52,13 +52,13 @@ impl MakeRequestId for MakeId {
     }
 }
 
-pub fn router(shared: Arc<Shared>) -> Router<()> {
+pub fn router(shared: Arc<ServiceState>) -> Router<()> {
     router_with(shared, None)
 }
 
 /// [`router`], with the console's routes when `console` names its title
 /// (`serve --console`).
-pub fn router_with(shared: Arc<Shared>, console: Option<String>) -> Router<()> {
+pub fn router_with(shared: Arc<ServiceState>, console: Option<String>) -> Router<()> {
     let limits = shared.limits;
     // The decisions: JSON bodies only, a deadline per request, and the
     // concurrency slots.
@@ -131,7 +131,7 @@ fn bounded<S: Clone + Send + Sync + 'static>(
 /// What the request's caller may assert: its own, when it authenticated,
 /// else the service's.
 fn trust_of(
-    shared: &Shared,
+    shared: &ServiceState,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
 ) -> Arc<crate::Trust> {
     caller.map(|e| e.0).unwrap_or_else(|| shared.trust.clone())
@@ -141,7 +141,7 @@ fn trust_of(
 /// a bearer token the [`toolgate_auth::Authenticator`] accepts, else 401
 /// with `WWW-Authenticate: Bearer` (RFC 6750) and the reason.
 async fn authenticate(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServiceState>>,
     mut req: Request<Body>,
     next: axum::middleware::Next,
 ) -> Response {
@@ -196,7 +196,7 @@ async fn json_only(req: Request<Body>, next: axum::middleware::Next) -> Response
     }
 }
 
-impl Shared {
+impl ServiceState {
     fn fail(&self, e: &ApiError) -> Response {
         self.metrics.error(e.status);
         error_response(e)
@@ -223,7 +223,7 @@ fn body(b: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
 /// whole into the endpoint's latency histogram (`ENDPOINTS[endpoint]`), and
 /// turn an error into its JSON error answer.
 fn timed_answer(
-    shared: &Shared,
+    shared: &ServiceState,
     endpoint: usize,
     b: Result<Bytes, BytesRejection>,
     f: impl FnOnce(&[u8]) -> Result<Response, ApiError>,
@@ -250,11 +250,11 @@ fn request_id(headers: &HeaderMap) -> Option<String> {
 /// Decisions counted per (configuration, reason, stage) over one request,
 /// added to the metric once per label set.
 #[derive(Default)]
-struct Tally<'t> {
+struct DecisionCounts<'t> {
     rows: Vec<(&'t str, &'static str, Stage, u64)>,
 }
 
-impl<'t> Tally<'t> {
+impl<'t> DecisionCounts<'t> {
     fn add(&mut self, configuration: &'t str, reason: &'static str, stage: Stage) {
         match self
             .rows
@@ -266,7 +266,7 @@ impl<'t> Tally<'t> {
         }
     }
 
-    fn flush(self, shared: &Shared) {
+    fn flush(self, shared: &ServiceState) {
         for (configuration, reason, stage, n) in self.rows {
             shared
                 .metrics
@@ -282,9 +282,9 @@ impl<'t> Tally<'t> {
 }
 
 /// Evaluate a list of evaluations against one table, with request-level
-/// defaults; a context built from the defaults is built once and reused.
+/// defaults; a context resolved from the defaults is resolved once and reused.
 struct Batch<'t, 'r> {
-    shared: &'r Shared,
+    shared: &'r ServiceState,
     table: &'t Table,
     digest: &'r str,
     defaults: &'r Evaluation<'r>,
@@ -294,8 +294,8 @@ struct Batch<'t, 'r> {
     refusals: bool,
     path: &'static str,
     request_id: Option<&'r str>,
-    default_built: Option<Result<Built<'t>, ApiError>>,
-    tally: Tally<'t>,
+    default_resolved: Option<Result<ResolvedContext<'t>, ApiError>>,
+    counts: DecisionCounts<'t>,
     /// The context of an evaluation that has none.
     no_context: RequestContext,
     /// What the caller may assert.
@@ -324,7 +324,7 @@ fn or_default<'a, T>(
 impl<'t, 'r> Batch<'t, 'r> {
     /// A batch that names the digest in each answer and carries refusals.
     fn new(
-        shared: &'r Shared,
+        shared: &'r ServiceState,
         table: &'t Table,
         digest: &'r str,
         defaults: &'r Evaluation<'r>,
@@ -342,8 +342,8 @@ impl<'t, 'r> Batch<'t, 'r> {
             refusals: true,
             path,
             request_id,
-            default_built: None,
-            tally: Tally::default(),
+            default_resolved: None,
+            counts: DecisionCounts::default(),
             no_context: RequestContext::default(),
             run_logged: None,
             properties_logged: None,
@@ -365,11 +365,11 @@ impl<'t, 'r> Batch<'t, 'r> {
             .unwrap_or(&self.no_context);
         let stage = Stage::parse(action)?;
         let own;
-        let built = if item.subject.is_none() && item.context.is_none() {
+        let resolved = if item.subject.is_none() && item.context.is_none() {
             let table = self.table;
             let shared = self.shared;
             let trust = self.trust;
-            match self.default_built.get_or_insert_with(|| {
+            match self.default_resolved.get_or_insert_with(|| {
                 api::build(
                     table,
                     subject,
@@ -391,10 +391,10 @@ impl<'t, 'r> Batch<'t, 'r> {
             )?;
             &own
         };
-        let outcome = api::decide(&built.ctx, resource, self.refusals)?;
-        self.tally.add(
-            built.ctx.configuration_name(),
-            match (outcome.allowed, outcome.observed_only, outcome.reason) {
+        let decision = api::decide(&resolved.ctx, resource, self.refusals)?;
+        self.counts.add(
+            resolved.ctx.configuration_name(),
+            match (decision.allowed, decision.observed_only, decision.reason) {
                 (true, false, _) => "allowed",
                 (true, true, _) => "observedOnly",
                 (false, _, r) => r.map_or("unknown", |r| r.code()),
@@ -405,7 +405,7 @@ impl<'t, 'r> Batch<'t, 'r> {
         if let Some(log) = &self.shared.log {
             let id = self.shared.ids.next_id();
             let (mut input, result) =
-                api::log_parts(subject, action, resource, context, built, &outcome);
+                api::log_parts(subject, action, resource, context, resolved, &decision);
             // The defaults' stored run and live-tool metadata are the
             // request's once: written whole in the first record that decided
             // with them, referred to by the others (docs/decision-log.md,
@@ -446,7 +446,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             decision_id = Some(id);
         }
         let digest = self.digest_per_answer.then_some(self.digest);
-        let mut out = DecisionOut::decided(outcome, built.run_error.clone(), digest);
+        let mut out = DecisionOut::decided(decision, resolved.run_error.clone(), digest);
         if let Some(c) = &mut out.context {
             c.decision_id = decision_id;
         }
@@ -455,7 +455,7 @@ impl<'t, 'r> Batch<'t, 'r> {
 }
 
 async fn evaluation(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServiceState>>,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
@@ -481,7 +481,7 @@ async fn evaluation(
         batch.log_left = crate::declog::request_budget(bytes.len());
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
-        batch.tally.flush(&shared);
+        batch.counts.flush(&shared);
         Ok::<_, ApiError>(response)
     })
 }
@@ -500,7 +500,7 @@ struct BatchContext<'a> {
 }
 
 async fn evaluations(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServiceState>>,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
     headers: HeaderMap,
     b: Result<Bytes, BytesRejection>,
@@ -590,15 +590,16 @@ async fn evaluations(
                 shared.limits.max_answer_bytes,
             )?
         };
-        batch.tally.flush(&shared);
+        batch.counts.flush(&shared);
         Ok(response)
     })
 }
 
 // ------------------------------------------------------------------ search
 
+/// One result of a resource search: a tool, as AuthZEN's `{type, id}`.
 #[derive(Serialize)]
-struct Found<'a> {
+struct ResourceOut<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     id: &'a str,
@@ -621,7 +622,7 @@ struct SearchContext<'a> {
 
 #[derive(Serialize)]
 struct SearchOut<'a> {
-    results: Vec<Found<'a>>,
+    results: Vec<ResourceOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     page: Option<PageOut>,
     context: SearchContext<'a>,
@@ -675,7 +676,7 @@ fn page_offset(token: &str, digest: &str, asked: &str) -> Result<usize, ApiError
 }
 
 async fn search_resource(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServiceState>>,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -693,14 +694,14 @@ async fn search_resource(
         }
         let table = shared.handle.current();
         let digest = table.digest_hex();
-        let built = api::build(
+        let resolved = api::build(
             &table,
             &req.subject,
             &req.context,
             shared.default_configuration.as_deref(),
             trust,
         )?;
-        let offered = built.ctx.offered();
+        let offered = resolved.ctx.offered();
         let asked = request_key(bytes_key(&req));
         let (results, page) = match &req.page {
             None => (offered.as_slice(), None),
@@ -730,12 +731,12 @@ async fn search_resource(
         let out = SearchOut {
             results: results
                 .iter()
-                .map(|id| Found { kind: "tool", id })
+                .map(|id| ResourceOut { kind: "tool", id })
                 .collect(),
             page,
             context: SearchContext {
                 table_digest: &digest,
-                run_error: built.run_error.clone(),
+                run_error: resolved.run_error.clone(),
             },
         };
         Ok(json(StatusCode::OK, &out, Some(&digest)))
@@ -756,7 +757,7 @@ struct UnavailableOut<'a> {
 }
 
 async fn unavailable(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServiceState>>,
     caller: Option<axum::Extension<Arc<crate::Trust>>>,
     b: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -767,7 +768,7 @@ async fn unavailable(
         req.check()?;
         let table = shared.handle.current();
         let digest = table.digest_hex();
-        let built = api::build(
+        let resolved = api::build(
             &table,
             &req.subject,
             &req.context,
@@ -775,11 +776,11 @@ async fn unavailable(
             trust,
         )?;
         let out = UnavailableOut {
-            configuration: built.ctx.configuration_name(),
-            unavailable: built.ctx.unavailable(),
-            prompt: built.ctx.unavailable_prompt(),
+            configuration: resolved.ctx.configuration_name(),
+            unavailable: resolved.ctx.unavailable(),
+            prompt: resolved.ctx.unavailable_prompt(),
             table_digest: &digest,
-            run_error: built.run_error.clone(),
+            run_error: resolved.run_error.clone(),
         };
         Ok(json(StatusCode::OK, &out, Some(&digest)))
     })
@@ -787,7 +788,7 @@ async fn unavailable(
 
 // ------------------------------------------------------------------ discovery, health, metrics
 
-async fn configuration(State(shared): State<Arc<Shared>>) -> Response {
+async fn configuration(State(shared): State<Arc<ServiceState>>) -> Response {
     let base = shared.public_url.trim_end_matches('/');
     let value = serde_json::json!({
         "policy_decision_point": base,
@@ -798,11 +799,11 @@ async fn configuration(State(shared): State<Arc<Shared>>) -> Response {
     json(StatusCode::OK, &value, None)
 }
 
-async fn health(State(shared): State<Arc<Shared>>) -> Response {
+async fn health(State(shared): State<Arc<ServiceState>>) -> Response {
     toolgate_service::listener::health(&shared.core)
 }
 
-async fn ready(State(shared): State<Arc<Shared>>) -> Response {
+async fn ready(State(shared): State<Arc<ServiceState>>) -> Response {
     let digest = shared.handle.current().digest_hex();
     let status = shared.reload_status();
     let ready = status.error.is_none();
@@ -822,7 +823,7 @@ async fn ready(State(shared): State<Arc<Shared>>) -> Response {
     json(code, &value, Some(&digest))
 }
 
-async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+async fn metrics(State(shared): State<Arc<ServiceState>>) -> Response {
     let now = unix_ms(SystemTime::now()) as f64 / 1000.0;
     let text = shared.metrics.encode(now);
     let mut r = Response::new(Body::from(text));
@@ -833,7 +834,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     r
 }
 
-async fn not_found(State(shared): State<Arc<Shared>>) -> Response {
+async fn not_found(State(shared): State<Arc<ServiceState>>) -> Response {
     shared.fail(&ApiError {
         status: 404,
         code: "notFound",
@@ -841,7 +842,7 @@ async fn not_found(State(shared): State<Arc<Shared>>) -> Response {
     })
 }
 
-async fn method_not_allowed(State(shared): State<Arc<Shared>>) -> Response {
+async fn method_not_allowed(State(shared): State<Arc<ServiceState>>) -> Response {
     shared.fail(&ApiError {
         status: 405,
         code: "methodNotAllowed",

@@ -20,11 +20,11 @@ use hostile::{Hostile, Mode, OTHER_DIGEST};
 use serde_json::{json, Value};
 use toolgate_oci::{Distribution, DistributionOptions};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::{Built, Limits, Service, Source};
+use toolgate_serve::{BuiltService, Limits, Service, Source};
 
 struct Served {
     base: String,
-    service: Built,
+    service: BuiltService,
     client: reqwest::Client,
     _poll: toolgate_serve::Watch,
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolgate_compiler::lower;
 use toolgate_compiler::project::Project;
 use toolgate_runtime::Table;
-use toolgate_serve::{Built, Limits, LogTarget, Service, Source};
+use toolgate_serve::{BuiltService, Limits, LogTarget, Service, Source};
 
 pub fn project(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -35,7 +35,7 @@ pub fn table_bytes(registry: &str, policy: &str) -> Vec<u8> {
 
 pub struct Running {
     pub base: String,
-    pub service: Built,
+    pub service: BuiltService,
     pub client: reqwest::Client,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
