@@ -67,11 +67,12 @@ pub struct CallOf {
 
 impl CallOf {
     /// The capabilities an upstream on 2026-07-28 is told the caller has:
-    /// what the gateway relays of the client's (elicitation, sampling).
+    /// what the gateway relays of the client's (elicitation, sampling, roots).
     fn relayed_capabilities(&self) -> rmcp::model::ClientCapabilities {
         let mut caps = rmcp::model::ClientCapabilities::default();
         caps.elicitation = self.capabilities.elicitation.clone();
         caps.sampling = self.capabilities.sampling.clone();
+        caps.roots = self.capabilities.roots.clone();
         caps
     }
 }
@@ -519,14 +520,23 @@ impl ClientHandler for Listener {
         }
     }
 
-    // Roots is deprecated by SEP-2577; until the SDK drops it, an upstream
-    // that asks is refused rather than told the user has no roots.
+    // Roots is deprecated by SEP-2577, and relayed as the others are while
+    // clients still offer it: never answered "no roots" for the user.
     #[allow(deprecated)]
     async fn list_roots(
         &self,
-        _context: rmcp::service::RequestContext<RoleClient>,
+        context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
-        Err(not_relayed("roots/list"))
+        const METHOD: &str = "roots/list";
+        let call = self.in_flight.only(METHOD)?;
+        if call.capabilities.roots.is_none() {
+            return Err(not_relayed(METHOD));
+        }
+        let request = rmcp::model::ServerRequest::ListRootsRequest(Default::default());
+        match from_client(METHOD, self.timeout, &call, request, context.ct.cancelled()).await? {
+            rmcp::model::ClientResult::ListRootsResult(r) => Ok(r),
+            _ => Err(unexpected(METHOD)),
+        }
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -1044,7 +1054,11 @@ async fn ask_client(
                 client.capabilities.sampling.is_some(),
                 ServerRequest::CreateMessageRequest(r),
             ),
-            InputRequest::ListRoots(_) => return Err(not_relayed("roots/list")),
+            InputRequest::ListRoots(r) => (
+                "roots/list",
+                client.capabilities.roots.is_some(),
+                ServerRequest::ListRootsRequest(r),
+            ),
             // A kind of input this SDK added after this gateway was written.
             _ => return Err(not_relayed("input request")),
         };
@@ -1063,6 +1077,7 @@ async fn ask_client(
         {
             ClientResult::ElicitResult(r) => serde_json::to_value(r),
             ClientResult::CreateMessageResult(r) => serde_json::to_value(r),
+            ClientResult::ListRootsResult(r) => serde_json::to_value(r),
             _ => return Err(unexpected(method)),
         };
         answers.insert(key, answer.map_err(|_| unexpected(method))?);

@@ -1883,8 +1883,8 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
     assert_eq!(configurations, names(&["billing-chat", "support-chat"]));
 }
 
-/// A client that declared elicitation and sampling: it accepts with a
-/// region, and its model says hello.
+/// A client that declared elicitation, sampling and roots: it accepts with
+/// a region, its model says hello, and its one root is `file:///work/`.
 struct Asked {
     config: ClientConfig,
 }
@@ -1913,6 +1913,17 @@ impl rmcp::ClientHandler for Asked {
             "model": "test-model"
         }))
         .unwrap())
+    }
+
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::model::ErrorData> {
+        Ok(
+            serde_json::from_value(json!({"roots": [{"uri": "file:///work/", "name": "work"}]}))
+                .unwrap(),
+        )
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -2051,6 +2062,8 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         assert_eq!(text_of(r), json!("elicit error -32601"));
         let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
         assert_eq!(text_of(r), json!("sample error -32601"));
+        let r = c.peer().call_tool_once(ask("roots")).await.expect("the call");
+        assert_eq!(text_of(r), json!("roots error -32601"));
         let _ = c.cancel().await;
         // A client that declared both: the upstream's requests reach it, and
         // its answers reach the upstream as they are.
@@ -2059,6 +2072,7 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         let mut capabilities = rmcp::model::ClientCapabilities::default();
         capabilities.elicitation = Some(Default::default());
         capabilities.sampling = Some(Default::default());
+        capabilities.roots = Some(Default::default());
         let info = ClientConfig::new(capabilities, Implementation::new("asked", "1"))
             .with_protocol_version(ProtocolVersion::V_2025_11_25);
         let c = rmcp::service::serve_client_with_lifecycle(
@@ -2072,6 +2086,8 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         assert_eq!(text_of(r), json!("elicit accept {\"region\": \"eu\"}"));
         let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
         assert_eq!(text_of(r), json!("sampled hello from the client's model"));
+        let r = c.peer().call_tool_once(ask("roots")).await.expect("the call");
+        assert_eq!(text_of(r), json!("roots file:///work/"));
         let _ = c.cancel().await;
         // A server that gives up on its question: the client is told so.
         let (tx, mut cancelled) = tokio::sync::mpsc::unbounded_channel();
@@ -2573,16 +2589,34 @@ fn an_upstream_on_2026_07_28_asks_for_input_through_the_gateway() {
         }
         let _ = c.cancel().await;
     });
-    // Every answer came from a client: five first rounds, three second.
+    // The official Python client on both revisions: its own round driver
+    // on 2026-07-28, the gateway's elicitation on 2025-11-25; each answer
+    // from its callback.
+    let script = root().join("cli/tests/fixtures/gateway/python_input_client.py");
+    for (mode, protocol) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let o = Command::new(python())
+            .arg(&script)
+            .args([&gw.url, BILLING_KEY, mode])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{mode}: {}", stderr(&o));
+        assert_eq!(
+            serde_json::from_str::<Value>(stdout(&o).trim()).unwrap(),
+            json!({"protocol": protocol, "asked": ["Transfer 7?"],
+                   "text": ["transfer 7: accept {\"ok\": true} (2026-07-28)"]}),
+            "{mode}"
+        );
+    }
+    // Every answer came from a client: six first rounds, five second.
     let rounds = calls_seen(&log);
     assert_eq!(
         rounds.iter().filter(|l| l.starts_with("round 1 7")).count(),
-        4,
+        6,
         "{rounds:?}"
     );
     assert_eq!(
         rounds.iter().filter(|l| *l == "round 2 7 accept").count(),
-        3,
+        5,
         "{rounds:?}"
     );
     drop(gw);
