@@ -32,11 +32,13 @@ fn root() -> PathBuf {
 // ------------------------------------------------------------- encodings
 
 /// One letter per decision (docs/conformance.md).
-fn letter(allowed: bool, reason: Option<Reason>, observed: bool) -> char {
-    match (allowed, reason, observed) {
-        (true, None, false) => 'Y',
-        (true, Some(Reason::TrustZone), true) => 'O',
-        (false, Some(r), false) => reason_letter(r),
+fn letter(d: &toolgate_runtime::Decision<'_>) -> char {
+    match (d.allowed, d.reason, d.observed_only, d.needs_approval) {
+        (true, None, false, false) => 'Y',
+        (true, Some(Reason::TrustZone), true, false) => 'O',
+        (true, None, false, true) => 'A',
+        (true, Some(Reason::TrustZone), true, true) => 'B',
+        (false, Some(r), false, false) => reason_letter(r),
         other => panic!("no letter for decision {other:?}"),
     }
 }
@@ -135,10 +137,7 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
                 ctx = ctx.run(r);
             }
             let mut e = serde_json::Map::new();
-            let by_id: String = ctx
-                .decisions()
-                .map(|d| letter(d.allowed, d.reason, d.observed_only))
-                .collect();
+            let by_id: String = ctx.decisions().map(|d| letter(&d)).collect();
             e.insert("decisionsById".into(), by_id.into());
             let names = |k: &str| -> Vec<String> {
                 case[k]
@@ -339,7 +338,12 @@ impl Corpus {
             "suites": suites,
             "tables": self.tables.keys().collect::<Vec<_>>(),
             "gates": gates,
-            "decisionLetters": {"Y": "allowed", "O": "allowed, observed only (reason trustZone)"},
+            "decisionLetters": {
+                "Y": "allowed",
+                "O": "allowed, observed only (reason trustZone)",
+                "A": "allowed, and a person approves each call (needsApproval)",
+                "B": "allowed, observed only (reason trustZone), and a person approves each call (needsApproval)",
+            },
             "promptHeading": toolgate_runtime::lists::PROMPT_HEADING,
         });
         let mut m = serde_json::to_string_pretty(&manifest).expect("json");
@@ -404,7 +408,7 @@ fn curated_context(
         // string holds every tool's), with its trust-zone facts.
         let mut seen = Vec::new();
         for d in ctx.decisions() {
-            let l = letter(d.allowed, d.reason, d.observed_only);
+            let l = letter(&d);
             if !seen.contains(&l) {
                 seen.push(l);
                 decide.insert(seen.len() - 1, d.tool.to_string());
@@ -986,12 +990,13 @@ fn fail_closed(c: &mut Corpus) {
     cases.push(("intact".into(), good.clone()));
     cases.push(("empty".into(), Vec::new()));
     cases.push(("not-a-table".into(), b"PK\x03\x04 not a table".to_vec()));
-    // A table of the next format version, and of the one before (format 1
-    // had no transport matchers): both refused, never read as this one.
-    use toolgate_runtime::format::FORMAT_VERSION;
+    // A table of the next format version, and of the one before the oldest
+    // read (format 2 had no consumers byte): both refused, never read as one
+    // of these.
+    use toolgate_runtime::format::{FORMAT_VERSION, OLDEST_FORMAT_VERSION};
     for (name, version) in [
         ("version-next", FORMAT_VERSION + 1),
-        ("version-previous", FORMAT_VERSION - 1),
+        ("version-previous", OLDEST_FORMAT_VERSION - 1),
     ] {
         let mut v = good.clone();
         v[8..12].copy_from_slice(&version.to_le_bytes());

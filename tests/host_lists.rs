@@ -112,6 +112,7 @@ fn python_kind_classes(c: &Value) -> String {
     for k in c["refusalKinds"].as_array().expect("kinds") {
         let base = match k["class"].as_str() {
             Some("runtime") => "RuntimeRefusal",
+            Some("approval") => "ApprovalRefusal",
             _ => "ConfigurationRefusal",
         };
         s.push_str(&format!(

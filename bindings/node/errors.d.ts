@@ -2,7 +2,7 @@
 // (toolgate_runtime::host::codes::catalogue()); do not edit.
 
 /** A refusal kind code (catalogue `refusalKinds`). */
-export type RefusalKind = "notRegistered" | "toolDisabled" | "requiresAdmin" | "notInProfile" | "configurationGroup" | "configurationExcluded" | "trustZone" | "contentPolicy" | "policy" | "definitionChanged";
+export type RefusalKind = "notRegistered" | "toolDisabled" | "requiresAdmin" | "notInProfile" | "configurationGroup" | "configurationExcluded" | "trustZone" | "contentPolicy" | "policy" | "definitionChanged" | "approvalRequired";
 /** A status name (catalogue `statuses`, the C ABI's `TOOLGATE_*` after the prefix). */
 export type StatusName = "ERR_NULL" | "ERR_UTF8" | "ERR_ARGUMENT" | "ERR_UNKNOWN_CONFIGURATION" | "ERR_UNKNOWN_SKILL" | "ERR_OUT_OF_RANGE" | "ERR_NOT_FOUND" | "ERR_UNKNOWN_CONSUMER" | "ERR_LOAD_NOT_A_TABLE" | "ERR_LOAD_VERSION" | "ERR_LOAD_TRUNCATED" | "ERR_LOAD_TRAILING_BYTES" | "ERR_LOAD_CHECKSUM" | "ERR_LOAD_CORRUPT" | "ERR_LOAD_UNSIGNED" | "ERR_LOAD_UNTRUSTED_KEY" | "ERR_LOAD_BAD_SIGNATURE" | "ERR_KEYS" | "ERR_FILE_IO" | "ERR_FILE_NOT_REGULAR" | "ERR_FILE_TOO_LARGE" | "ERR_PANIC";
 /** The code of a load or file error (`LoadError.code`). */
@@ -11,9 +11,9 @@ export type LoadErrorCode = "notATable" | "version" | "truncated" | "trailingByt
 /** The typed refusal (docs/refusals.md), as the runtime serialises it. */
 export interface Refusal {
   readonly kind: RefusalKind;
-  readonly class: "configuration" | "runtime";
+  readonly class: "configuration" | "runtime" | "approval";
   readonly retryable: boolean;
-  readonly action: "stop" | "rephrase" | "escalate";
+  readonly action: "stop" | "rephrase" | "escalate" | "askPerson";
   readonly tool: string | null;
   readonly profile: string | null;
   readonly consumer: string | null;
@@ -35,7 +35,7 @@ export class PolicyViolation extends ToolgateError {
   constructor(refusal: Refusal, extra?: { decision?: unknown; classification?: unknown });
   readonly refusal: Refusal;
   readonly kind: RefusalKind;
-  readonly refusalClass: "configuration" | "runtime";
+  readonly refusalClass: "configuration" | "runtime" | "approval";
   readonly toolName: string | null;
   readonly profile: string | null;
   readonly consumer: string | null;
@@ -47,7 +47,7 @@ export class PolicyViolation extends ToolgateError {
   readonly detail: string | null;
   readonly remediation: string;
   readonly retryable: boolean;
-  readonly action: "stop" | "rephrase" | "escalate";
+  readonly action: "stop" | "rephrase" | "escalate" | "askPerson";
   readonly modelText: string;
   /** The decision, when thrown by `Context.checkCall`. */
   readonly decision: import("./index").Decision | null;
@@ -59,6 +59,8 @@ export class PolicyViolation extends ToolgateError {
 export class ConfigurationRefusal extends PolicyViolation {}
 /** A refusal the agent may fix by changing its request (class `runtime`). */
 export class RuntimeRefusal extends PolicyViolation {}
+/** A call that waits for a person's approval (class `approval`). */
+export class ApprovalRefusal extends PolicyViolation {}
 
 /** `notRegistered` (configuration, not retryable, stop): no tool of this name is registered. */
 export class NotRegistered extends ConfigurationRefusal {
@@ -109,6 +111,11 @@ export class PolicyRefused extends ConfigurationRefusal {
 export class DefinitionChanged extends ConfigurationRefusal {
   static readonly kind: "definitionChanged";
   readonly kind: "definitionChanged";
+}
+/** `approvalRequired` (approval, not retryable, askPerson): a person must approve each call first. */
+export class ApprovalRequired extends ApprovalRefusal {
+  static readonly kind: "approvalRequired";
+  readonly kind: "approvalRequired";
 }
 
 /** An error with the runtime's status (catalogue `statuses`). */

@@ -47,8 +47,11 @@ class PolicyViolation extends ToolgateError {
 class ConfigurationRefusal extends PolicyViolation {}
 /** A refusal the agent may fix by changing its request (class `runtime`). */
 class RuntimeRefusal extends PolicyViolation {}
+/** A call that waits for a person's approval (class `approval`): the host
+ * asks a person and calls again; the model must not retry on its own. */
+class ApprovalRefusal extends PolicyViolation {}
 
-const BY_CLASS = { configuration: ConfigurationRefusal, runtime: RuntimeRefusal };
+const BY_CLASS = { configuration: ConfigurationRefusal, runtime: RuntimeRefusal, approval: ApprovalRefusal };
 
 /** Refusal classes by kind code, made from the catalogue. */
 const KINDS = new Map();
@@ -163,6 +166,7 @@ module.exports = {
   PolicyViolation,
   ConfigurationRefusal,
   RuntimeRefusal,
+  ApprovalRefusal,
   ArgumentError,
   LoadError,
   UnknownConfigurationError,

@@ -29,6 +29,9 @@ export class Decision {
   /** The first refusing gate; for an observed-only decision, "trustZone". */
   readonly reason: Reason | null;
   readonly observedOnly: boolean;
+  /** Offered, and a person approves each call (`needs-approval`): a call
+   * may not run without that (`checkCall` throws `ApprovalRequired`). */
+  readonly needsApproval: boolean;
   /** Trust-zone facts: only when the trust-zone gate was reached (else null). */
   readonly class: string | null;
   readonly zone: string | null;
@@ -37,7 +40,7 @@ export class Decision {
    * person or a model as an unregistered name (`Context.refusal`). */
   readonly hidden: boolean;
   /** The runtime's JSON (zone facts only when present). */
-  toJSON(): { tool: string; allowed: boolean; reason: Reason | null; observedOnly: boolean; class?: string; zone?: string; ceiling?: string };
+  toJSON(): { tool: string; allowed: boolean; reason: Reason | null; observedOnly: boolean; needsApproval?: true; class?: string; zone?: string; ceiling?: string };
 }
 
 export interface LiveToolOptions {
@@ -122,6 +125,9 @@ export class Context {
   checkCall(name: string): Decision;
   decideLive(tool: LiveTool): Decision;
   refusal(target: string | Decision | LiveTool): Refusal | null;
+  /** The typed refusal of a call (null when it may run): a refused tool's,
+   * or `approvalRequired` for a tool a person approves call by call. */
+  callRefusal(target: string | Decision): Refusal | null;
   decisions(): Decision[];
   offered(): string[];
   offeredCount(): number;
@@ -211,10 +217,10 @@ export function mcpRevision(): string;
 /** Every code the library exposes (the runtime's host::catalogue). */
 export function codes(): {
   gates: { code: Reason; number: number; letter: string; message: string }[];
-  refusalKinds: { code: RefusalKind; class: 'configuration' | 'runtime'; retryable: boolean; action: string; message: string; exception: string }[];
+  refusalKinds: { code: RefusalKind; class: 'configuration' | 'runtime' | 'approval'; retryable: boolean; action: string; message: string; exception: string }[];
   roles: { name: Role; number: number }[];
   statuses: { name: string; number: number; code?: string }[];
-  packed: { allowed: number; observedOnly: number; reasonShift: number; reasonBits: number };
+  packed: { allowed: number; observedOnly: number; reasonShift: number; reasonBits: number; needsApproval: number };
   maxFileBytes: number;
 };
 export function reasonMessage(code: Reason): string;

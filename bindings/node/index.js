@@ -132,6 +132,7 @@ class Decision {
     this.allowed = raw.allowed;
     this.reason = raw.reason ?? null;
     this.observedOnly = raw.observedOnly;
+    this.needsApproval = raw.needsApproval;
     this.class = raw.class ?? null;
     this.zone = raw.zone ?? null;
     this.ceiling = raw.ceiling ?? null;
@@ -142,6 +143,7 @@ class Decision {
   /** The runtime's JSON (zone facts only when the trust-zone gate was reached). */
   toJSON() {
     const o = { tool: this.tool, allowed: this.allowed, reason: this.reason, observedOnly: this.observedOnly };
+    if (this.needsApproval) o.needsApproval = true;
     if (this.class !== null) {
       o.class = this.class;
       o.zone = this.zone;
@@ -316,9 +318,11 @@ class Context {
     return new Decision(call(() => this.#n.decide(n)));
   }
 
-  /** Whether a call of `name` may run (observe-only counts as allowed). */
+  /** Whether a call of `name` may run (observe-only counts as allowed; a
+   * tool a person approves call by call does not, until approved). */
   isAllowed(name) {
-    return this.decide(name).allowed;
+    const d = this.decide(name);
+    return d.allowed && !d.needsApproval;
   }
 
   /** The check a host runs when a call executes: the decision when allowed,
@@ -326,9 +330,19 @@ class Context {
    * carries the decision and the typed refusal. */
   checkCall(name) {
     const d = this.decide(name);
-    if (d.allowed) return d;
-    const r = this.refusal(d);
+    if (d.allowed && !d.needsApproval) return d;
+    const r = this.callRefusal(d);
     throw violationOf(r, { decision: d });
+  }
+
+  /** The typed refusal of a call of a tool name or under a Decision (null
+   * when the call may run): the refusal of a refused tool, or
+   * `approvalRequired` for an offered tool a person approves call by call. */
+  callRefusal(target) {
+    if (typeof target === 'string') return this.callRefusal(this.decide(target));
+    if (!(target instanceof Decision)) throw new ArgumentError('callRefusal: expected a tool name or a Decision');
+    const r = call(() => this.#n.callRefusal(target[RAW]));
+    return r === null ? null : Object.freeze(r);
   }
 
   /** The decision for a LiveTool. */

@@ -50,6 +50,12 @@ export declare class NativeContext {
    */
   refusal(d: NativeDecision): any | null
   /**
+   * The typed refusal of a call under a decision (`null` when the call
+   * may run): [`Self::refusal`], and `approvalRequired` for an offered
+   * tool a person approves call by call.
+   */
+  callRefusal(d: NativeDecision): any | null
+  /**
    * The discovery tool set (`Context::tool_set`): `offered`, and in
    * `excluded` every refused tool as `{name, reason}`. For the host
    * (`audience` "host", the default) every refused tool is listed and
@@ -218,6 +224,8 @@ export interface NativeDecision {
   allowed: boolean
   reason?: string
   observedOnly: boolean
+  /** Offered, and a person approves each call (`needs-approval`). */
+  needsApproval: boolean
   /** Trust-zone facts: only when the trust-zone gate was reached. */
   class?: string
   zone?: string

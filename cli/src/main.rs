@@ -23,8 +23,9 @@ use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 fn version() -> &'static str {
     static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         format!(
-            "{} (table format {})",
+            "{} (table formats {} to {})",
             env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::OLDEST_FORMAT_VERSION,
             toolgate_runtime::format::FORMAT_VERSION
         )
     });

@@ -127,20 +127,32 @@ fn configurations(m: &Model, least: usize) -> Vec<ConfigurationSpec> {
                     .map(|g| g.iter().map(|&x| x as u32).collect()),
                 excluded: c.excluded.clone(),
                 skills: c.skills.iter().map(|&s| s as u32).collect(),
+                approval: selectors(&c.approval),
             }
         })
         .collect()
 }
 
 fn profile(p: &model::Profile) -> ProfileSpec {
-    let mut spec = ProfileSpec {
+    let SelectorSpec {
+        tools,
+        groups,
+        prefixes,
+    } = selectors(&p.allow);
+    ProfileSpec {
         name: p.name.clone(),
         file: p.file.clone(),
-        tools: Vec::new(),
-        groups: Vec::new(),
-        prefixes: Vec::new(),
-    };
-    for s in &p.allow {
+        tools,
+        groups,
+        prefixes,
+        approval: selectors(&p.approval),
+    }
+}
+
+/// A selector list as the table holds it.
+fn selectors(list: &[model::Selector]) -> SelectorSpec {
+    let mut spec = SelectorSpec::default();
+    for s in list {
         match s {
             model::Selector::Tool(n) => spec.tools.push(n.clone()),
             model::Selector::Group(g) => spec.groups.push(*g as u32),
@@ -163,7 +175,7 @@ pub fn compile(m: &Model) -> Vec<u8> {
 /// The table file of a lowered model: its payload framed with its digest.
 pub fn encode(spec: &TableSpec) -> Vec<u8> {
     let payload = format::encode_payload(spec);
-    format::frame(&payload, digest(&payload))
+    format::frame_version(&payload, digest(&payload), format::version_of(spec))
 }
 
 /// The model lowered into a table to analyse, not to ship: its digest is

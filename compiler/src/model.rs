@@ -132,6 +132,8 @@ pub struct Configuration {
     /// exclude a tool of that name that the host registers live).
     pub excluded: Vec<String>,
     pub skills: Vec<usize>,
+    /// `needs-approval`: a call of these tools waits for a person's grant.
+    pub approval: Vec<Selector>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +149,8 @@ pub struct Profile {
     /// The policy file that defines it (for remediation texts).
     pub file: String,
     pub allow: Vec<Selector>,
+    /// `needs-approval`: a call of these tools waits for a person's grant.
+    pub approval: Vec<Selector>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -81,7 +81,7 @@ fn tg0001_syntax_error() {
         reg(),
         "configuration c {\n  provder openai\n}\n",
         "provder",
-        "expected `exclude`, `groups`, `provider`, `skills` or `}`, found `provder`",
+        "expected `exclude`, `groups`, `needs-approval`, `provider`, `skills` or `}`, found `provder`",
     );
 }
 

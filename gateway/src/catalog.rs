@@ -187,6 +187,15 @@ impl Catalog {
             };
             return Err(refused(reason, err));
         }
+        if d.needs_approval {
+            // Offered, and a person approves each call: never forwarded
+            // without that. The tool is listed, so stealth hides nothing.
+            let err = match ctx.call_refusal(&d) {
+                Some(r) => mcp::refusal_error(&r, at, false),
+                None => mcp::unknown_tool_error(name),
+            };
+            return Err(refused(Some("approvalRequired".into()), err));
+        }
         let Some(&i) = self.by_name.get(name) else {
             // Registered and allowed, but no upstream lists it now.
             return Err(refused(

@@ -37,8 +37,8 @@ pub fn prop_keywords(block: &str) -> &'static [&'static str] {
         "zone" => &["ceiling"],
         "provider" => &["zone", "fallback"],
         "skill" => &["tools"],
-        "configuration" => &["provider", "groups", "exclude", "skills"],
-        "profile" => &["allow"],
+        "configuration" => &["provider", "groups", "exclude", "skills", "needs-approval"],
+        "profile" => &["allow", "needs-approval"],
         "consumer" => &["profile"],
         "gateway" => &["rule"],
         "rule" => &[
@@ -193,9 +193,11 @@ struct State {
 fn arity(head: &str, depth: usize) -> usize {
     match (head, depth) {
         ("remote-tools", 0) => 2,
-        ("classes" | "fallback" | "groups" | "exclude" | "skills" | "tools" | "allow", _) => {
-            usize::MAX
-        }
+        (
+            "classes" | "fallback" | "groups" | "exclude" | "skills" | "tools" | "allow"
+            | "needs-approval",
+            _,
+        ) => usize::MAX,
         ("data", _) => 2,
         // A block statement: its name, then `{`.
         (_, 0) if prop_keywords(head).is_empty() => 1,
@@ -212,7 +214,9 @@ impl State {
             TokKind::Word | TokKind::Quoted => {
                 if self.in_list {
                     self.selector = match (self.head, t.text) {
-                        (Some("allow"), "group" | "server") if self.selector.is_none() => {
+                        (Some("allow" | "needs-approval"), "group" | "server")
+                            if self.selector.is_none() =>
+                        {
                             Some(if t.text == "group" { "group" } else { "server" })
                         }
                         _ => None,
@@ -284,7 +288,7 @@ impl State {
                 Some("groups") => Expected::Name(NameKind::Group),
                 Some("exclude" | "tools") => Expected::Name(NameKind::Tool),
                 Some("skills") => Expected::Name(NameKind::Skill),
-                Some("allow") => match self.selector {
+                Some("allow" | "needs-approval") => match self.selector {
                     Some("group") => Expected::Name(NameKind::Group),
                     Some(_) => Expected::Server,
                     None => Expected::Selector,

@@ -157,20 +157,16 @@ fn add_names(c: &mut Collector, st: &Statement) {
                     ast::ConfigurationProp::Groups(ns) => c.add_all(K::Group, ns),
                     ast::ConfigurationProp::Exclude(ns) => c.add_all(K::Tool, ns),
                     ast::ConfigurationProp::Skills(ns) => c.add_all(K::Skill, ns),
+                    ast::ConfigurationProp::NeedsApproval(sels) => add_selectors(c, sels),
                 }
             }
         }
         Statement::Profile(b) => {
             c.add(K::Profile, &b.name, true);
             for p in &b.props {
-                let ast::ProfileProp::Allow(sels) = &p.value;
-                for s in sels {
-                    match s {
-                        ast::Selector::Tool(n) => c.add(K::Tool, n, false),
-                        ast::Selector::Group(n) => c.add(K::Group, n, false),
-                        ast::Selector::Server(_) | ast::Selector::Prefix(_) => {}
-                    }
-                }
+                let (ast::ProfileProp::Allow(sels) | ast::ProfileProp::NeedsApproval(sels)) =
+                    &p.value;
+                add_selectors(c, sels);
             }
         }
         Statement::Consumer(b) => {
@@ -181,6 +177,18 @@ fn add_names(c: &mut Collector, st: &Statement) {
             }
         }
         Statement::Gateway(b) => c.add(K::Gateway, &b.name, true),
+    }
+}
+
+/// The names a selector list refers to (a server or a prefix names none).
+fn add_selectors(c: &mut Collector, sels: &[ast::Selector]) {
+    use NameKind as K;
+    for s in sels {
+        match s {
+            ast::Selector::Tool(n) => c.add(K::Tool, n, false),
+            ast::Selector::Group(n) => c.add(K::Group, n, false),
+            ast::Selector::Server(_) | ast::Selector::Prefix(_) => {}
+        }
     }
 }
 

@@ -73,8 +73,12 @@ pub(crate) fn build(
     table_digest: &str,
     signed_by: Option<&str>,
 ) -> Result<(Config, ImageLayer, OciImageManifest), String> {
+    // The table's own format (a table without approvals is format 3).
+    let version = table.get(8..12).map_or(format::OLDEST_FORMAT_VERSION, |b| {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    });
     let mut config = serde_json::json!({
-        "formatVersion": format::FORMAT_VERSION,
+        "formatVersion": version,
         "tableDigest": format!("sha256:{table_digest}"),
     });
     if let Some(k) = signed_by {

@@ -16,6 +16,9 @@ pub struct Verdict {
     pub allowed: bool,
     pub reason: Option<Reason>,
     pub observed_only: bool,
+    /// Offered, and a person approves each call (`needs-approval`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_approval: bool,
 }
 
 impl Verdict {
@@ -24,13 +27,19 @@ impl Verdict {
             allowed: d.allowed,
             reason: d.reason,
             observed_only: d.observed_only,
+            needs_approval: d.needs_approval,
         }
     }
 
     pub fn text(&self) -> String {
+        let approval = if self.needs_approval {
+            ", needs approval"
+        } else {
+            ""
+        };
         match (self.allowed, self.reason, self.observed_only) {
-            (true, _, true) => "offered (observed only)".into(),
-            (true, _, false) => "offered".into(),
+            (true, _, true) => format!("offered (observed only){approval}"),
+            (true, _, false) => format!("offered{approval}"),
             (false, Some(r), _) => format!("refused: {}", r.code()),
             (false, None, _) => "refused".into(),
         }
@@ -58,6 +67,15 @@ impl ChangeKind {
         Some(match (old.allowed, new.allowed) {
             (false, true) => ChangeKind::Widened,
             (true, false) => ChangeKind::Narrowed,
+            // Offered both times: "now needs approval" narrows, "no longer
+            // needs approval" widens (a call runs without a person).
+            (true, true) if old.needs_approval != new.needs_approval => {
+                if new.needs_approval {
+                    ChangeKind::Narrowed
+                } else {
+                    ChangeKind::Widened
+                }
+            }
             _ => ChangeKind::ReasonChanged,
         })
     }

@@ -88,12 +88,13 @@ impl std::fmt::Display for TestFileError {
     }
 }
 
-/// What a `tool` case may expect: `offered`, `observed`, `refused`, a
+/// What a `tool` case may expect: `offered`, `observed`, `needsApproval`
+/// (offered, and a person approves each call), `refused`, a
 /// gate's reason code, or `unknownConsumer` (the case's consumer is one the
 /// policy does not know: every edge and host refuses the caller before any
 /// tool is decided).
 fn tool_expectations() -> Vec<&'static str> {
-    let mut v = vec!["offered", "observed", "refused"];
+    let mut v = vec!["offered", "observed", "needsApproval", "refused"];
     v.extend(GATE_ORDER.iter().map(|r| r.code()));
     v.push(UNKNOWN_CONSUMER);
     v
@@ -337,7 +338,12 @@ fn run_case(
         .ok_or("a case needs `tool`, `unavailable` or `answer`")?;
     let expected = c.expect.clone().ok_or("a `tool` case needs `expect`")?;
     let d = ctx.decide(tool);
-    let actual = outcome_of(d.allowed, d.observed_only, d.reason);
+    // Offered, and a person approves each call: its own outcome.
+    let actual = if d.allowed && d.needs_approval {
+        "needsApproval".to_string()
+    } else {
+        outcome_of(d.allowed, d.observed_only, d.reason)
+    };
     let row = if d.allowed {
         "offered".to_string()
     } else {

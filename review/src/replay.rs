@@ -169,6 +169,16 @@ impl Line {
 }
 
 fn verdict(allowed: bool, reason: Option<&str>, observed_only: bool) -> Result<Verdict, String> {
+    // A call that waited for a person's approval: the tool was offered, and
+    // needed approval (the one record that says so).
+    if reason == Some("approvalRequired") {
+        return Ok(Verdict {
+            allowed: true,
+            reason: None,
+            observed_only,
+            needs_approval: true,
+        });
+    }
     let reason = match reason {
         None => None,
         Some(code) => {
@@ -179,6 +189,7 @@ fn verdict(allowed: bool, reason: Option<&str>, observed_only: bool) -> Result<V
         allowed,
         reason,
         observed_only,
+        needs_approval: false,
     })
 }
 
@@ -239,9 +250,21 @@ fn reproduce<'t>(
             }
             break;
         };
-        let ov = Verdict::of(&oc.decide(&l.tool));
+        // Only a call that waited for approval records whether the tool
+        // needed it; other records are compared without it.
+        let seen = |v: Verdict| {
+            if l.recorded.needs_approval {
+                v
+            } else {
+                Verdict {
+                    needs_approval: false,
+                    ..v
+                }
+            }
+        };
+        let ov = seen(Verdict::of(&oc.decide(&l.tool)));
         if ov == l.recorded {
-            found = Some(Some(Verdict::of(&nc.decide(&l.tool))));
+            found = Some(Some(seen(Verdict::of(&nc.decide(&l.tool)))));
             break;
         }
     }

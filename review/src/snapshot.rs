@@ -48,12 +48,15 @@ pub fn snapshot_with_progress(table: &Table, tick: &dyn Fn()) -> String {
                     None => role.as_str().to_string(),
                 };
                 for d in ctx.decisions() {
-                    let verdict = match (d.allowed, d.observed_only, d.reason) {
+                    let mut verdict = match (d.allowed, d.observed_only, d.reason) {
                         (true, true, _) => "offered observed-only".to_string(),
                         (true, false, _) => "offered".to_string(),
                         (false, _, Some(r)) => format!("refused {}", r.code()),
                         (false, _, None) => "refused".to_string(),
                     };
+                    if d.needs_approval {
+                        verdict.push_str(" needs-approval");
+                    }
                     let _ = writeln!(out, "{cfg} {who} {} {verdict}", d.tool);
                 }
             }

@@ -20,6 +20,11 @@ pub struct Decision<'a> {
     pub reason: Option<Reason>,
     /// Offered only because the trust zone is observed: logged, not enforced.
     pub observed_only: bool,
+    /// Offered, and a call of it waits for a person's approval
+    /// (`needs-approval` of the configuration or the consumer's profile,
+    /// after every refusing gate; observe mode never skips it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_approval: bool,
     /// Trust-zone facts, present only when the trust-zone gate was reached
     /// (an earlier refusal reveals nothing about zones).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,13 +121,32 @@ impl<'t> Context<'t> {
         let (reason, above) = self.first_refusal(i);
         let spec = &self.table.spec;
         let hidden = self.hidden_id(i, reason);
+        let approval = self.needs_approval(i);
         self.decision(
             &spec.tools[i].name,
             reason,
             above,
             spec.tools[i].class,
             hidden,
+            approval,
         )
+    }
+
+    /// Whether table tool `i` waits for a person's approval in this
+    /// context (when it is offered at all).
+    #[inline]
+    fn needs_approval(&self, i: usize) -> bool {
+        let t = self.table;
+        let listed = |s: Option<&Option<crate::bits::BitSet>>| {
+            s.and_then(Option::as_ref).is_some_and(|s| s.contains(i))
+        };
+        listed(t.config_approvals.get(self.config as usize))
+            || match self.profile {
+                crate::context::ProfileGate::Profile(p) => {
+                    listed(t.profile_approvals.get(p as usize))
+                }
+                _ => false,
+            }
     }
 
     /// Whether table tool `i`, refused by `reason` (if any), is hidden from this user.
@@ -141,6 +165,7 @@ impl<'t> Context<'t> {
         above: bool,
         class: u32,
         hidden: bool,
+        approval: bool,
     ) -> Decision<'n>
     where
         't: 'n,
@@ -151,6 +176,7 @@ impl<'t> Context<'t> {
             allowed: reason.is_none(),
             reason: reason.or(if above { Some(Reason::TrustZone) } else { None }),
             observed_only: reason.is_none() && above,
+            needs_approval: approval && reason.is_none(),
             class: reached_zone.then(|| self.table.class_name(class)),
             zone: reached_zone.then_some(self.zone),
             ceiling: reached_zone.then_some(self.ceiling),
@@ -180,7 +206,8 @@ impl<'t> Context<'t> {
                 let (reason, above) = self.first_refusal(i as usize);
                 let class = self.table.class_of[i as usize];
                 let hidden = self.hidden_id(i as usize, reason);
-                self.decision(tool, reason, above, u32::from(class), hidden)
+                let approval = self.needs_approval(i as usize);
+                self.decision(tool, reason, above, u32::from(class), hidden, approval)
             }
             None => not_registered(tool),
         }
@@ -212,6 +239,13 @@ impl<'t> Context<'t> {
     #[inline]
     pub fn is_offered(&self, id: u32) -> bool {
         self.first_refusal(id as usize).0.is_none()
+    }
+
+    /// Whether a call of tool `id` may run now: offered, and no person's
+    /// approval awaited (`needs-approval`; a grant is the enforcement
+    /// point's to check).
+    pub fn may_call(&self, id: u32) -> bool {
+        self.is_offered(id) && !self.needs_approval(id as usize)
     }
 
     /// Gate by gate for one name, up to the first refusal.
@@ -285,13 +319,15 @@ impl<'t> Context<'t> {
     }
 
     /// The check a host runs when a call executes, and again when an approval
-    /// or an input resumes a run: the same decision, as a result.
+    /// or an input resumes a run: the same decision, as a result. An offered
+    /// tool whose calls a person approves is `Err` too: its refusal
+    /// ([`Context::call_refusal`]) is `approvalRequired`.
     pub fn check_call<'n>(&self, tool: &'n str) -> Result<Decision<'n>, Decision<'n>>
     where
         't: 'n,
     {
         let d = self.decide(tool);
-        if d.allowed {
+        if d.allowed && !d.needs_approval {
             Ok(d)
         } else {
             Err(d)
@@ -315,6 +351,7 @@ pub(crate) fn not_registered(tool: &str) -> Decision<'_> {
         allowed: false,
         reason: Some(Reason::NotRegistered),
         observed_only: false,
+        needs_approval: false,
         class: None,
         zone: None,
         ceiling: None,

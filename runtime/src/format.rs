@@ -7,7 +7,25 @@ use sha2::{Digest as _, Sha256};
 use crate::spec::*;
 
 pub const MAGIC: &[u8; 8] = b"TGTABLE\0";
-pub const FORMAT_VERSION: u32 = 3;
+/// The newest format: a table with `needs-approval` lists is written in it
+/// (docs/table-format.md, "Approvals").
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format read, and the one a table without approvals is
+/// written in, so its bytes (and digest) are those of before.
+pub const OLDEST_FORMAT_VERSION: u32 = 3;
+
+/// The version `spec` is written in: 4 only when it holds approvals, so a
+/// runtime that cannot enforce them refuses the table rather than offer
+/// its tools without asking.
+pub fn version_of(spec: &TableSpec) -> u32 {
+    let approvals = spec.configurations.iter().any(|c| !c.approval.is_empty())
+        || spec.profiles.iter().any(|p| !p.approval.is_empty());
+    if approvals {
+        FORMAT_VERSION
+    } else {
+        OLDEST_FORMAT_VERSION
+    }
+}
 /// magic, version, payload length, digest, crc.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32 + 4;
 
@@ -53,7 +71,7 @@ impl std::fmt::Display for LoadError {
             LoadError::NotATable => write!(f, "not a toolgate table (bad magic bytes)"),
             LoadError::Version { found, supported } => write!(
                 f,
-                "table format version {found} is not supported (this runtime reads version {supported}); recompile the policy with a matching toolgate"
+                "table format version {found} is not supported (this runtime reads versions {OLDEST_FORMAT_VERSION} to {supported}); recompile the policy with a matching toolgate"
             ),
             LoadError::Truncated { expected, found } => {
                 write!(f, "table is truncated: {found} bytes, header says {expected}")
@@ -180,6 +198,15 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
     let names = crate::phf::build(spec.tools.iter().map(|t| t.name.as_str())).unwrap_or_default();
     w.u64(names.seed);
     w.list(&names.pilots, |w, p| w.u32(*p));
+    if version_of(spec) >= 4 {
+        // Format 4: each configuration's, then each profile's approvals.
+        for c in &spec.configurations {
+            w.selectors(&c.approval);
+        }
+        for p in &spec.profiles {
+            w.selectors(&p.approval);
+        }
+    }
     w.buf
 }
 
@@ -205,11 +232,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&payload_digest(bytes))
 }
 
-/// Wrap a payload in the header.
+/// Wrap a payload in the header of format [`OLDEST_FORMAT_VERSION`].
 pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
+    frame_version(payload, digest, OLDEST_FORMAT_VERSION)
+}
+
+/// Wrap a payload of format `version` ([`version_of`] its spec) in the header.
+pub fn frame_version(payload: &[u8], digest: [u8; 32], version: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     out.extend_from_slice(&digest);
     let mut h = crc32fast::Hasher::new();
@@ -328,7 +360,7 @@ pub fn decode_parts(bytes: &[u8]) -> Result<(TableSpec, [u8; 32], crate::phf::Pi
         });
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(LoadError::Version {
             found: version,
             supported: FORMAT_VERSION,
@@ -375,8 +407,16 @@ pub fn decode_parts(bytes: &[u8]) -> Result<(TableSpec, [u8; 32], crate::phf::Pi
         buf: payload,
         pos: 0,
     };
-    let spec = r.spec().map_err(LoadError::Corrupt)?;
+    let mut spec = r.spec().map_err(LoadError::Corrupt)?;
     let names = r.name_hash().map_err(LoadError::Corrupt)?;
+    if version >= 4 {
+        r.approvals(&mut spec).map_err(LoadError::Corrupt)?;
+        if version_of(&spec) != version {
+            return Err(LoadError::Corrupt(
+                "a format 4 table without approvals (it is written in format 3)".into(),
+            ));
+        }
+    }
     if r.pos != payload.len() {
         return Err(LoadError::Corrupt(
             "bytes left after the last section".into(),
@@ -447,6 +487,11 @@ impl Writer {
             w.str(a);
             w.str(b);
         });
+    }
+    fn selectors(&mut self, s: &SelectorSpec) {
+        self.list(&s.tools, |w, n| w.str(n));
+        self.list(&s.groups, |w, x| w.u32(*x));
+        self.list(&s.prefixes, |w, n| w.str(n));
     }
 }
 
@@ -564,7 +609,27 @@ impl<'a> Reader<'a> {
             },
             excluded: self.list(4, |r| r.str())?,
             skills: self.list(4, |r| r.u32())?,
+            approval: SelectorSpec::default(),
         })
+    }
+
+    fn selectors(&mut self) -> R<SelectorSpec> {
+        Ok(SelectorSpec {
+            tools: self.list(4, |r| r.str())?,
+            groups: self.list(4, |r| r.u32())?,
+            prefixes: self.list(4, |r| r.str())?,
+        })
+    }
+
+    /// Format 4's approvals: each configuration's, then each profile's.
+    fn approvals(&mut self, spec: &mut TableSpec) -> R<()> {
+        for c in &mut spec.configurations {
+            c.approval = self.selectors()?;
+        }
+        for p in &mut spec.profiles {
+            p.approval = self.selectors()?;
+        }
+        Ok(())
     }
 
     fn gateway(&mut self) -> R<GatewaySpec> {
@@ -631,6 +696,7 @@ impl<'a> Reader<'a> {
                 tools: r.list(4, |r| r.str())?,
                 groups: r.list(4, |r| r.u32())?,
                 prefixes: r.list(4, |r| r.str())?,
+                approval: SelectorSpec::default(),
             })
         })?;
         let consumers = self.list(8, |r| {

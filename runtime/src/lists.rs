@@ -21,6 +21,11 @@ pub struct Unavailable<'a> {
 pub const PROMPT_HEADING: &str =
     "Tools that exist but are not available in this conversation, and why:";
 
+/// The heading of the system-prompt section of offered tools that a person
+/// approves call by call (`needs-approval`).
+pub const APPROVAL_HEADING: &str =
+    "Tools you may call, but a person is asked to approve each call before it runs:";
+
 impl<'t> Context<'t> {
     /// Indices of offered tools (allowed, observed-only included), registry order.
     pub fn offered_ids(&self) -> Vec<u32> {
@@ -195,16 +200,58 @@ impl<'t> Context<'t> {
     /// tools and then the host's live tools ([`Context::unavailable_with`]):
     /// the section a host renders when it registers tools at run time.
     pub fn unavailable_prompt_with(&self, live: &[LiveTool]) -> String {
-        render_prompt(
+        let mut out = render_prompt(
             self.unavailable_with(live)
                 .iter()
                 .map(|u| (u.tool, u.reason.code())),
-        )
+        );
+        out.push_str(&self.approval_prompt());
+        out
     }
 
-    /// The unavailable list as a system-prompt section.
+    /// The unavailable list as a system-prompt section, followed by the
+    /// section of offered tools a person approves call by call, if any.
     pub fn unavailable_prompt(&self) -> String {
-        render_prompt(self.unavailable().iter().map(|u| (u.tool, u.reason.code())))
+        let mut out = render_prompt(self.unavailable().iter().map(|u| (u.tool, u.reason.code())));
+        out.push_str(&self.approval_prompt());
+        out
+    }
+
+    /// Offered tools whose calls wait for a person's approval, registry order.
+    pub fn approval_ids(&self) -> Vec<u32> {
+        if self
+            .table
+            .config_approvals
+            .iter()
+            .chain(&self.table.profile_approvals)
+            .all(Option::is_none)
+        {
+            return Vec::new();
+        }
+        self.offered_ids()
+            .into_iter()
+            .filter(|&i| self.decision_for(i as usize).needs_approval)
+            .collect()
+    }
+
+    /// The offered tools a person approves call by call, as a system-prompt
+    /// section: the model may call them, and a person will be asked.
+    /// Empty when there are none.
+    pub fn approval_prompt(&self) -> String {
+        let ids = self.approval_ids();
+        if ids.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(APPROVAL_HEADING);
+        out.push('\n');
+        for i in ids {
+            out.push_str("- ");
+            out.push_str(&crate::names::escape(
+                &self.table.spec.tools[i as usize].name,
+            ));
+            out.push('\n');
+        }
+        out
     }
 }
 

@@ -149,7 +149,9 @@ impl<'t> Context<'t> {
         // A refused remote tool whose name this user may not see is hidden,
         // exactly as a remote tool of the table is.
         let hidden = reason.is_some() && tool.remote && !self.remote_names_visible();
-        self.decision(&tool.name, reason, above, class, hidden)
+        // A live tool is not in the table's approval lists (they are
+        // resolved against the table's tools at load).
+        self.decision(&tool.name, reason, above, class, hidden, false)
     }
 
     /// The gates over live metadata, in [`GATE_ORDER`].

@@ -37,6 +37,9 @@ pub const CODE_UNKNOWN_TOOL: i64 = -32602;
 pub const CODE_CONFIGURATION_REFUSAL: i64 = -31001;
 /// A refusal the agent may fix by changing its request (the runtime class).
 pub const CODE_RUNTIME_REFUSAL: i64 = -31002;
+/// A call that waits for a person's approval (the approval class): the
+/// client asks its user, or an approver approves it out of band.
+pub const CODE_APPROVAL_REQUIRED: i64 = -31003;
 
 /// A JSON-RPC error object: what a gateway answers a refused `tools/call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +109,7 @@ pub fn refusal_error(refusal: &Refusal, at: Provenance<'_>, stealth: bool) -> Rp
             (CODE_CONFIGURATION_REFUSAL, refusal.model_text.clone())
         }
         (_, RefusalClass::Runtime) => (CODE_RUNTIME_REFUSAL, refusal.model_text.clone()),
+        (_, RefusalClass::Approval) => (CODE_APPROVAL_REQUIRED, refusal.model_text.clone()),
     };
     RpcError {
         code,

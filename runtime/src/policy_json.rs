@@ -6,7 +6,9 @@ impl Table {
     /// The policy as plain data, for hosts that show or export it (the C
     /// ABI's `toolgate_table_policy_json`, Python's `Table.policy()`):
     /// classes and ceilings as ranks, least sensitive first; `groups` null =
-    /// every group; `allowList` = a new run's skill allow-list, null = none.
+    /// every group; `allowList` = a new run's skill allow-list, null = none;
+    /// `approval` (a configuration's and a profile's) = the tools a person
+    /// approves call by call, as `{tools, groups, prefixes}`.
     pub fn policy_json(&self) -> serde_json::Value {
         let t = self;
         use crate::run::{AllowList, RunState};
@@ -14,6 +16,11 @@ impl Table {
         use serde_json::json;
         let spec = t.spec();
         let group = |g: u32| spec.groups[g as usize].name.as_str();
+        let selectors = |s: &crate::spec::SelectorSpec| {
+            json!({"tools": s.tools,
+                   "groups": s.groups.iter().map(|&g| group(g)).collect::<Vec<_>>(),
+                   "prefixes": s.prefixes})
+        };
         let tools: Vec<_> = spec
         .tools
         .iter()
@@ -33,7 +40,7 @@ impl Table {
             json!({"name": c.name,
                    "groups": c.groups.as_ref().map(|gs| gs.iter().map(|&g| group(g)).collect::<Vec<_>>()),
                    "excluded": c.excluded, "ceiling": spec.zones[c.zone as usize].ceiling,
-                   "allowList": allow})
+                   "allowList": allow, "approval": selectors(&c.approval)})
         })
         .collect();
         let profiles: Vec<_> = spec
@@ -42,7 +49,7 @@ impl Table {
             .map(|p| {
                 json!({"name": p.name, "tools": p.tools,
                    "groups": p.groups.iter().map(|&g| group(g)).collect::<Vec<_>>(),
-                   "prefixes": p.prefixes})
+                   "prefixes": p.prefixes, "approval": selectors(&p.approval)})
             })
             .collect();
         let consumers: serde_json::Map<String, serde_json::Value> = spec

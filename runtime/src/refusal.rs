@@ -25,6 +25,9 @@ pub enum RefusalKind {
     /// its server lists it now, is not the one the registry pinned when it
     /// was imported: a gateway withholds it until the change is reviewed.
     DefinitionChanged,
+    /// The tool is offered, and a person must approve this call before it
+    /// runs (`needs-approval`): no grant for it was given.
+    ApprovalRequired,
 }
 
 impl Serialize for RefusalKind {
@@ -67,6 +70,9 @@ pub enum RefusalClass {
     Configuration,
     /// The agent may succeed with a changed request.
     Runtime,
+    /// A person must approve this very call; the model cannot (and must
+    /// not) change anything to get it through.
+    Approval,
 }
 
 /// What the host should do.
@@ -80,6 +86,9 @@ pub enum Action {
     Rephrase,
     /// Hand over to a person: nothing the agent can change is known to help.
     Escalate,
+    /// A person is asked to approve the call; the host asks them (or waits
+    /// for an approver) and calls again with the grant.
+    AskPerson,
 }
 
 impl RefusalKind {
@@ -103,6 +112,7 @@ impl RefusalKind {
             RefusalKind::ContentPolicy => "contentPolicy",
             RefusalKind::Policy => "policy",
             RefusalKind::DefinitionChanged => "definitionChanged",
+            RefusalKind::ApprovalRequired => "approvalRequired",
         }
     }
 
@@ -115,6 +125,7 @@ impl RefusalKind {
             RefusalKind::ContentPolicy => "ContentPolicyViolation",
             RefusalKind::Policy => "PolicyRefused",
             RefusalKind::DefinitionChanged => "DefinitionChanged",
+            RefusalKind::ApprovalRequired => "ApprovalRequired",
         }
     }
 
@@ -129,6 +140,7 @@ impl RefusalKind {
             RefusalKind::ContentPolicy,
             RefusalKind::Policy,
             RefusalKind::DefinitionChanged,
+            RefusalKind::ApprovalRequired,
         ])
     }
 
@@ -137,6 +149,7 @@ impl RefusalKind {
     pub fn class(self) -> RefusalClass {
         match self {
             RefusalKind::ContentPolicy => RefusalClass::Runtime,
+            RefusalKind::ApprovalRequired => RefusalClass::Approval,
             _ => RefusalClass::Configuration,
         }
     }
@@ -150,6 +163,7 @@ impl RefusalKind {
         match self {
             RefusalKind::ContentPolicy => Action::Rephrase,
             RefusalKind::Policy => Action::Escalate,
+            RefusalKind::ApprovalRequired => Action::AskPerson,
             _ => Action::Stop,
         }
     }
@@ -276,6 +290,9 @@ fn remediation(kind: RefusalKind, facts: &Facts) -> String {
         RefusalKind::DefinitionChanged => format!(
             "the definition of {tool} (its description, schemas or annotations) on its MCP server is not the one pinned in the registry: review the change, then accept it with `toolgate registry sync --write` (or restore the server's definition)"
         ),
+        RefusalKind::ApprovalRequired => format!(
+            "{config} requires a person's approval for each call of {tool}: an approver approves this call (its tool and arguments), then the call is made again with the grant{file}"
+        ),
     }
 }
 
@@ -307,6 +324,9 @@ fn model_text(kind: RefusalKind, facts: &Facts) -> String {
         ),
         Action::Escalate => format!(
             "{call} was refused by a policy. Do not retry it unchanged; tell the user a person needs to look at it."
+        ),
+        Action::AskPerson => format!(
+            "{call} needs a person's approval before it runs. Do not retry it on your own; a person will be asked to approve it."
         ),
     }
 }
@@ -345,6 +365,7 @@ pub fn message(kind: RefusalKind) -> &'static str {
         RefusalKind::ContentPolicy => "refused by a content policy",
         RefusalKind::Policy => "refused by a policy",
         RefusalKind::DefinitionChanged => "its definition changed since it was reviewed",
+        RefusalKind::ApprovalRequired => "a person must approve each call first",
     }
 }
 
@@ -354,6 +375,47 @@ impl<'t> Context<'t> {
     /// Its texts reach a model or a person, so a remote tool whose name this
     /// user may not see gets exactly the refusal of an unregistered name
     /// ([`Context::shown`]); the host keeps the true reason in the decision.
+    /// The refusal of a call under decision `d`: the refusal of a refused
+    /// tool, or, for an offered tool whose calls a person approves
+    /// (`needs-approval`), `approvalRequired` naming the list that says so.
+    /// `None`: the call may run. An approval grant, once given, is checked
+    /// by the enforcement point before this is asked (docs/approvals.md).
+    pub fn call_refusal(&self, d: &Decision<'_>) -> Option<Refusal> {
+        if !(d.allowed && d.needs_approval) {
+            return self.refusal(d);
+        }
+        let spec = &self.table.spec;
+        let cfg = &spec.configurations[self.config as usize];
+        let by_configuration = self
+            .table
+            .tool_id(d.tool)
+            .and_then(|i| {
+                self.table
+                    .config_approvals
+                    .get(self.config as usize)?
+                    .as_ref()
+                    .map(|s| s.contains(i as usize))
+            })
+            .unwrap_or(false);
+        let mut facts = Facts {
+            tool: Some(d.tool.to_string()),
+            consumer: self.consumer.clone(),
+            configuration: Some(cfg.name.clone()),
+            ..Facts::default()
+        };
+        if by_configuration {
+            facts.file = Some(cfg.file.clone());
+        } else if let Some(p) = self.profile_name() {
+            facts.profile = Some(p.to_string());
+            facts.file = spec
+                .profiles
+                .iter()
+                .find(|x| x.name == p)
+                .map(|x| x.file.clone());
+        }
+        Some(Refusal::new(RefusalKind::ApprovalRequired, facts))
+    }
+
     pub fn refusal(&self, d: &Decision<'_>) -> Option<Refusal> {
         let d = &self.shown(*d);
         if d.allowed {

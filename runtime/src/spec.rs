@@ -97,6 +97,23 @@ pub struct ConfigurationSpec {
     /// Names as written, stale ones included.
     pub excluded: Vec<String>,
     pub skills: Vec<u32>,
+    /// `needs-approval`: a call of these tools waits for a person's grant.
+    pub approval: SelectorSpec,
+}
+
+/// Tools by name, by group and by name prefix (`mcp_billing_*` stored as
+/// `mcp_billing_`): a `needs-approval` list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelectorSpec {
+    pub tools: Vec<String>,
+    pub groups: Vec<u32>,
+    pub prefixes: Vec<String>,
+}
+
+impl SelectorSpec {
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty() && self.groups.is_empty() && self.prefixes.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +125,8 @@ pub struct ProfileSpec {
     pub groups: Vec<u32>,
     /// `mcp_billing_*` is stored as `mcp_billing_`.
     pub prefixes: Vec<String>,
+    /// `needs-approval`: a call of these tools waits for a person's grant.
+    pub approval: SelectorSpec,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

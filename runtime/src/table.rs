@@ -42,6 +42,10 @@ pub struct Table {
     /// is built from the tools of its groups, never from a pass over all tools.
     by_group: Vec<Vec<u32>>,
     pub(crate) profiles: Vec<BitSet>,
+    /// Each configuration's and each profile's `needs-approval` tools;
+    /// `None` for an empty list (every list, in a table of format 3).
+    pub(crate) config_approvals: Vec<Option<BitSet>>,
+    pub(crate) profile_approvals: Vec<Option<BitSet>>,
     pub(crate) loader: Option<u32>,
     /// The public key (its public key bytes) whose signature
     /// [`Table::load_verified`] checked; `None` for a table loaded without
@@ -176,7 +180,8 @@ impl Table {
             .iter()
             .map(|_| OnceLock::new())
             .collect();
-        let profiles = profile_sets(&spec, &tool_index, &sets.by_group)?;
+        let (profiles, config_approvals, profile_approvals) =
+            selector_sets(&spec, &tool_index, &sets.by_group)?;
         if spec
             .consumers
             .iter()
@@ -204,6 +209,8 @@ impl Table {
             configs,
             by_group: sets.by_group,
             profiles,
+            config_approvals,
+            profile_approvals,
             loader,
             verified_by: None,
         })
@@ -401,9 +408,14 @@ impl Table {
         if self.tool_count() != other.tool_count() {
             return None;
         }
-        let (a, b) = (
-            self.config_row(*self.config_index.get(config)? as usize),
-            other.config_row(*other.config_index.get(config)? as usize),
+        let (ia, ib) = (
+            *self.config_index.get(config)? as usize,
+            *other.config_index.get(config)? as usize,
+        );
+        let (a, b) = (self.config_row(ia), other.config_row(ib));
+        let (pa, pb) = (
+            self.config_approvals.get(ia).and_then(Option::as_ref),
+            other.config_approvals.get(ib).and_then(Option::as_ref),
         );
         let (aa, ba) = (
             a.fresh_allowed.as_ref().unwrap_or(&a.allowed),
@@ -416,10 +428,12 @@ impl Table {
         let observe_differs = self.spec.observe != other.spec.observe;
         let words = self.tool_count().div_ceil(64);
         let w = |s: &BitSet, i: usize| s.words().get(i).copied().unwrap_or(0);
+        let ow = |s: Option<&BitSet>, i: usize| s.map_or(0, |s| w(s, i));
         Some(
             (0..words)
                 .filter(|&i| {
-                    w(&self.enabled, i) != w(&other.enabled, i)
+                    ow(pa, i) != ow(pb, i)
+                        || w(&self.enabled, i) != w(&other.enabled, i)
                         || w(&self.admin_only, i) != w(&other.admin_only, i)
                         || w(&self.remote, i) != w(&other.remote, i)
                         || w(aa, i) != w(ba, i)
@@ -449,9 +463,22 @@ impl Table {
                 Some(Some(p)) => t.profiles[p as usize].words().get(i).copied().unwrap_or(0),
             }
         };
+        // The profile's approvals, for a consumer bound to one.
+        let approvals = |t: &Table, g: Option<Option<u32>>, i: usize| -> u64 {
+            match g {
+                Some(Some(p)) => t.profile_approvals[p as usize]
+                    .as_ref()
+                    .and_then(|s| s.words().get(i).copied())
+                    .unwrap_or(0),
+                _ => 0,
+            }
+        };
         let (ga, gb) = (gate(self), gate(other));
         (0..self.tool_count().div_ceil(64))
-            .filter(|&i| word(self, ga, i) != word(other, gb, i))
+            .filter(|&i| {
+                word(self, ga, i) != word(other, gb, i)
+                    || approvals(self, ga, i) != approvals(other, gb, i)
+            })
             .collect()
     }
 
@@ -675,20 +702,33 @@ fn config_row(
     }
 }
 
-/// Each profile's tools: named ones, its groups' members, and its prefixes'.
-fn profile_sets(
+/// Each profile's tools, and each configuration's and profile's approvals:
+/// named tools, their groups' members, and their prefixes'.
+type SelectorSets = (Vec<BitSet>, Vec<Option<BitSet>>, Vec<Option<BitSet>>);
+
+fn selector_sets(
     spec: &TableSpec,
     tool_index: &NameIndex,
     by_group: &[Vec<u32>],
-) -> Result<Vec<BitSet>, LoadError> {
+) -> Result<SelectorSets, LoadError> {
     let n = spec.tools.len();
     // The tools of each distinct prefix selector, found once: by a scan
     // when there are few distinct prefixes (the usual `mcp_<server>_*`),
     // else by ranges of the sorted names.
+    let approvals = spec
+        .configurations
+        .iter()
+        .map(|c| (c.name.as_str(), &c.approval))
+        .chain(spec.profiles.iter().map(|p| (p.name.as_str(), &p.approval)));
     let mut distinct: Vec<&str> = spec
         .profiles
         .iter()
         .flat_map(|p| p.prefixes.iter().map(String::as_str))
+        .chain(
+            approvals
+                .clone()
+                .flat_map(|(_, a)| a.prefixes.iter().map(String::as_str)),
+        )
         .collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -722,23 +762,22 @@ fn profile_sets(
             by_prefix.insert(pre, members);
         }
     }
-    let mut profiles = Vec::with_capacity(spec.profiles.len());
-    for p in &spec.profiles {
+    let set_of = |what: &str, tools: &[String], groups: &[u32], prefixes: &[String]| {
         let mut set = BitSet::new(n);
-        for name in &p.tools {
+        for name in tools {
             if let Some(i) = tool_index.get(spec, name) {
                 set.insert(i as usize);
             }
         }
-        for &g in &p.groups {
-            let members = by_group.get(g as usize).ok_or_else(|| {
-                corrupt(format!("profile `{}` names a group out of range", p.name))
-            })?;
+        for &g in groups {
+            let members = by_group
+                .get(g as usize)
+                .ok_or_else(|| corrupt(format!("{what} names a group out of range")))?;
             for &i in members {
                 set.insert(i as usize);
             }
         }
-        for pre in &p.prefixes {
+        for pre in prefixes {
             for &i in by_prefix
                 .get(pre.as_str())
                 .map(Vec::as_slice)
@@ -747,7 +786,21 @@ fn profile_sets(
                 set.insert(i as usize);
             }
         }
-        profiles.push(set);
+        Ok::<_, LoadError>(set)
+    };
+    let mut profiles = Vec::with_capacity(spec.profiles.len());
+    for p in &spec.profiles {
+        let what = format!("profile `{}`", p.name);
+        profiles.push(set_of(&what, &p.tools, &p.groups, &p.prefixes)?);
     }
-    Ok(profiles)
+    let approval = |(name, a): (&str, &SelectorSpec)| -> Result<Option<BitSet>, LoadError> {
+        if a.is_empty() {
+            return Ok(None);
+        }
+        let what = format!("the approvals of `{name}`");
+        set_of(&what, &a.tools, &a.groups, &a.prefixes).map(Some)
+    };
+    let mut all = approvals.map(approval).collect::<Result<Vec<_>, _>>()?;
+    let of_profiles = all.split_off(spec.configurations.len());
+    Ok((profiles, all, of_profiles))
 }

@@ -624,8 +624,12 @@ pub fn build<'t>(
 /// is visible to the caller, and its typed refusal when asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolDecision {
+    /// Offered (stage `offer`), or may run (stage `call`: a call that
+    /// waits for a person's approval may not).
     pub allowed: bool,
     pub reason: Option<Reason>,
+    /// A person approves each call of the tool (`needs-approval`).
+    pub needs_approval: bool,
     pub observed_only: bool,
     pub name_visible: bool,
     /// The typed refusal, as shown to a person or a model (hidden remote
@@ -650,6 +654,7 @@ pub fn decide(
     ctx: &Context<'_>,
     r: &Resource<'_>,
     refusal: bool,
+    stage: Stage,
 ) -> Result<ToolDecision, ApiError> {
     let name = tool_name(r)?;
     let live;
@@ -674,15 +679,19 @@ pub fn decide(
         Some(i) => !ctx.name_visible(i),
         None => r.properties.as_ref().is_some_and(|p| p.remote) && !ctx.remote_names_visible(),
     };
+    // A call waits for a person's approval: no grant is taken here (the
+    // enforcement point that asks the person holds the grant).
+    let waits = stage == Stage::Call && d.allowed && d.needs_approval;
     Ok(ToolDecision {
-        allowed: d.allowed,
+        allowed: d.allowed && !waits,
         reason: d.reason,
+        needs_approval: d.needs_approval,
         observed_only: d.observed_only,
         name_visible: !remote,
-        refusal: if refusal {
-            ctx.refusal(&d).map(Box::new)
-        } else {
-            None
+        refusal: match (refusal, waits) {
+            (false, _) => None,
+            (true, true) => ctx.call_refusal(&d).map(Box::new),
+            (true, false) => ctx.refusal(&d).map(Box::new),
         },
     })
 }
@@ -708,6 +717,10 @@ pub struct DecisionContextOut<'a> {
     /// `trustZone` for an observed-only allow, or null.
     pub reason: Option<&'static str>,
     pub observed_only: bool,
+    /// A person approves each call of the tool (`needs-approval`); at stage
+    /// `call` the decision is false with the reason `approvalRequired`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_approval: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<Box<Refusal>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -727,8 +740,12 @@ impl<'a> DecisionOut<'a> {
         DecisionOut {
             decision: o.allowed,
             context: Some(DecisionContextOut {
-                reason: o.reason.map(Reason::code),
+                reason: o
+                    .reason
+                    .map(Reason::code)
+                    .or((!o.allowed && o.needs_approval).then_some("approvalRequired")),
                 observed_only: o.observed_only,
+                needs_approval: o.needs_approval,
                 refusal: o.refusal,
                 run_error,
                 error: None,
@@ -744,6 +761,7 @@ impl<'a> DecisionOut<'a> {
             context: Some(DecisionContextOut {
                 reason: None,
                 observed_only: false,
+                needs_approval: false,
                 refusal: None,
                 run_error: None,
                 error: Some(e),

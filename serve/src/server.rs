@@ -391,12 +391,13 @@ impl<'t, 'r> Batch<'t, 'r> {
             )?;
             &own
         };
-        let decision = api::decide(&resolved.ctx, resource, self.refusals)?;
+        let decision = api::decide(&resolved.ctx, resource, self.refusals, stage)?;
         self.counts.add(
             resolved.ctx.configuration_name(),
             match (decision.allowed, decision.observed_only, decision.reason) {
                 (true, false, _) => "allowed",
                 (true, true, _) => "observedOnly",
+                (false, _, None) if decision.needs_approval => "approvalRequired",
                 (false, _, r) => r.map_or("unknown", |r| r.code()),
             },
             stage,
@@ -685,7 +686,7 @@ async fn search_resource(
     timed_answer(&shared, 2, b, |bytes| {
         let req: SearchRequest = parse(bytes)?;
         req.check()?;
-        Stage::parse(&req.action)?;
+        let stage = Stage::parse(&req.action)?;
         if req.resource.kind.as_ref() != "tool" {
             return Err(ApiError::bad(
                 "unknownResourceType",
@@ -701,7 +702,15 @@ async fn search_resource(
             shared.default_configuration.as_deref(),
             trust,
         )?;
-        let offered = resolved.ctx.offered();
+        // The tools a call may be made of leave out those a person
+        // approves call by call (their calls are decided false).
+        let mut offered = resolved.ctx.offered();
+        if stage == Stage::Call {
+            let waiting = resolved.ctx.approval_ids();
+            if !waiting.is_empty() {
+                offered.retain(|name| !resolved.ctx.decide(name).needs_approval);
+            }
+        }
         let asked = request_key(bytes_key(&req));
         let (results, page) = match &req.page {
             None => (offered.as_slice(), None),

@@ -14,7 +14,7 @@
 /*
  The version of this ABI; bumped on any incompatible change.
  */
-#define TOOLGATE_ABI_VERSION 1
+#define TOOLGATE_ABI_VERSION 2
 
 /*
  Success.
@@ -175,7 +175,8 @@
 /*
  The packed decision byte (`toolgate_decide_packed`,
  `toolgate_decide_many_packed`): bit 0 allowed, bit 1 observed only,
- bits 2 to 4 the `TOOLGATE_REASON_*` code. `(b & MASK) >> SHIFT` is the reason.
+ bits 2 to 4 the `TOOLGATE_REASON_*` code, bit 5 needs approval.
+ `(b & MASK) >> SHIFT` is the reason.
  */
 #define TOOLGATE_PACKED_ALLOWED 1
 
@@ -184,6 +185,8 @@
 #define TOOLGATE_PACKED_REASON_SHIFT 2
 
 #define TOOLGATE_PACKED_REASON_MASK 28
+
+#define TOOLGATE_PACKED_NEEDS_APPROVAL 32
 
 /*
  Everything a decision depends on besides the tool. Holds its table.
@@ -217,14 +220,18 @@ typedef struct {
 } toolgate_buf;
 
 /*
- One decision. `allowed` and `observed_only` are 0 or 1; `reason` is a
- `TOOLGATE_REASON_*` code (`TOOLGATE_REASON_TRUST_ZONE` with `allowed` = 1
- and `observed_only` = 1: offered because the trust zone is observed).
+ One decision. `allowed`, `observed_only` and `needs_approval` are 0 or
+ 1; `reason` is a `TOOLGATE_REASON_*` code (`TOOLGATE_REASON_TRUST_ZONE`
+ with `allowed` = 1 and `observed_only` = 1: offered because the trust
+ zone is observed). `needs_approval` = 1 (with `allowed` = 1): offered,
+ and a person approves each call, so a call may not run without that
+ (`toolgate_call_refusal_json` gives its `approvalRequired` refusal).
  */
 typedef struct {
   uint8_t allowed;
   uint8_t observed_only;
   uint8_t reason;
+  uint8_t needs_approval;
 } toolgate_decision;
 
 #ifdef __cplusplus
@@ -368,8 +375,8 @@ int32_t toolgate_decide_id(const toolgate_context *ctx, uint32_t id, toolgate_de
 /*
  The fast path for FFI hosts: the decision packed in the return value.
  `>= 0`: the packed byte (`TOOLGATE_PACKED_*`: bit 0 allowed, bit 1
- observed only, bits 2 to 4 the `TOOLGATE_REASON_*` code); `< 0`: minus
- an error status (never an allow).
+ observed only, bits 2 to 4 the `TOOLGATE_REASON_*` code, bit 5 needs
+ approval); `< 0`: minus an error status (never an allow).
  */
 int32_t toolgate_decide_packed(const toolgate_context *ctx, const char *name, size_t name_len);
 
@@ -523,6 +530,17 @@ int32_t toolgate_refusal_json(const toolgate_context *ctx,
                               const char *name,
                               size_t name_len,
                               toolgate_buf *out);
+
+/*
+ The typed refusal of a call of `name` as JSON (`null` when the call may
+ run): a refused tool's refusal, or `approvalRequired` for an offered
+ tool a person approves call by call (`needs-approval`). What a host's
+ check before a call raises.
+ */
+int32_t toolgate_call_refusal_json(const toolgate_context *ctx,
+                                   const char *name,
+                                   size_t name_len,
+                                   toolgate_buf *out);
 
 /*
  The typed refusal of the decision for a live tool (JSON as

@@ -6,7 +6,7 @@ use toolgate_runtime::host::codes::{packed, Status};
 use toolgate_runtime::{Decision, Reason, Role};
 
 /// The version of this ABI; bumped on any incompatible change.
-pub const TOOLGATE_ABI_VERSION: u32 = 1;
+pub const TOOLGATE_ABI_VERSION: u32 = 2;
 
 /// Success.
 pub const TOOLGATE_OK: i32 = 0;
@@ -83,11 +83,13 @@ pub const TOOLGATE_REASON_TRUST_ZONE: u8 = 7;
 
 /// The packed decision byte (`toolgate_decide_packed`,
 /// `toolgate_decide_many_packed`): bit 0 allowed, bit 1 observed only,
-/// bits 2 to 4 the `TOOLGATE_REASON_*` code. `(b & MASK) >> SHIFT` is the reason.
+/// bits 2 to 4 the `TOOLGATE_REASON_*` code, bit 5 needs approval.
+/// `(b & MASK) >> SHIFT` is the reason.
 pub const TOOLGATE_PACKED_ALLOWED: u8 = 1;
 pub const TOOLGATE_PACKED_OBSERVED_ONLY: u8 = 2;
 pub const TOOLGATE_PACKED_REASON_SHIFT: u8 = 2;
 pub const TOOLGATE_PACKED_REASON_MASK: u8 = 28;
+pub const TOOLGATE_PACKED_NEEDS_APPROVAL: u8 = 32;
 
 // Every literal above is the runtime's number: a drift stops the build.
 const _: () = {
@@ -135,23 +137,29 @@ const _: () = {
         TOOLGATE_PACKED_REASON_MASK as u32
             == ((1u32 << packed::REASON_BITS) - 1) << packed::REASON_SHIFT
     );
+    assert!(TOOLGATE_PACKED_NEEDS_APPROVAL == packed::NEEDS_APPROVAL);
 };
 
-/// One decision. `allowed` and `observed_only` are 0 or 1; `reason` is a
-/// `TOOLGATE_REASON_*` code (`TOOLGATE_REASON_TRUST_ZONE` with `allowed` = 1
-/// and `observed_only` = 1: offered because the trust zone is observed).
+/// One decision. `allowed`, `observed_only` and `needs_approval` are 0 or
+/// 1; `reason` is a `TOOLGATE_REASON_*` code (`TOOLGATE_REASON_TRUST_ZONE`
+/// with `allowed` = 1 and `observed_only` = 1: offered because the trust
+/// zone is observed). `needs_approval` = 1 (with `allowed` = 1): offered,
+/// and a person approves each call, so a call may not run without that
+/// (`toolgate_call_refusal_json` gives its `approvalRequired` refusal).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct toolgate_decision {
     pub allowed: u8,
     pub observed_only: u8,
     pub reason: u8,
+    pub needs_approval: u8,
 }
 
 pub(crate) const REFUSED: toolgate_decision = toolgate_decision {
     allowed: 0,
     observed_only: 0,
     reason: TOOLGATE_REASON_NONE,
+    needs_approval: 0,
 };
 
 pub(crate) fn decision_of(d: &Decision<'_>) -> toolgate_decision {
@@ -159,6 +167,7 @@ pub(crate) fn decision_of(d: &Decision<'_>) -> toolgate_decision {
         allowed: d.allowed as u8,
         observed_only: d.observed_only as u8,
         reason: d.reason.map_or(TOOLGATE_REASON_NONE, Reason::number),
+        needs_approval: d.needs_approval as u8,
     }
 }
 

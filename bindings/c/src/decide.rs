@@ -158,8 +158,8 @@ pub unsafe extern "C" fn toolgate_decide_id(
 
 /// The fast path for FFI hosts: the decision packed in the return value.
 /// `>= 0`: the packed byte (`TOOLGATE_PACKED_*`: bit 0 allowed, bit 1
-/// observed only, bits 2 to 4 the `TOOLGATE_REASON_*` code); `< 0`: minus
-/// an error status (never an allow).
+/// observed only, bits 2 to 4 the `TOOLGATE_REASON_*` code, bit 5 needs
+/// approval); `< 0`: minus an error status (never an allow).
 #[no_mangle]
 pub unsafe extern "C" fn toolgate_decide_packed(
     ctx: *const toolgate_context,
@@ -168,7 +168,14 @@ pub unsafe extern "C" fn toolgate_decide_packed(
 ) -> i32 {
     let mut d = REFUSED;
     match unsafe { toolgate_decide(ctx, name, name_len, &mut d) } {
-        TOOLGATE_OK => i32::from(packed::pack(d.allowed == 1, d.observed_only == 1, d.reason)),
+        TOOLGATE_OK => i32::from(
+            packed::pack(d.allowed == 1, d.observed_only == 1, d.reason)
+                | if d.needs_approval == 1 {
+                    packed::NEEDS_APPROVAL
+                } else {
+                    0
+                },
+        ),
         status => -status,
     }
 }

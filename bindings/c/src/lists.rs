@@ -195,6 +195,24 @@ pub unsafe extern "C" fn toolgate_refusal_json(
     })
 }
 
+/// The typed refusal of a call of `name` as JSON (`null` when the call may
+/// run): a refused tool's refusal, or `approvalRequired` for an offered
+/// tool a person approves call by call (`needs-approval`). What a host's
+/// check before a call raises.
+#[no_mangle]
+pub unsafe extern "C" fn toolgate_call_refusal_json(
+    ctx: *const toolgate_context,
+    name: *const c_char,
+    name_len: usize,
+    out: *mut toolgate_buf,
+) -> i32 {
+    with_buf(out, || {
+        let c = unsafe { handle_ref(ctx, "context")? }.ctx.get();
+        let name = unsafe { str_arg(name, name_len, "name")? };
+        json(&c.call_refusal(&c.decide(name)))
+    })
+}
+
 /// The typed refusal of the decision for a live tool (JSON as
 /// `toolgate_decide_live` takes), as JSON; `null` when allowed. A hidden
 /// remote live tool is refused as an unregistered name, as a table one is.

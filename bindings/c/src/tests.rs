@@ -109,6 +109,7 @@ fn many_names_at_once_decide_as_one_at_a_time_and_errors_refuse_all() {
         allowed: 9,
         observed_only: 9,
         reason: 9,
+        needs_approval: 9,
     };
     // The batch call over (pointers, lengths): its status and answers.
     let many = |ptrs: &[*const c_char], lens: &[usize]| {

@@ -311,8 +311,8 @@ static char *messages[8];
 static char *prompt_heading;
 
 static char letter_of(toolgate_decision d) {
-  if (d.allowed && d.reason == 0 && !d.observed_only) return 'Y';
-  if (d.allowed && d.reason == TOOLGATE_REASON_TRUST_ZONE && d.observed_only) return 'O';
+  if (d.allowed && d.reason == 0 && !d.observed_only) return d.needs_approval ? 'A' : 'Y';
+  if (d.allowed && d.reason == TOOLGATE_REASON_TRUST_ZONE && d.observed_only) return d.needs_approval ? 'B' : 'O';
   if (!d.allowed && d.reason >= 1 && d.reason <= 7 && !d.observed_only) return LETTERS[d.reason];
   return '?';
 }
@@ -324,9 +324,9 @@ static int reason_from_code(const jv *r) {
 }
 
 static int decision_matches(toolgate_decision d, const jv *want) {
-  const jv *a = jget(want, "allowed"), *o = jget(want, "observedOnly");
+  const jv *a = jget(want, "allowed"), *o = jget(want, "observedOnly"), *n = jget(want, "needsApproval");
   return a && o && d.allowed == (uint8_t)a->b && d.observed_only == (uint8_t)o->b &&
-         (int)d.reason == reason_from_code(jget(want, "reason"));
+         d.needs_approval == (uint8_t)(n && n->b) && (int)d.reason == reason_from_code(jget(want, "reason"));
 }
 
 static int hexval(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
@@ -492,8 +492,10 @@ static int case_context(const jv *c, const jv *e) {
     CHECK(toolgate_decide(ctx, (const char *)name.ptr, name.len, &dn) == TOOLGATE_OK, "decide");
     int32_t packed = toolgate_decide_packed(ctx, (const char *)name.ptr, name.len);
     toolgate_buf_free(name);
-    CHECK(dn.allowed == d.allowed && dn.reason == d.reason && dn.observed_only == d.observed_only, "by name");
-    CHECK(packed == (d.allowed | d.observed_only << 1 | d.reason << 2), "packed %d", packed);
+    CHECK(dn.allowed == d.allowed && dn.reason == d.reason && dn.observed_only == d.observed_only &&
+              dn.needs_approval == d.needs_approval,
+          "by name");
+    CHECK(packed == (d.allowed | d.observed_only << 1 | d.reason << 2 | d.needs_approval << 5), "packed %d", packed);
   }
   toolgate_decision dummy;
   CHECK(toolgate_decide_id(ctx, n, &dummy) == TOOLGATE_ERR_OUT_OF_RANGE, "id out of range");
@@ -529,7 +531,7 @@ static int case_context(const jv *c, const jv *e) {
     }
     CHECK(toolgate_decide_many_packed(ctx, text, total, lens, n + 1, packed) == TOOLGATE_OK, "decide_many_packed");
     for (uint32_t i = 0; i <= n; i++)
-      CHECK(packed[i] == (many[i].allowed | many[i].observed_only << 1 | many[i].reason << 2),
+      CHECK(packed[i] == (many[i].allowed | many[i].observed_only << 1 | many[i].reason << 2 | many[i].needs_approval << 5),
             "many packed %u: %d", i, packed[i]);
     free(text);
     free(packed);
@@ -579,7 +581,7 @@ static int case_context(const jv *c, const jv *e) {
   const jv *rejected = jget(c, "liveRejected");
   want = jget(e, "liveRejected");
   for (size_t i = 0; rejected && i < rejected->len; i++) {
-    toolgate_decision d = {1, 1, 1};
+    toolgate_decision d = {1, 1, 1, 1};
     CHECK(toolgate_decide_live(ctx, rejected->items[i]->raw, rejected->items[i]->rawlen, &d) == TOOLGATE_ERR_ARGUMENT,
           "rejected live %zu decided", i);
     char *m = last_error(NULL);
@@ -676,7 +678,7 @@ static int case_context(const jv *c, const jv *e) {
     free(got);
     size_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-      if (by_id->s[i] != 'Y' && by_id->s[i] != 'O') continue;
+      if (!strchr("YOAB", by_id->s[i])) continue;
       uint32_t id = n;
       if (offered && k < offered->len)
         toolgate_table_tool_id(t, offered->items[k]->s, offered->items[k]->slen, &id);
@@ -791,7 +793,7 @@ static int api_errors(void) {
   CHECK(strstr(m, "not UTF-8") != NULL, "utf8 message %s", m);
   free(m);
   CHECK(toolgate_context_new(t, "other", 5, TOOLGATE_ROLE_USER, NULL, 0, NULL, NULL, 0, &ctx) == TOOLGATE_OK, "ok");
-  toolgate_decision d = {1, 1, 1};
+  toolgate_decision d = {1, 1, 1, 1};
   CHECK(toolgate_decide(ctx, "\xc3", 1, &d) == TOOLGATE_ERR_UTF8, "name utf8");
   CHECK(toolgate_decide_packed(ctx, "\xc3", 1) == -TOOLGATE_ERR_UTF8, "packed utf8");
   CHECK(toolgate_decide_packed(NULL, "a", 1) == -TOOLGATE_ERR_NULL, "packed NULL");
@@ -799,7 +801,7 @@ static int api_errors(void) {
   {
     const char *two[2] = {"a", "\xff"};
     size_t two_lens[2] = {1, 1};
-    toolgate_decision two_out[2] = {{1, 1, 1}, {1, 1, 1}};
+    toolgate_decision two_out[2] = {{1, 1, 1, 1}, {1, 1, 1, 1}};
     CHECK(toolgate_decide_many(ctx, two, two_lens, 2, two_out) == TOOLGATE_ERR_UTF8, "many utf8");
     CHECK(!two_out[0].allowed && !two_out[1].allowed && !two_out[0].reason, "many utf8 refuses all");
     CHECK(toolgate_decide_many(ctx, NULL, two_lens, 2, two_out) == TOOLGATE_ERR_NULL, "many NULL names");

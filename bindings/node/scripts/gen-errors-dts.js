@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 function render(catalogue) {
-  const BASE = { configuration: 'ConfigurationRefusal', runtime: 'RuntimeRefusal' };
+  const BASE = { configuration: 'ConfigurationRefusal', runtime: 'RuntimeRefusal', approval: 'ApprovalRefusal' };
   const kinds = catalogue.refusalKinds;
   const statuses = catalogue.statuses.filter((s) => s.name !== 'OK').map((s) => JSON.stringify(s.name));
   const loadCodes = catalogue.statuses.filter((s) => s.code !== undefined).map((s) => JSON.stringify(s.code));
@@ -29,9 +29,9 @@ function render(catalogue) {
   out.push('/** The typed refusal (docs/refusals.md), as the runtime serialises it. */');
   out.push('export interface Refusal {');
   out.push('  readonly kind: RefusalKind;');
-  out.push('  readonly class: "configuration" | "runtime";');
+  out.push('  readonly class: "configuration" | "runtime" | "approval";');
   out.push('  readonly retryable: boolean;');
-  out.push('  readonly action: "stop" | "rephrase" | "escalate";');
+  out.push('  readonly action: "stop" | "rephrase" | "escalate" | "askPerson";');
   for (const f of ['tool', 'profile', 'consumer', 'configuration', 'file', 'policy', 'origin', 'rule', 'detail']) {
     out.push(`  readonly ${f}: string | null;`);
   }
@@ -47,14 +47,14 @@ function render(catalogue) {
   out.push('  constructor(refusal: Refusal, extra?: { decision?: unknown; classification?: unknown });');
   out.push('  readonly refusal: Refusal;');
   out.push('  readonly kind: RefusalKind;');
-  out.push('  readonly refusalClass: "configuration" | "runtime";');
+  out.push('  readonly refusalClass: "configuration" | "runtime" | "approval";');
   out.push('  readonly toolName: string | null;');
   for (const f of ['profile', 'consumer', 'configuration', 'file', 'policy', 'origin', 'rule', 'detail']) {
     out.push(`  readonly ${f}: string | null;`);
   }
   out.push('  readonly remediation: string;');
   out.push('  readonly retryable: boolean;');
-  out.push('  readonly action: "stop" | "rephrase" | "escalate";');
+  out.push('  readonly action: "stop" | "rephrase" | "escalate" | "askPerson";');
   out.push('  readonly modelText: string;');
   out.push('  /** The decision, when thrown by `Context.checkCall`. */');
   out.push('  readonly decision: import("./index").Decision | null;');
@@ -66,6 +66,8 @@ function render(catalogue) {
   out.push('export class ConfigurationRefusal extends PolicyViolation {}');
   out.push('/** A refusal the agent may fix by changing its request (class `runtime`). */');
   out.push('export class RuntimeRefusal extends PolicyViolation {}');
+  out.push('/** A call that waits for a person\'s approval (class `approval`). */');
+  out.push('export class ApprovalRefusal extends PolicyViolation {}');
   out.push('');
   for (const k of kinds) {
     out.push(`/** \`${k.code}\` (${k.class}, ${k.retryable ? 'retryable' : 'not retryable'}, ${k.action}): ${k.message}. */`);

@@ -25,6 +25,8 @@ pub struct NativeDecision {
     pub allowed: bool,
     pub reason: Option<String>,
     pub observed_only: bool,
+    /// Offered, and a person approves each call (`needs-approval`).
+    pub needs_approval: bool,
     /// Trust-zone facts: only when the trust-zone gate was reached.
     pub class: Option<String>,
     pub zone: Option<String>,
@@ -43,6 +45,7 @@ impl NativeDecision {
             allowed: d.allowed,
             reason: d.reason.map(|r| r.code().to_string()),
             observed_only: d.observed_only,
+            needs_approval: d.needs_approval,
             class: d.class.map(str::to_string),
             zone: d.zone.map(str::to_string),
             ceiling: d.ceiling.map(str::to_string),
@@ -214,6 +217,18 @@ impl NativeContext {
     /// it would be here: a decision of another context cannot unhide a name.
     #[napi]
     pub fn refusal(&self, d: NativeDecision) -> Result<Option<Value>> {
+        self.refusal_of(d, false)
+    }
+
+    /// The typed refusal of a call under a decision (`null` when the call
+    /// may run): [`Self::refusal`], and `approvalRequired` for an offered
+    /// tool a person approves call by call.
+    #[napi]
+    pub fn call_refusal(&self, d: NativeDecision) -> Result<Option<Value>> {
+        self.refusal_of(d, true)
+    }
+
+    fn refusal_of(&self, d: NativeDecision, call: bool) -> Result<Option<Value>> {
         let reason = match d.reason.as_deref() {
             None => None,
             Some(code) => Some(
@@ -231,12 +246,17 @@ impl NativeContext {
             allowed: d.allowed,
             reason,
             observed_only: d.observed_only,
+            needs_approval: d.needs_approval,
             class: facts.map(|f| f.0),
             zone: facts.map(|f| f.1),
             ceiling: facts.map(|f| f.2),
             hidden,
         };
-        refusal_json(self.rt().refusal(&rd))
+        refusal_json(if call {
+            self.rt().call_refusal(&rd)
+        } else {
+            self.rt().refusal(&rd)
+        })
     }
 
     /// The discovery tool set (`Context::tool_set`): `offered`, and in

@@ -220,16 +220,44 @@ test('checkCall throws the kind class, with every field', () => {
   assert.throws(() => ex.checkCall('nope'), NotRegistered);
 });
 
+test('a call that needs approval throws ApprovalRequired (docs/approvals.md)', () => {
+  const ctx = Table.load(path.join(CORPUS, 'tables/approvals.tgt')).context('support-desk', { role: 'user' });
+  const d = ctx.decide('refund.issue');
+  assert.deepEqual([d.allowed, d.reason, d.needsApproval], [true, null, true]);
+  assert.deepEqual(d.toJSON().needsApproval, true);
+  assert.equal(ctx.isAllowed('refund.issue'), false);
+  assert.equal(ctx.isAllowed('payment.status'), true);
+  assert.equal(ctx.decide('payment.status').needsApproval, false);
+  assert.equal(ctx.refusal('refund.issue'), null);
+  assert.throws(
+    () => ctx.checkCall('refund.issue'),
+    (e) =>
+      e instanceof toolgate.ApprovalRequired &&
+      e instanceof toolgate.ApprovalRefusal &&
+      e instanceof PolicyViolation &&
+      e.kind === 'approvalRequired' &&
+      e.refusalClass === 'approval' &&
+      e.action === 'askPerson' &&
+      e.retryable === false &&
+      e.configuration === 'support-desk' &&
+      e.decision.needsApproval === true,
+  );
+  assert.equal(ctx.callRefusal('refund.issue').kind, 'approvalRequired');
+  assert.equal(ctx.callRefusal('payment.status'), null);
+  assert.equal(ctx.checkCall('payment.status').allowed, true);
+});
+
 test('one class per refusal kind, from the catalogue', () => {
   const kinds = toolgate.codes().refusalKinds;
-  assert.equal(kinds.length, 10);
+  assert.equal(kinds.length, 11);
   for (const k of kinds) {
     const C = toolgate[k.exception];
     assert.equal(typeof C, 'function', k.exception);
     assert.equal(C.name, k.exception);
     assert.equal(C.kind, k.code);
     assert.equal(toolgate.refusalClassOf(k.code), C);
-    assert.equal(Object.getPrototypeOf(C), k.class === 'runtime' ? RuntimeRefusal : ConfigurationRefusal);
+    const bases = { runtime: RuntimeRefusal, approval: toolgate.ApprovalRefusal, configuration: ConfigurationRefusal };
+    assert.equal(Object.getPrototypeOf(C), bases[k.class]);
   }
   assert.equal(toolgate.refusalClassOf('contentPolicy'), ContentPolicyViolation);
   assert.equal(toolgate.refusalClassOf('definitionChanged'), DefinitionChanged);
@@ -246,7 +274,7 @@ test('errors.d.ts is generated from the catalogue', () => {
   const committed = fs.readFileSync(path.join(__dirname, '..', 'errors.d.ts'), 'utf8');
   assert.equal(committed, render(toolgate.codes()), 'errors.d.ts is stale: run `npm run gen:errors`');
   for (const k of toolgate.codes().refusalKinds) {
-    const base = k.class === 'runtime' ? 'RuntimeRefusal' : 'ConfigurationRefusal';
+    const base = { runtime: 'RuntimeRefusal', approval: 'ApprovalRefusal' }[k.class] ?? 'ConfigurationRefusal';
     assert.ok(committed.includes(`export class ${k.exception} extends ${base} {`), k.exception);
   }
 });

@@ -59,6 +59,17 @@ class PlainGate {
     return out;
   }
 
+  /** Whether a person approves each call of an offered tool: the
+   * configuration's needs-approval selects it, or the consumer's profile's
+   * does (docs/approvals.md). */
+  needsApproval(name, configuration, consumer) {
+    const t = this.tools.get(name);
+    if (t === undefined) return false;
+    if (selects(this.configurations.get(configuration).approval, t)) return true;
+    const profileName = consumer === null ? undefined : this.policy.consumers[consumer];
+    return profileName !== undefined && selects(this.profiles.get(profileName).approval, t);
+  }
+
   inProfile(t, consumer) {
     const profileName = this.policy.consumers[consumer];
     if (profileName === undefined) return this.policy.unprofiled !== 'refused';
@@ -66,6 +77,11 @@ class PlainGate {
     if (p.tools.includes(t.name) || p.groups.includes(t.group)) return true;
     return p.prefixes.some((prefix) => t.name.startsWith(prefix));
   }
+}
+
+function selects(s, t) {
+  if (s.tools.includes(t.name) || s.groups.includes(t.group)) return true;
+  return s.prefixes.some((prefix) => t.name.startsWith(prefix));
 }
 
 module.exports = { PlainGate };

@@ -12,7 +12,11 @@ function toolgate_exception_files(array $kinds): array
     $map = '';
     foreach ($kinds as $k) {
         $class = $k['exception'] . 'Exception';
-        $base = $k['class'] === 'runtime' ? 'RuntimeRefusalException' : 'ConfigurationRefusalException';
+        $base = match ($k['class']) {
+            'runtime' => 'RuntimeRefusalException',
+            'approval' => 'ApprovalRefusalException',
+            default => 'ConfigurationRefusalException',
+        };
         $doc = "The refusal kind `{$k['code']}` ({$k['class']} class, action `{$k['action']}`): {$k['message']}.";
         $files["{$class}.php"] = <<<PHP
         <?php

@@ -98,7 +98,7 @@ final class Context
     /** Whether a call to the tool may run (the cheapest question). Errors throw; never a silent allow. */
     public function isAllowed(string $tool): bool
     {
-        return ($this->decisions[$tool] ?? $this->decideFresh($tool))->allowed;
+        return ($this->decisions[$tool] ?? $this->decideFresh($tool))->mayCall();
     }
 
     /**
@@ -145,7 +145,7 @@ final class Context
         }
         $d = $this->ffi->new('toolgate_decision');
         Native::check($this->ffi->toolgate_decide_id($this->ptr, $id, FFI::addr($d)));
-        return new Decision($this->table->toolName($id), $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1);
+        return new Decision($this->table->toolName($id), $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1, $d->needs_approval === 1);
     }
 
     /**
@@ -164,7 +164,7 @@ final class Context
         $json = Native::encode($tool);
         $d = $this->ffi->new('toolgate_decision');
         Native::check($this->ffi->toolgate_decide_live($this->ptr, $json, strlen($json), FFI::addr($d)));
-        return new Decision($tool->name, $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1);
+        return new Decision($tool->name, $d->allowed === 1, Reason::fromNumber($d->reason), $d->observed_only === 1, $d->needs_approval === 1);
     }
 
     /** @return list<string> the offered tools, registry order */
@@ -265,10 +265,10 @@ final class Context
     public function checkCall(string $tool): Decision
     {
         $d = $this->decide($tool);
-        if ($d->allowed) {
+        if ($d->mayCall()) {
             return $d;
         }
-        $r = $this->refusal($tool);
+        $r = $this->callRefusal($tool);
         if ($r === null) {
             throw new ToolgateException("refused decision without a refusal: {$tool}");
         }
@@ -294,6 +294,17 @@ final class Context
     public function refusal(string $tool): ?Refusal
     {
         $a = Native::json('toolgate_refusal_json', $this->ptr, $tool, strlen($tool));
+        return $a === null ? null : Refusal::fromArray($a);
+    }
+
+    /**
+     * The typed refusal of a call of the tool (null when it may run): a
+     * refused tool's, or ApprovalRequired for an offered tool a person
+     * approves call by call (needs-approval).
+     */
+    public function callRefusal(string $tool): ?Refusal
+    {
+        $a = Native::json('toolgate_call_refusal_json', $this->ptr, $tool, strlen($tool));
         return $a === null ? null : Refusal::fromArray($a);
     }
 

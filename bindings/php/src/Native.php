@@ -24,7 +24,7 @@ use Toolgate\Exception\UnknownConsumerException;
  */
 final class Native
 {
-    public const ABI_VERSION = 1;
+    public const ABI_VERSION = 2;
 
     /** Status codes (TOOLGATE_* of toolgate.h). */
     public const OK = 0;
@@ -59,6 +59,7 @@ final class Native
     public const PACKED_OBSERVED_ONLY = 2;
     public const PACKED_REASON_SHIFT = 2;
     public const PACKED_REASON_MASK = 28;
+    public const PACKED_NEEDS_APPROVAL = 32;
 
     public const ROLE_NONE = 0;
     public const ROLE_USER = 1;

@@ -184,6 +184,7 @@ final class ApiTest extends TestCase
         self::assertSame([Native::PACKED_ALLOWED, Native::PACKED_OBSERVED_ONLY, Native::PACKED_REASON_SHIFT],
             [$codes['packed']['allowed'], $codes['packed']['observedOnly'], $codes['packed']['reasonShift']]);
         self::assertSame(((1 << $codes['packed']['reasonBits']) - 1) << $codes['packed']['reasonShift'], Native::PACKED_REASON_MASK);
+        self::assertSame($codes['packed']['needsApproval'], Native::PACKED_NEEDS_APPROVAL);
         self::assertSame($codes['maxFileBytes'], Native::MAX_FILE_BYTES);
     }
 
@@ -441,7 +442,7 @@ final class ApiTest extends TestCase
         exec($env . $cmd, $out, $status);
         unlink($header);
         unlink($base);
-        self::assertSame([0, '1 configurationExcluded preloaded'], [$status, implode("\n", $out)]);
+        self::assertSame([0, '2 configurationExcluded preloaded'], [$status, implode("\n", $out)]);
     }
 
     /** @param class-string<\Throwable> $class */

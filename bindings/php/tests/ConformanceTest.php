@@ -56,6 +56,9 @@ final class ConformanceTest extends TestCase
 
     private static function letter(Decision $d): string
     {
+        if ($d->allowed && $d->needsApproval) {
+            return $d->observedOnly ? 'B' : 'A';
+        }
         if ($d->allowed) {
             return $d->observedOnly ? 'O' : 'Y';
         }
@@ -149,7 +152,7 @@ final class ConformanceTest extends TestCase
             $d = $ctx->decideId($i);
             $byName = $ctx->decide($d->tool);
             self::assertEquals($d, $byName, $id);
-            self::assertSame($d->allowed, $ctx->isAllowed($d->tool), $id);
+            self::assertSame($d->allowed && !$d->needsApproval, $ctx->isAllowed($d->tool), $id);
             $byId .= self::letter($d);
         }
         self::assertSame($e['decisionsById'], $byId, $id);
@@ -224,7 +227,7 @@ final class ConformanceTest extends TestCase
             self::assertSame($e['unavailableById'], $marks, "{$id}: unavailableColumns");
             $want = [];
             for ($i = 0; $i < $n; $i++) {
-                if ($byId[$i] === 'Y' || $byId[$i] === 'O') {
+                if (in_array($byId[$i], ['Y', 'O', 'A', 'B'], true)) {
                     $want[] = $t->toolName($i);
                 }
             }
@@ -255,7 +258,8 @@ final class ConformanceTest extends TestCase
         $byId = '';
         foreach ($t->policy()['tools'] as $tool) {
             [$allowed, $reason, $observed] = $gate->decide($tool['name'], $x['configuration'], $x['role'], $x['consumer'], $stored, $x['enforcement']);
-            $byId .= $allowed ? ($observed ? 'O' : 'Y') : self::LETTERS[$reason];
+            $approval = $allowed && $gate->needsApproval($tool['name'], $x['configuration'], $x['consumer']);
+            $byId .= $allowed ? ($approval ? ($observed ? 'B' : 'A') : ($observed ? 'O' : 'Y')) : self::LETTERS[$reason];
         }
         self::assertSame($e['decisionsById'], $byId, 'plain gate: ' . $c['id']);
         $list = $gate->unavailable($x['configuration'], $x['role'], $x['consumer'], $stored, $x['enforcement']);

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Toolgate\Tests;
 
 use PHPUnit\Framework\TestCase;
+use Toolgate\Exception\ApprovalRefusalException;
+use Toolgate\Exception\ApprovalRequiredException;
 use Toolgate\Exception\ConfigurationRefusalException;
 use Toolgate\Exception\ContentPolicyViolationException;
 use Toolgate\Exception\NotRegisteredException;
@@ -42,7 +44,11 @@ final class ExceptionsTest extends TestCase
         foreach ($kinds as $k) {
             $class = $expected[$k['code']];
             self::assertTrue(class_exists($class), $class);
-            $base = $k['class'] === 'runtime' ? RuntimeRefusalException::class : ConfigurationRefusalException::class;
+            $base = match ($k['class']) {
+                'runtime' => RuntimeRefusalException::class,
+                'approval' => ApprovalRefusalException::class,
+                default => ConfigurationRefusalException::class,
+            };
             self::assertSame($base, get_parent_class($class), $class);
             self::assertSame($k['code'], $class::KIND);
             self::assertTrue((new \ReflectionClass($class))->isFinal());
@@ -69,7 +75,34 @@ final class ExceptionsTest extends TestCase
         self::assertSame([
             'NotRegistered', 'ToolDisabled', 'RequiresAdmin', 'ToolNotInProfile', 'ConfigurationGroup',
             'ConfigurationExcluded', 'TrustZone', 'ContentPolicyViolation', 'PolicyRefused', 'DefinitionChanged',
+            'ApprovalRequired',
         ], array_column($kinds, 'exception'));
+        self::assertSame(PolicyViolationException::class, get_parent_class(ApprovalRefusalException::class));
+    }
+
+    /** needs-approval (docs/approvals.md): offered, and a call waits for a person. */
+    public function testACallThatNeedsApprovalThrowsApprovalRequired(): void
+    {
+        $ctx = Table::fromFile(ConformanceTest::corpus() . '/tables/approvals.tgt')->context('support-desk', Role::User);
+        $d = $ctx->decide('refund.issue');
+        self::assertSame([true, null, true], [$d->allowed, $d->reason, $d->needsApproval]);
+        self::assertFalse($d->mayCall());
+        self::assertFalse($ctx->isAllowed('refund.issue'));
+        self::assertTrue($ctx->isAllowed('payment.status'));
+        self::assertFalse($ctx->decideMany(['payment.status', 'refund.issue'])[0]->needsApproval);
+        self::assertTrue($ctx->decideMany(['payment.status', 'refund.issue'])[1]->needsApproval);
+        self::assertTrue($ctx->decideId(3)->needsApproval);
+        self::assertNull($ctx->refusal('refund.issue'));
+        try {
+            $ctx->checkCall('refund.issue');
+            self::fail('no exception');
+        } catch (ApprovalRequiredException $e) {
+            self::assertInstanceOf(ApprovalRefusalException::class, $e);
+            self::assertSame(['approvalRequired', 'approval', false, 'askPerson'], [$e->kind, $e->refusal->class, $e->retryable, $e->action]);
+            self::assertSame(['refund.issue', 'support-desk'], [$e->toolName, $e->configuration]);
+            self::assertSame('refund.issue', $e->decision?->tool);
+        }
+        self::assertTrue($ctx->checkCall('payment.status')->allowed);
     }
 
     public function testCheckCallThrowsTheKindsException(): void

@@ -135,6 +135,17 @@ impl PyContext {
     /// decision is hidden when it was hidden where it was made, or when it
     /// would be here (a decision of another context cannot unhide a name).
     fn refusal_of_decision(&self, d: &PyDecision, py: Python<'_>) -> PyResult<Option<PyRefusal>> {
+        self.refusal_of(d, py, false)
+    }
+
+    /// [`Self::refusal_of_decision`]; for a call (`call`), an offered tool
+    /// a person approves call by call is refused `approvalRequired`.
+    fn refusal_of(
+        &self,
+        d: &PyDecision,
+        py: Python<'_>,
+        call: bool,
+    ) -> PyResult<Option<PyRefusal>> {
         let tool = text_of(d.tool.bind(py), "tool name")?;
         let facts = d.facts_text(py)?;
         let hidden = d.hidden || (!d.allowed && d.remote && !self.rt().remote_names_visible());
@@ -143,12 +154,18 @@ impl PyContext {
             allowed: d.allowed,
             reason: d.reason,
             observed_only: d.observed_only,
+            needs_approval: d.needs_approval,
             class: facts.as_ref().map(|f| &*f[0]),
             zone: facts.as_ref().map(|f| &*f[1]),
             ceiling: facts.as_ref().map(|f| &*f[2]),
             hidden,
         };
-        Ok(self.rt().refusal(&rd).map(PyRefusal::from))
+        let refusal = if call {
+            self.rt().call_refusal(&rd)
+        } else {
+            self.rt().refusal(&rd)
+        };
+        Ok(refusal.map(PyRefusal::from))
     }
 
     fn live_tools(live: Option<Vec<PyRef<'_, PyLiveTool>>>) -> Option<Vec<rt::LiveTool>> {
@@ -163,15 +180,16 @@ impl PyContext {
         self.decide_impl(py, name)
     }
 
-    /// Whether a call of `name` may run (observe-only counts as allowed).
+    /// Whether a call of `name` may run (observe-only counts as allowed; a
+    /// tool a person approves call by call does not, until approved).
     fn is_allowed(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
         let asked = self.lookup(name)?;
         Ok(match asked.id {
-            Some(id) => self.rt().is_offered(id),
+            Some(id) => self.rt().may_call(id),
             None => {
-                self.rt()
-                    .decide(&text_of(&asked.name, "tool name")?)
-                    .allowed
+                let name = text_of(&asked.name, "tool name")?;
+                let d = self.rt().decide(&name);
+                d.allowed && !d.needs_approval
             }
         })
     }
@@ -182,10 +200,10 @@ impl PyContext {
     /// typed refusal.
     fn check_call(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
         let d = self.decide_impl(py, name)?;
-        if d.get().allowed {
+        if d.get().allowed && !d.get().needs_approval {
             return Ok(d);
         }
-        let refusal = self.refusal_of_decision(d.get(), py)?;
+        let refusal = self.refusal_of(d.get(), py, true)?;
         Err(error(py, "_refused", (refusal, d)))
     }
 

@@ -19,6 +19,8 @@ pub struct PyDecision {
     pub(crate) allowed: bool,
     pub(crate) reason: Option<Reason>,
     pub(crate) observed_only: bool,
+    /// Offered, and a person approves each call (`needs-approval`).
+    pub(crate) needs_approval: bool,
     /// class, zone, ceiling (interned): only when the trust-zone gate was reached.
     facts: Option<[Py<PyString>; 3]>,
     /// A refused remote tool whose name the user of the context that made
@@ -35,6 +37,7 @@ type Key = (
     Option<Reason>,
     bool,
     Option<[String; 3]>,
+    bool,
     bool,
 );
 
@@ -56,6 +59,7 @@ impl PyDecision {
             allowed: d.allowed,
             reason: d.reason,
             observed_only: d.observed_only,
+            needs_approval: d.needs_approval,
             facts,
             hidden: d.hidden,
             remote,
@@ -87,6 +91,7 @@ impl PyDecision {
             self.observed_only,
             self.facts.as_ref().map(|f| [s(&f[0]), s(&f[1]), s(&f[2])]),
             self.hidden,
+            self.needs_approval,
         )
     }
 }
@@ -109,6 +114,13 @@ impl PyDecision {
     #[getter]
     fn observed_only(&self) -> bool {
         self.observed_only
+    }
+    /// Offered, and a person approves each call (`needs-approval`): a call
+    /// may not run without that (`Context.check_call` raises
+    /// `ApprovalRequired`).
+    #[getter]
+    fn needs_approval(&self) -> bool {
+        self.needs_approval
     }
     /// The tool's data class (only when the trust-zone gate was reached).
     #[getter]
@@ -139,6 +151,9 @@ impl PyDecision {
         d.set_item("allowed", self.allowed)?;
         d.set_item("reason", self.reason(py))?;
         d.set_item("observedOnly", self.observed_only)?;
+        if self.needs_approval {
+            d.set_item("needsApproval", true)?;
+        }
         if let Some([c, z, x]) = &self.facts {
             d.set_item("class", c.bind(py))?;
             d.set_item("zone", z.bind(py))?;
@@ -161,12 +176,12 @@ impl PyDecision {
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
-        let (tool, _, _, _, facts, _) = self.key(py);
+        let (tool, _, _, _, facts, _, _) = self.key(py);
         let q = |o: Option<&str>| o.map_or("None".to_string(), |s| format!("{s:?}"));
         let b = |v: bool| if v { "True" } else { "False" };
         let f = |i: usize| q(facts.as_ref().map(|f| f[i].as_str()));
         format!(
-            "Decision(tool={tool:?}, allowed={}, reason={}, observed_only={}, class_={}, zone={}, ceiling={}, hidden={})",
+            "Decision(tool={tool:?}, allowed={}, reason={}, observed_only={}, class_={}, zone={}, ceiling={}, hidden={}{})",
             b(self.allowed),
             q(self.reason.map(Reason::code)),
             b(self.observed_only),
@@ -174,6 +189,11 @@ impl PyDecision {
             f(1),
             f(2),
             b(self.hidden),
+            if self.needs_approval {
+                ", needs_approval=True"
+            } else {
+                ""
+            },
         )
     }
 }

@@ -197,6 +197,7 @@ pub(crate) fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rtmcp::CODE_CONFIGURATION_REFUSAL,
     )?;
     m.add("CODE_RUNTIME_REFUSAL", rtmcp::CODE_RUNTIME_REFUSAL)?;
+    m.add("CODE_APPROVAL_REQUIRED", rtmcp::CODE_APPROVAL_REQUIRED)?;
     m.add(
         "PINNED_MEMBERS",
         PyTuple::new(m.py(), rtmcp::PINNED_MEMBERS)?,

@@ -58,6 +58,24 @@ class PlainGate:
             return True, "trustZone", True
         return True, None, False
 
+    def needs_approval(self, name: str, configuration: str, consumer: Optional[str]) -> bool:
+        """Whether a person approves each call of an offered tool: the
+        configuration's ``needs-approval`` selects it, or the consumer's
+        profile's does (docs/approvals.md)."""
+        t = self.tools.get(name)
+        if t is None:
+            return False
+        if self._selects(self.configurations[configuration]["approval"], t):
+            return True
+        profile_name = None if consumer is None else self.policy["consumers"].get(consumer)
+        return profile_name is not None and self._selects(self.profiles[profile_name]["approval"], t)
+
+    @staticmethod
+    def _selects(s: dict[str, Any], t: dict[str, Any]) -> bool:
+        if t["name"] in s["tools"] or t["group"] in s["groups"]:
+            return True
+        return any(t["name"].startswith(prefix) for prefix in s["prefixes"])
+
     def unavailable(
         self,
         configuration: str,

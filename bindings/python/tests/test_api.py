@@ -513,3 +513,31 @@ def test_decision_facts_are_owned_strings() -> None:
 
     gc.collect()
     assert (type(d.class_), d.class_, d.zone, d.ceiling) == (str, "editorContent", "externalEu", "internalConfiguration")
+
+
+def test_a_call_that_needs_approval_raises_approval_required(compile_project: Compile) -> None:
+    t = compile_project(
+        "mcp-profiles",
+        "policy.tg",
+        "provider onprem-llm\n  groups [knowledge, payments, mcp_crm, mcp_billing]\n",
+        "provider onprem-llm\n  groups [knowledge, payments, mcp_crm, mcp_billing]\n  needs-approval [\"refund.issue\"]\n",
+    )
+    ctx = t.context("support-chat", role="user", consumer="billing-bot")
+    d = ctx.decide("refund.issue")
+    assert (d.allowed, d.reason, d.needs_approval) == (True, None, True)
+    assert d.to_dict()["needsApproval"] is True
+    assert not ctx.is_allowed("refund.issue")
+    assert ctx.is_allowed("payment.status") and not ctx.decide("payment.status").needs_approval
+    with pytest.raises(toolgate.ApprovalRequired) as e:
+        ctx.check_call("refund.issue")
+    exc = e.value
+    assert isinstance(exc, toolgate.ApprovalRefusal) and isinstance(exc, toolgate.PolicyViolation)
+    assert (exc.kind, exc.class_, exc.action, exc.retryable) == ("approvalRequired", "approval", "askPerson", False)
+    assert (exc.tool_name, exc.configuration, exc.consumer) == ("refund.issue", "support-chat", "billing-bot")
+    assert exc.decision == d
+    assert toolgate.CODE_APPROVAL_REQUIRED == -31003
+    # An offered tool has no refusal; the model is told a person approves it.
+    assert ctx.refusal("refund.issue") is None
+    assert ctx.unavailable_prompt().endswith(
+        "Tools you may call, but a person is asked to approve each call before it runs:\n- refund.issue\n"
+    )

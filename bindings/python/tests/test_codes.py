@@ -54,7 +54,7 @@ def test_the_catalogue_is_the_librarys() -> None:
         {"name": "admin", "number": 2},
     ]
     assert c["maxFileBytes"] == toolgate.MAX_FILE_BYTES == 256 << 20
-    assert c["packed"] == {"allowed": 1, "observedOnly": 2, "reasonShift": 2, "reasonBits": 3}
+    assert c["packed"] == {"allowed": 1, "observedOnly": 2, "reasonShift": 2, "reasonBits": 3, "needsApproval": 32}
     assert toolgate.codes() == c and toolgate.codes() is not c  # fresh data each call
 
 
@@ -92,10 +92,10 @@ def test_the_stubs_literal_types_are_the_catalogues() -> None:
     lit = stub_literals()
     assert lit["ReasonCode"] == [g["code"] for g in c["gates"]]
     assert lit["RefusalKind"] == [k["code"] for k in c["refusalKinds"]]
-    assert lit["RefusalClass"] == sorted({k["class"] for k in c["refusalKinds"]})
+    assert sorted(lit["RefusalClass"]) == sorted({k["class"] for k in c["refusalKinds"]})
     assert set(lit["RefusalAction"]) == {k["action"] for k in c["refusalKinds"]}
     assert sorted(lit["Role"]) == sorted(r["name"] for r in c["roles"])
-    assert lit["RefusalKind"][-3:] == ["contentPolicy", "policy", "definitionChanged"]
+    assert lit["RefusalKind"][-4:] == ["contentPolicy", "policy", "definitionChanged", "approvalRequired"]
 
 
 def test_load_codes_are_the_catalogues() -> None:
@@ -125,7 +125,7 @@ def stub_refusal_classes() -> list[tuple[str, str, str]]:
         if not isinstance(node, ast.ClassDef) or not node.bases:
             continue
         base = node.bases[0]
-        if not (isinstance(base, ast.Name) and base.id in ("ConfigurationRefusal", "RuntimeRefusal")):
+        if not (isinstance(base, ast.Name) and base.id in ("ConfigurationRefusal", "RuntimeRefusal", "ApprovalRefusal")):
             continue
         kind = None
         for stmt in node.body:
@@ -138,7 +138,7 @@ def stub_refusal_classes() -> list[tuple[str, str, str]]:
     return out
 
 
-BASE_OF_CLASS = {"configuration": "ConfigurationRefusal", "runtime": "RuntimeRefusal"}
+BASE_OF_CLASS = {"configuration": "ConfigurationRefusal", "runtime": "RuntimeRefusal", "approval": "ApprovalRefusal"}
 
 
 def test_the_exception_hierarchy_is_the_catalogues() -> None:
@@ -149,6 +149,7 @@ def test_the_exception_hierarchy_is_the_catalogues() -> None:
     assert [e for e, _, _ in expected] == [
         "NotRegistered", "ToolDisabled", "RequiresAdmin", "ToolNotInProfile", "ConfigurationGroup",
         "ConfigurationExcluded", "TrustZone", "ContentPolicyViolation", "PolicyRefused", "DefinitionChanged",
+        "ApprovalRequired",
     ]
     # The classes made at import are the catalogue's, exported by the package.
     for name, base, kind in expected:
@@ -160,10 +161,12 @@ def test_the_exception_hierarchy_is_the_catalogues() -> None:
         assert issubclass(cls, toolgate.PolicyViolation) and issubclass(cls, toolgate.ToolgateError)
     assert toolgate.ConfigurationRefusal.__bases__ == (toolgate.PolicyViolation,)
     assert toolgate.RuntimeRefusal.__bases__ == (toolgate.PolicyViolation,)
+    assert toolgate.ApprovalRefusal.__bases__ == (toolgate.PolicyViolation,)
     assert toolgate.PolicyViolation.__bases__ == (toolgate.ToolgateError,)
     assert toolgate.ToolRefused is toolgate.PolicyViolation
     # Exactly these subclasses: no host copy adds or keeps one.
-    made = {c.__name__ for b in (toolgate.ConfigurationRefusal, toolgate.RuntimeRefusal) for c in b.__subclasses__()}
+    bases = (toolgate.ConfigurationRefusal, toolgate.RuntimeRefusal, toolgate.ApprovalRefusal)
+    made = {c.__name__ for b in bases for c in b.__subclasses__()}
     assert made == {e for e, _, _ in expected}
     # A kind a newer library might add is still a refusal, never success.
     assert toolgate.exception_for("someNewKind") is toolgate.ConfigurationRefusal

@@ -47,6 +47,8 @@ def plain(rel: str) -> PlainGate:
 
 
 def letter(d: toolgate.Decision) -> str:
+    if d.allowed and d.needs_approval:
+        return "B" if d.observed_only else "A"
     if d.allowed:
         return "O" if d.observed_only else "Y"
     assert d.reason is not None
@@ -173,7 +175,7 @@ def expect(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_corpus_is_whole() -> None:
-    assert len(CASES) == sum(s["cases"] for s in MANIFEST["suites"]) == 3783
+    assert len(CASES) == sum(s["cases"] for s in MANIFEST["suites"]) == 3860
     kinds = {c["kind"] for _, c in CASES}
     assert kinds == {"load", "context", "classify", "runStart", "runRead", "runResume"}
 
@@ -201,7 +203,8 @@ def test_plain_python_gate_agrees(case: dict[str, Any]) -> None:
     by_id = ""
     for name in t.tools:
         allowed, reason, observed = gate.decide(name, *args)
-        by_id += ("O" if observed else "Y") if allowed else LETTERS[reason]  # type: ignore[index]
+        approval = allowed and gate.needs_approval(name, x["configuration"], x["consumer"])
+        by_id += (("B" if observed else "A") if approval else ("O" if observed else "Y")) if allowed else LETTERS[reason]  # type: ignore[index]
     e = case["expect"]
     assert by_id == e["decisionsById"]
     listed = gate.unavailable(*args)

@@ -28,6 +28,18 @@ pub struct DecideArgs {
 
 /// One decision as a line for people, the verdict coloured under `--color`.
 pub(super) fn decision_text(d: &Decision<'_>) -> String {
+    let text = verdict_text(d);
+    if d.needs_approval {
+        format!(
+            "{text}; {} (a person approves each call first)",
+            paint(style::WARN, "needs approval")
+        )
+    } else {
+        text
+    }
+}
+
+fn verdict_text(d: &Decision<'_>) -> String {
     let tool = paint(style::HEAD, &escape(d.tool));
     match (d.allowed, d.reason) {
         (true, Some(Reason::TrustZone)) => format!(

@@ -46,6 +46,10 @@ pub fn explain(a: ExplainArgs) -> Res {
                     };
                     let _ = writeln!(out, "  {mark} {}", g.code());
                 }
+                // After every refusing gate: the call waits for a person.
+                if t.decision.needs_approval {
+                    let _ = writeln!(out, "  {} approval", paint(style::WARN, "ask    "));
+                }
             }
             write_styled(&out);
         }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use toolgate_runtime::names::escape;
-use toolgate_runtime::{Decision, Reason};
+use toolgate_runtime::Decision;
 
 use super::{load_table, OutFormat, Res};
 use crate::io::write_out;
@@ -52,10 +52,16 @@ pub fn simulate(a: SimulateArgs) -> Res {
                         (true, false) => "yes",
                         _ => "no",
                     };
+                    // Offered, and a person approves each call.
+                    let reason = match d.reason {
+                        Some(r) => r.code(),
+                        None if d.needs_approval => "needs approval",
+                        None => "-",
+                    };
                     vec![
                         escape(d.tool).into_owned(),
                         offered.to_string(),
-                        d.reason.map(Reason::code).unwrap_or("-").to_string(),
+                        reason.to_string(),
                         d.class.unwrap_or("-").to_string(),
                     ]
                 })

@@ -163,7 +163,7 @@ fn paths_mean_projects_as_ruff_and_cargo_read_them() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
         stdout(&o),
-        "policies/demo: 0 errors, 0 warnings\npolicies/exclusions: 0 errors, 0 warnings\npolicies/mcp-profiles: 0 errors, 0 warnings\npolicies/real-servers: 0 errors, 0 warnings\npolicies/trust-zones: 0 errors, 0 warnings\n5 projects: 0 errors, 0 warnings\n"
+        "policies/approvals: 0 errors, 0 warnings\npolicies/demo: 0 errors, 0 warnings\npolicies/exclusions: 0 errors, 0 warnings\npolicies/mcp-profiles: 0 errors, 0 warnings\npolicies/real-servers: 0 errors, 0 warnings\npolicies/trust-zones: 0 errors, 0 warnings\n6 projects: 0 errors, 0 warnings\n"
     );
     // No path inside a project's subdirectory: the project above, as cargo.
     let sub = root().join("policies/exclusions/sub-for-test");

@@ -82,3 +82,44 @@ fn a_project_given_in_a_tools_place_is_told_to_use_dash_p() {
     ]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// `needs-approval`: `decide` and `explain` say the tool is offered and a
+/// person approves each call; `decide --refusal` of it is the call's
+/// `approvalRequired` refusal, and the exit code says a call may not run.
+#[test]
+fn decide_and_explain_say_a_tool_needs_approval() {
+    let dir = scratch_project(
+        "decide-approval",
+        "[[tool]]\nname = \"refund\"\ngroup = \"g\"\n[[tool]]\nname = \"read\"\ngroup = \"g\"\n",
+        "provider p { zone local }\ngroup g { class publicContent }\nconfiguration c {\n  provider p\n  needs-approval [refund]\n}\n",
+    );
+    let project = dir.to_str().unwrap();
+    let o = run(&["decide", "-p", project, "-c", "c", "refund"]);
+    assert_eq!(
+        stdout(&o),
+        "refund: offered; needs approval (a person approves each call first)\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&[
+        "decide", "-p", project, "-c", "c", "refund", "--format", "json",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "{\"tool\":\"refund\",\"allowed\":true,\"reason\":null,\"observedOnly\":false,\"needsApproval\":true,\"class\":\"publicContent\",\"zone\":\"local\",\"ceiling\":\"secretAdjacent\"}\n"
+    );
+    let o = run(&["explain", "-p", project, "-c", "c", "refund"]);
+    assert_ends_with(&stdout(&o), "  pass    trustZone\n  ask     approval\n");
+    let o = run(&[
+        "unavailable",
+        "-p",
+        project,
+        "-c",
+        "c",
+        "--format",
+        "prompt",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "Tools you may call, but a person is asked to approve each call before it runs:\n- refund\n"
+    );
+}

@@ -253,6 +253,16 @@ fn config(dir: &Path, project: &Path, upstreams: &str, extra: &str) -> PathBuf {
     path
 }
 
+/// The crm upstream, its calls logged to `log`.
+fn crm_upstream_logged(log: &Path) -> String {
+    format!(
+        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
+        python(),
+        crm_server(),
+        log.to_string_lossy()
+    )
+}
+
 fn crm_upstream() -> String {
     format!(
         "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\n",
@@ -1520,12 +1530,7 @@ fn resources_and_prompts_are_relayed_only_for_servers_the_caller_sees() {
     assert_ne!(policy, CRM_POLICY);
     std::fs::write(project.join("policy.tg"), policy).unwrap();
     let log = dir.join("calls.log");
-    let upstream = format!(
-        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
-        python(),
-        crm_server(),
-        log.to_string_lossy()
-    );
+    let upstream = crm_upstream_logged(&log);
     let cfg = config(&dir, &project, &upstream, "");
     let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
     runtime().block_on(async {
@@ -1795,12 +1800,7 @@ fn one_gateway_serves_several_configurations_over_one_set_of_upstreams() {
     .unwrap();
     let log = dir.join("calls.log");
     let decisions = dir.join("decisions.jsonl");
-    let upstream = format!(
-        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
-        python(),
-        crm_server(),
-        log.to_string_lossy()
-    );
+    let upstream = crm_upstream_logged(&log);
     let extra = format!(
         "configurations = [\"billing-chat\", \"support-chat\"]\ndecision-log = {:?}",
         decisions.to_string_lossy()
@@ -1984,12 +1984,7 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
     let dir = temp("gw-progress");
     let project = crm_project("gw-progress-project", &[]);
     let log = dir.join("calls.log");
-    let upstream = format!(
-        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
-        python(),
-        crm_server(),
-        log.to_string_lossy()
-    );
+    let upstream = crm_upstream_logged(&log);
     let cfg = config(&dir, &project, &upstream, "");
     let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
     runtime().block_on(async {
@@ -2180,12 +2175,7 @@ fn completions_logs_and_subscriptions_are_relayed_only_for_servers_the_caller_se
     );
     std::fs::write(project.join("policy.tg"), policy).unwrap();
     let log = dir.join("calls.log");
-    let upstream = format!(
-        "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
-        python(),
-        crm_server(),
-        log.to_string_lossy()
-    );
+    let upstream = crm_upstream_logged(&log);
     let cfg = config(&dir, &project, &upstream, "");
     let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
     let session = |token: &'static str, tx| {
@@ -2619,5 +2609,53 @@ fn an_upstream_on_2026_07_28_asks_for_input_through_the_gateway() {
         5,
         "{rounds:?}"
     );
+    drop(gw);
+}
+
+/// A tool a person approves call by call (`needs-approval`) is listed, and
+/// its call is answered with the typed `approvalRequired` refusal, never
+/// forwarded: the upstream never sees it.
+#[test]
+fn a_call_that_needs_approval_is_refused_and_never_forwarded() {
+    let dir = temp("gw-approval");
+    let project = crm_project("gw-approval-project", &[]);
+    std::fs::write(
+        project.join("policy.tg"),
+        CRM_POLICY.replace(
+            "configuration support-chat {\n  groups [mcp_crm]\n}",
+            "configuration support-chat {\n  groups [mcp_crm]\n  needs-approval [mcp_crm_refund_issue]\n}",
+        ),
+    )
+    .unwrap();
+    let log = dir.join("calls.log");
+    let upstream = crm_upstream_logged(&log);
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = client(&gw.url, BILLING_KEY, ProtocolVersion::V_2026_07_28).await;
+        assert!(listed(&c).await.contains("mcp_crm_refund_issue"));
+        let e = call(&c, "mcp_crm_refund_issue").await.expect_err("waits for approval");
+        assert_eq!(e["code"], -31003, "{e}");
+        assert_eq!(
+            e["message"],
+            "The call to `mcp_crm_refund_issue` needs a person's approval before it runs. Do not retry it on your own; a person will be asked to approve it."
+        );
+        let t = &e["data"]["toolgate"];
+        assert_eq!(
+            (&t["kind"], &t["class"], &t["action"], &t["configuration"]),
+            (
+                &json!("approvalRequired"),
+                &json!("approval"),
+                &json!("askPerson"),
+                &json!("support-chat")
+            ),
+            "{e}"
+        );
+        assert!(call(&c, "mcp_crm_notes_append").await.is_ok());
+        let _ = c.cancel().await;
+    });
+    let seen = calls_seen(&log);
+    assert!(!seen.contains(&"refund_issue".to_string()), "{seen:?}");
+    assert!(seen.contains(&"notes_append".to_string()), "{seen:?}");
     drop(gw);
 }

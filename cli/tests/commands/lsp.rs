@@ -430,7 +430,7 @@ fn completion_offers_keywords_and_names_by_kind() {
     );
     assert_eq!(
         complete(&mut c, &edited, "skills []\n  \n", 1),
-        ["exclude", "groups", "provider", "skills"]
+        ["exclude", "groups", "needs-approval", "provider", "skills"]
     );
     let top = complete(&mut c, &edited, "configuration reviewer-chat", 27);
     assert_eq!(top.len(), 15);

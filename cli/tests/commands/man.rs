@@ -6,8 +6,9 @@ use crate::common::*;
 fn man_pages_come_from_the_argument_definitions() {
     let page = stdout(&run(&["man"]));
     assert!(page.contains(&format!(
-        ".TH toolgate 1  \"toolgate {} (table format {})\"",
+        ".TH toolgate 1  \"toolgate {} (table formats {} to {})\"",
         env!("CARGO_PKG_VERSION"),
+        toolgate_runtime::format::OLDEST_FORMAT_VERSION,
         toolgate_runtime::format::FORMAT_VERSION
     )));
     let dir = temp("man");

@@ -58,8 +58,9 @@ fn version_names_the_table_format() {
     assert_eq!(
         stdout(&o),
         format!(
-            "toolgate {} (table format {})\n",
+            "toolgate {} (table formats {} to {})\n",
             env!("CARGO_PKG_VERSION"),
+            toolgate_runtime::format::OLDEST_FORMAT_VERSION,
             toolgate_runtime::format::FORMAT_VERSION
         )
     );

@@ -125,7 +125,7 @@ fn quiet_keeps_answers_and_diagnostics_and_drops_notes_and_summaries() {
     assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
     // check: the summary lines go; a clean run prints nothing at all.
     let o = with_env(Some("1"), &["check", "policies"]);
-    assert_ends_with(&stdout(&o), "5 projects: 0 errors, 0 warnings\n");
+    assert_ends_with(&stdout(&o), "6 projects: 0 errors, 0 warnings\n");
     let o = with_env(Some("1"), &["check", "policies", "-q"]);
     assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(0)));
     // The answer itself stays.
@@ -259,7 +259,7 @@ fn progress_is_drawn_on_a_terminal_only_and_never_under_quiet() {
     let tty = on_a_terminal(&format!("{bin} check policies"));
     assert!(tty.contains("check ["), "{tty:?}");
     assert!(
-        tty.ends_with("5 projects: 0 errors, 0 warnings\r\n"),
+        tty.ends_with("6 projects: 0 errors, 0 warnings\r\n"),
         "{tty:?}"
     );
 }

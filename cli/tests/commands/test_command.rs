@@ -83,8 +83,8 @@ fn an_unknown_expectation_is_a_test_file_error_not_a_failing_test() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stdout(&o),
-        "error: ./t.test.toml:5:1: case `typo`: unknown expectation `configurationExclude`\n  help: did you mean `configurationExcluded`? (a `tool` case expects: offered, observed, refused, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone, unknownConsumer)\n\
-error: ./t.test.toml:10:1: case `answer`: unknown expectation `not_in_profile`\n  help: did you mean `notInProfile`? (an `answer` case expects: success, toolFailure, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone, contentPolicy, policy, definitionChanged)\n\
+        "error: ./t.test.toml:5:1: case `typo`: unknown expectation `configurationExclude`\n  help: did you mean `configurationExcluded`? (a `tool` case expects: offered, observed, needsApproval, refused, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone, unknownConsumer)\n\
+error: ./t.test.toml:10:1: case `answer`: unknown expectation `not_in_profile`\n  help: did you mean `notInProfile`? (an `answer` case expects: success, toolFailure, notRegistered, toolDisabled, requiresAdmin, notInProfile, configurationGroup, configurationExcluded, trustZone, contentPolicy, policy, definitionChanged, approvalRequired)\n\
 0 passed, 0 failed\n2 test-file errors (not run)\n"
     );
 }

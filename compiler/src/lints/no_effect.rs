@@ -23,6 +23,8 @@
 //! | profile `allow` entry | a consumer uses the profile and the entry alone selects an enabled tool |
 //! | skill `tools` entry | some configuration allows the (enabled, non-loader) tool's group and no other skill it attaches declares the tool |
 //! | provider `fallback` entry | without it, some configuration using the provider gets a higher ceiling, and a tool reaching its trust-zone gate is classed in between |
+//! | `needs-approval` entry of configuration C | some context of C offers a tool it selects |
+//! | profile `needs-approval` entry | a consumer uses the profile, and some context of some configuration offers that consumer a tool the entry selects |
 //!
 //! Findings other codes already make are left to them: TG3001 (an
 //! exclusion outside the groups), TG3002 (`enabled` in a disabled group),
@@ -117,6 +119,10 @@ struct Space {
     sole_skill: HashMap<u32, Vec<usize>>,
     /// Skill-declared tools whose group some configuration allows.
     allowed_somewhere: BitSet,
+    /// Per configuration: the tools some context of it offers, the
+    /// profile gate aside (enabled, admitted by some run, not excluded,
+    /// and not a remote tool above its ceiling, which no mode offers).
+    offerable: Vec<Vec<u64>>,
 }
 
 fn word(s: &BitSet, w: usize) -> u64 {
@@ -155,7 +161,14 @@ impl Space {
             any_skill: BitSet::new(n),
             sole_skill: HashMap::new(),
             allowed_somewhere: BitSet::new(n),
+            offerable: vec![vec![0; words]; m.configurations.len()],
         };
+        let mut remote = BitSet::new(n);
+        for (i, tool) in m.tools.iter().enumerate() {
+            if tool.remote {
+                remote.insert(i);
+            }
+        }
         let mut reach = vec![0u64; words];
         for (ci, cfg) in m.configurations.iter().enumerate() {
             let Some(cs) = t.configuration_sets(ci) else {
@@ -192,6 +205,11 @@ impl Space {
                 *r &= !word(cs.excluded, w);
             }
             let k = cs.ceiling as usize;
+            let above = t.tools_above(cs.ceiling);
+            for (w, (o, r)) in sp.offerable[ci].iter_mut().zip(&reach).enumerate() {
+                let blocked = above.map_or(0, |a| word(a, w)) & word(&remote, w);
+                *o = r & !blocked;
+            }
             if k < nc {
                 let acc = sp.reach_zone[k].get_or_insert_with(|| vec![0; words]);
                 for (a, r) in acc.iter_mut().zip(&reach) {
@@ -309,6 +327,24 @@ impl Space {
 }
 
 /// Bit `i` of a word vector.
+/// A selector's name (for the span) and how a message shows it.
+fn selector_words(sel: &ast::Selector) -> (&Name, String) {
+    match sel {
+        ast::Selector::Tool(x) => (x, format!("`{}`", esc(&x.text))),
+        ast::Selector::Group(x) => (x, format!("`group {}`", esc(&x.text))),
+        ast::Selector::Server(x) => (x, format!("`server {}`", esc(&x.text))),
+        ast::Selector::Prefix(x) => (x, format!("`{}*`", esc(&x.text))),
+    }
+}
+
+/// The one-tool set of a registered tool name.
+fn ast_free_tool(table: &Table, name: &str) -> Option<BitSet> {
+    let id = table.tool_id(name)?;
+    let mut s = BitSet::new(table.tool_count());
+    s.insert(id as usize);
+    Some(s)
+}
+
 fn has(v: &[u64], i: usize) -> bool {
     v.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
 }
@@ -552,11 +588,36 @@ impl<'a> Lint<'a> {
         self.members[gi] = members;
     }
 
-    fn configuration(&mut self, b: &Block<ast::ConfigurationProp>) {
+    fn configuration(&mut self, b: &'a Block<ast::ConfigurationProp>) {
         let Some(&ci) = self.config_index.get(b.name.text.as_str()) else {
             return;
         };
         let owner = format!("configuration `{}`", esc(&b.name.text));
+        if let Some(list) = b.props.iter().find_map(|p| match &p.value {
+            ast::ConfigurationProp::NeedsApproval(l) => Some(l),
+            _ => None,
+        }) {
+            for sel in list {
+                let Some(set) = self.selector_set(sel) else {
+                    continue;
+                };
+                let offered = &self.space.offerable[ci];
+                if (0..offered.len()).any(|w| word(&set, w) & offered[w] != 0) {
+                    continue;
+                }
+                let (name, what) = selector_words(sel);
+                let why = format!(
+                    "no context of configuration `{}` offers {what}: a refusing gate stops it first, and a refused tool is never asked about",
+                    esc(&b.name.text)
+                );
+                self.push(
+                    name.span,
+                    format!("needing approval for {what}"),
+                    owner.clone(),
+                    why,
+                );
+            }
+        }
         let Some(list) = b.props.iter().find_map(|p| match &p.value {
             ast::ConfigurationProp::Exclude(l) => Some(l),
             _ => None,
@@ -619,7 +680,16 @@ impl<'a> Lint<'a> {
             return;
         };
         let owner = format!("profile `{}`", esc(&b.name.text));
-        let Some(ast::ProfileProp::Allow(list)) = b.props.first().map(|p| &p.value) else {
+        if let Some(list) = b.props.iter().find_map(|p| match &p.value {
+            ast::ProfileProp::NeedsApproval(l) => Some(l),
+            _ => None,
+        }) {
+            self.profile_approvals(pi, &b.name.text, list, &owner);
+        }
+        let Some(list) = b.props.iter().find_map(|p| match &p.value {
+            ast::ProfileProp::Allow(l) => Some(l),
+            _ => None,
+        }) else {
             return;
         };
         let n = self.space.n;
@@ -658,6 +728,72 @@ impl<'a> Lint<'a> {
                     .to_string()
             };
             self.push(name.span, what, owner.clone(), why);
+        }
+    }
+
+    /// A profile's `needs-approval` entries: each must select a tool its
+    /// `allow` list admits and some configuration offers, for a profile a
+    /// consumer uses.
+    fn profile_approvals(
+        &mut self,
+        pi: usize,
+        profile: &str,
+        list: &'a [ast::Selector],
+        owner: &str,
+    ) {
+        let m = self.model;
+        let used = m.consumers.iter().any(|c| c.profile == pi);
+        let mut allowed = BitSet::new(self.space.n);
+        for sel in &m.profiles[pi].allow {
+            let s = match sel {
+                crate::model::Selector::Tool(x) => ast_free_tool(self.table, x),
+                crate::model::Selector::Group(g) => {
+                    let mut s = BitSet::new(self.space.n);
+                    for &i in &self.members[*g] {
+                        s.insert(i);
+                    }
+                    Some(s)
+                }
+                crate::model::Selector::Prefix(x) => {
+                    let mut s = BitSet::new(self.space.n);
+                    for (i, t) in m.tools.iter().enumerate() {
+                        if t.name.starts_with(x.as_str()) {
+                            s.insert(i);
+                        }
+                    }
+                    Some(s)
+                }
+            };
+            if let Some(s) = s {
+                allowed.union_with(&s);
+            }
+        }
+        for sel in list {
+            let Some(set) = self.selector_set(sel) else {
+                continue;
+            };
+            let (name, what) = selector_words(sel);
+            let why = if !used {
+                format!("no consumer uses profile `{}`", esc(profile))
+            } else {
+                let offered =
+                    self.space.offerable.iter().any(|o| {
+                        (0..o.len()).any(|w| word(&set, w) & word(&allowed, w) & o[w] != 0)
+                    });
+                if offered {
+                    continue;
+                }
+                format!(
+                    "no configuration offers {what} to a consumer of profile `{}`: a refusing gate stops it first",
+                    esc(profile)
+                )
+            };
+            self.push(
+                name.span,
+                format!("needing approval for {what}"),
+                owner.to_string(),
+                why,
+            );
         }
     }
 

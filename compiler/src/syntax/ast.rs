@@ -152,14 +152,18 @@ pub enum ConfigurationProp {
     Groups(Vec<Name>),
     Exclude(Vec<Name>),
     Skills(Vec<Name>),
+    /// `needs-approval [...]`: a call of these tools waits for a person.
+    NeedsApproval(Vec<Selector>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProfileProp {
     Allow(Vec<Selector>),
+    /// `needs-approval [...]`: a call of these tools waits for a person.
+    NeedsApproval(Vec<Selector>),
 }
 
-/// One entry of a profile's `allow` list.
+/// One entry of a profile's `allow` list, or of a `needs-approval` list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
     Tool(Name),

@@ -373,6 +373,12 @@ impl Printer<'_> {
             ConfigurationProp::Groups(l) => self.list_prop(d, "groups", &names(l), sp),
             ConfigurationProp::Exclude(l) => self.list_prop(d, "exclude", &names(l), sp),
             ConfigurationProp::Skills(l) => self.list_prop(d, "skills", &names(l), sp),
+            ConfigurationProp::NeedsApproval(l) => self.list_prop(
+                d,
+                "needs-approval",
+                &l.iter().map(selector).collect::<Vec<_>>(),
+                sp,
+            ),
         }
     }
 
@@ -381,6 +387,12 @@ impl Printer<'_> {
             ProfileProp::Allow(l) => {
                 self.list_prop(d, "allow", &l.iter().map(selector).collect::<Vec<_>>(), sp)
             }
+            ProfileProp::NeedsApproval(l) => self.list_prop(
+                d,
+                "needs-approval",
+                &l.iter().map(selector).collect::<Vec<_>>(),
+                sp,
+            ),
         }
     }
 
@@ -529,6 +541,10 @@ fn simple_configuration(v: &ConfigurationProp) -> Option<String> {
         ConfigurationProp::Groups(l) => Some(format!("groups [{}]", join(&names(l)))),
         ConfigurationProp::Exclude(l) => Some(format!("exclude [{}]", join(&names(l)))),
         ConfigurationProp::Skills(l) => Some(format!("skills [{}]", join(&names(l)))),
+        ConfigurationProp::NeedsApproval(l) => Some(format!(
+            "needs-approval [{}]",
+            join(&l.iter().map(selector).collect::<Vec<_>>())
+        )),
     }
 }
 
@@ -536,6 +552,10 @@ fn simple_profile(v: &ProfileProp) -> Option<String> {
     match v {
         ProfileProp::Allow(l) => Some(format!(
             "allow [{}]",
+            join(&l.iter().map(selector).collect::<Vec<_>>())
+        )),
+        ProfileProp::NeedsApproval(l) => Some(format!(
+            "needs-approval [{}]",
             join(&l.iter().map(selector).collect::<Vec<_>>())
         )),
     }

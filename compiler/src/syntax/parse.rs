@@ -217,6 +217,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::exclude_prop | Rule::kw_exclude => "`exclude`",
         Rule::skills_prop | Rule::kw_skills => "`skills`",
         Rule::allow_prop | Rule::kw_allow => "`allow`",
+        Rule::approval_prop | Rule::kw_needs_approval => "`needs-approval`",
         Rule::rule_block | Rule::kw_rule => "`rule`",
         Rule::http_status_match | Rule::kw_http_status => "`http-status`",
         Rule::error_code_match | Rule::kw_error_code => "`error-code`",
@@ -412,12 +413,18 @@ impl Builder {
                     Rule::groups_prop => Some(ConfigurationProp::Groups(b.first_list(p))),
                     Rule::exclude_prop => Some(ConfigurationProp::Exclude(b.first_list(p))),
                     Rule::skills_prop => Some(ConfigurationProp::Skills(b.first_list(p))),
+                    Rule::approval_prop => Some(ConfigurationProp::NeedsApproval(
+                        b.parts(p).map(|s| b.selector(s)).collect(),
+                    )),
                     _ => None,
                 }))
             }
             Rule::profile_block => {
                 Statement::Profile(self.block(pair, span, |b, p| match p.as_rule() {
                     Rule::allow_prop => Some(ProfileProp::Allow(
+                        b.parts(p).map(|s| b.selector(s)).collect(),
+                    )),
+                    Rule::approval_prop => Some(ProfileProp::NeedsApproval(
                         b.parts(p).map(|s| b.selector(s)).collect(),
                     )),
                     _ => None,
@@ -638,6 +645,7 @@ fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_exclude
             | Rule::kw_profile
             | Rule::kw_allow
+            | Rule::kw_needs_approval
             | Rule::kw_consumer
             | Rule::kw_gateway
             | Rule::kw_rule

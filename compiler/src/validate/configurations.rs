@@ -40,14 +40,17 @@ impl<'a> Validator<'a> {
         let mut skills = Vec::new();
         let mut once: HashMap<&'static str, Once<Vec<String>>> = HashMap::new();
         for Prop { value, span } in &b.props {
-            let (property, names) = match value {
-                ast::ConfigurationProp::Provider(p) => ("provider", std::slice::from_ref(p)),
-                ast::ConfigurationProp::Groups(l) => ("groups", l.as_slice()),
-                ast::ConfigurationProp::Exclude(l) => ("exclude", l.as_slice()),
-                ast::ConfigurationProp::Skills(l) => ("skills", l.as_slice()),
+            let (property, key) = match value {
+                ast::ConfigurationProp::Provider(p) => ("provider", texts(std::slice::from_ref(p))),
+                ast::ConfigurationProp::Groups(l) => ("groups", texts(l)),
+                ast::ConfigurationProp::Exclude(l) => ("exclude", texts(l)),
+                ast::ConfigurationProp::Skills(l) => ("skills", texts(l)),
+                ast::ConfigurationProp::NeedsApproval(l) => {
+                    ("needs-approval", super::profiles::selector_texts(l))
+                }
             };
             let first = once.entry(property).or_default();
-            if !first.set(texts(names), *span, property, &mut self.problems) {
+            if !first.set(key, *span, property, &mut self.problems) {
                 continue;
             }
             match value {
@@ -74,6 +77,8 @@ impl<'a> Validator<'a> {
                     groups = Some(sel);
                 }
                 ast::ConfigurationProp::Exclude(list) => excluded.extend(self.dedup(list)),
+                // Resolved by `approvals`, which may add a server's group.
+                ast::ConfigurationProp::NeedsApproval(_) => {}
                 ast::ConfigurationProp::Skills(list) => {
                     for n in self.dedup(list) {
                         match defined.skills.index.get(n.text.as_str()) {
@@ -101,6 +106,29 @@ impl<'a> Validator<'a> {
             groups,
             excluded: excluded.iter().map(|n| n.text.clone()).collect(),
             skills,
+            approval: Vec::new(),
+        }
+    }
+
+    /// Each configuration's `needs-approval` list (its first), resolved as
+    /// a profile's `allow` is.
+    pub(super) fn approvals(
+        &mut self,
+        scope: &mut Scope<'a>,
+        defined: &Defined<'_>,
+        configurations: &mut [model::Configuration],
+    ) {
+        for (c, (b, _)) in configurations.iter_mut().zip(&defined.configurations.list) {
+            let first = b.props.iter().find_map(|p| match &p.value {
+                ast::ConfigurationProp::NeedsApproval(l) => Some(l),
+                _ => None,
+            });
+            if let Some(list) = first {
+                c.approval = list
+                    .iter()
+                    .filter_map(|s| self.selector(scope, s))
+                    .collect();
+            }
         }
     }
 

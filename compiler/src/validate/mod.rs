@@ -329,7 +329,8 @@ impl<'a> Validator<'a> {
         self.providers(&mut scope, &defined.providers);
         self.skills(&mut scope, &defined.skills);
         let skill_loader = self.skill_loader(&scope, &settings.loader);
-        let configurations = self.configurations(&scope, &defined, &skill_loader);
+        let mut configurations = self.configurations(&scope, &defined, &skill_loader);
+        self.approvals(&mut scope, &defined, &mut configurations);
         let profiles = self.profiles(&mut scope, &defined.profiles);
         let consumers = self.consumers(&defined.consumers, &defined.profiles);
         let gateways = self.gateways(&defined.gateways);

@@ -14,22 +14,25 @@ impl<'a> Validator<'a> {
     ) -> Vec<model::Profile> {
         let mut profiles = Vec::new();
         for (b, file) in &defs.list {
-            let mut allow = Vec::new();
-            let mut once = Once::new();
-            for Prop {
-                value: ast::ProfileProp::Allow(list),
-                span,
-            } in &b.props
-            {
-                if !once.set(selectors(list), *span, "allow", &mut self.problems) {
+            let (mut allow, mut approval) = (Vec::new(), Vec::new());
+            let (mut once, mut once_approval) = (Once::new(), Once::new());
+            for Prop { value, span } in &b.props {
+                let (list, once, property, into) = match value {
+                    ast::ProfileProp::Allow(l) => (l, &mut once, "allow", &mut allow),
+                    ast::ProfileProp::NeedsApproval(l) => {
+                        (l, &mut once_approval, "needs-approval", &mut approval)
+                    }
+                };
+                if !once.set(selectors(list), *span, property, &mut self.problems) {
                     continue;
                 }
-                allow.extend(list.iter().filter_map(|sel| self.selector(scope, sel)));
+                into.extend(list.iter().filter_map(|sel| self.selector(scope, sel)));
             }
             profiles.push(model::Profile {
                 name: b.name.text.clone(),
                 file: self.sources.get(*file).table_name.clone(),
                 allow,
+                approval,
             });
         }
         profiles
@@ -37,7 +40,11 @@ impl<'a> Validator<'a> {
 
     /// One entry of an `allow` list, resolved; `None` when it names nothing
     /// (reported).
-    fn selector(&mut self, scope: &mut Scope<'a>, sel: &ast::Selector) -> Option<model::Selector> {
+    pub(super) fn selector(
+        &mut self,
+        scope: &mut Scope<'a>,
+        sel: &ast::Selector,
+    ) -> Option<model::Selector> {
         match sel {
             ast::Selector::Tool(n) => {
                 if scope.tool_index.contains_key(n.text.as_str()) {
@@ -156,6 +163,14 @@ impl<'a> Validator<'a> {
 }
 
 /// An `allow` list as compared with a repeat of it: the selectors without spans.
+/// A selector list as words, to tell a repeated property's lists apart.
+pub(super) fn selector_texts(list: &[ast::Selector]) -> Vec<String> {
+    selectors(list)
+        .into_iter()
+        .map(|(kind, text)| format!("{kind}:{text}"))
+        .collect()
+}
+
 fn selectors(list: &[ast::Selector]) -> Vec<(u8, String)> {
     list.iter()
         .map(|s| match s {

@@ -77,6 +77,7 @@ pub fn catalogue() -> Value {
             "observedOnly": packed::OBSERVED_ONLY,
             "reasonShift": packed::REASON_SHIFT,
             "reasonBits": packed::REASON_BITS,
+            "needsApproval": packed::NEEDS_APPROVAL,
         },
         "maxFileBytes": MAX_FILE_BYTES,
     })

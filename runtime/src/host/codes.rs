@@ -187,7 +187,8 @@ impl LoadError {
 
 /// One decision in one byte, as the C ABI's `toolgate_decide_packed` and
 /// `toolgate_decide_many_packed` give it: bit 0 allowed, bit 1 observed
-/// only, bits 2 to 4 the reason number ([`Reason::number`], 0 = none).
+/// only, bits 2 to 4 the reason number ([`Reason::number`], 0 = none), bit
+/// 5 needs approval (offered, and a person approves each call).
 pub mod packed {
     use super::*;
 
@@ -195,6 +196,9 @@ pub mod packed {
     pub const OBSERVED_ONLY: u8 = 1 << 1;
     pub const REASON_SHIFT: u32 = 2;
     pub const REASON_BITS: u32 = 3;
+    pub const REASON_MASK: u8 = ((1 << REASON_BITS) - 1) << REASON_SHIFT;
+    pub const NEEDS_APPROVAL: u8 = 1 << 5;
+    const _: () = assert!(NEEDS_APPROVAL & (ALLOWED | OBSERVED_ONLY | REASON_MASK) == 0);
 
     // Every reason number (1 to the number of gates) and 0 fit in the
     // reason bits, and the byte holds them: a new gate past the seventh
@@ -215,13 +219,17 @@ pub mod packed {
             d.allowed,
             d.observed_only,
             d.reason.map_or(0, Reason::number),
-        )
+        ) | if d.needs_approval { NEEDS_APPROVAL } else { 0 }
     }
 
     /// `(allowed, observed_only, reason)` of a byte; `None` for a byte no
-    /// decision packs to (a reason number past the gates).
+    /// decision packs to (a reason number past the gates, a bit no
+    /// decision sets). Whether it needs approval: `b & NEEDS_APPROVAL`.
     pub fn unpack(b: u8) -> Option<(bool, bool, Option<Reason>)> {
-        let n = b >> REASON_SHIFT;
+        if b & !(ALLOWED | OBSERVED_ONLY | REASON_MASK | NEEDS_APPROVAL) != 0 {
+            return None;
+        }
+        let n = (b & REASON_MASK) >> REASON_SHIFT;
         let reason = match n {
             0 => None,
             n => Some(Reason::from_number(n)?),

@@ -98,6 +98,46 @@ final class PlainGate
         return $out;
     }
 
+    /**
+     * Whether a person approves each call of an offered tool: the
+     * configuration's needs-approval selects it, or the consumer's profile's
+     * does (docs/approvals.md).
+     */
+    public function needsApproval(string $name, string $configuration, ?string $consumer): bool
+    {
+        $t = $this->tools[$name] ?? null;
+        if ($t === null) {
+            return false;
+        }
+        if (self::selects($this->configurations[$configuration]['approval'], $t)) {
+            return true;
+        }
+        $profileName = $consumer === null ? null : ($this->policy['consumers'][$consumer] ?? null);
+        foreach ($this->policy['profiles'] as $p) {
+            if ($p['name'] === $profileName && self::selects($p['approval'], $t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param array{tools:list<string>,groups:list<string>,prefixes:list<string>} $s
+     * @param array<string,mixed> $t
+     */
+    private static function selects(array $s, array $t): bool
+    {
+        if (in_array($t['name'], $s['tools'], true) || in_array($t['group'], $s['groups'], true)) {
+            return true;
+        }
+        foreach ($s['prefixes'] as $prefix) {
+            if (str_starts_with($t['name'], $prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @param array<string,mixed> $t */
     private function inProfile(array $t, string $consumer): bool
     {

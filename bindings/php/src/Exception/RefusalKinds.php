@@ -20,5 +20,6 @@ final class RefusalKinds
         'contentPolicy' => ContentPolicyViolationException::class,
         'policy' => PolicyRefusedException::class,
         'definitionChanged' => DefinitionChangedException::class,
+        'approvalRequired' => ApprovalRequiredException::class,
     ];
 }

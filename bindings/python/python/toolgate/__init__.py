@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from ._errors import (
+    ApprovalRefusal,
     ArgumentError,
     ConfigurationRefusal,
     LoadError,
@@ -45,10 +46,12 @@ from ._errors import (
     ContentPolicyViolation,
     PolicyRefused,
     DefinitionChanged,
+    ApprovalRequired,
 )
 from ._toolset import ToolExclusion, ToolSet
 
 from ._native import (
+    CODE_APPROVAL_REQUIRED,
     CODE_CONFIGURATION_REFUSAL,
     CODE_RUNTIME_REFUSAL,
     CODE_UNKNOWN_TOOL,
@@ -78,6 +81,7 @@ __all__ = [
     "ArgumentError",
     "CODE_CONFIGURATION_REFUSAL",
     "CODE_RUNTIME_REFUSAL",
+    "CODE_APPROVAL_REQUIRED",
     "CODE_UNKNOWN_TOOL",
     "Classification",
     "ConfigurationExcluded",
@@ -87,6 +91,7 @@ __all__ = [
     "Context",
     "Decision",
     "DefinitionChanged",
+    "ApprovalRequired",
     "GATE_ORDER",
     "LiveTool",
     "LoadError",
@@ -100,6 +105,7 @@ __all__ = [
     "Refusal",
     "RequiresAdmin",
     "RuntimeRefusal",
+    "ApprovalRefusal",
     "RunState",
     "RunStateError",
     "Table",

@@ -176,9 +176,16 @@ class RuntimeRefusal(PolicyViolation):
     """A refusal the agent may fix by changing its request (the runtime class)."""
 
 
+class ApprovalRefusal(PolicyViolation):
+    """A call that waits for a person's approval (the approval class): the
+    host asks a person (or an approver approves it) and calls again; the
+    model must not retry it on its own."""
+
+
 _CLASS_BASES: "dict[str, type[PolicyViolation]]" = {
     "configuration": ConfigurationRefusal,
     "runtime": RuntimeRefusal,
+    "approval": ApprovalRefusal,
 }
 
 #: Refusal kind code -> its exception class, made from the catalogue below.

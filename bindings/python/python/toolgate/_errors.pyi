@@ -83,6 +83,7 @@ ToolRefused = PolicyViolation
 
 class ConfigurationRefusal(PolicyViolation): ...
 class RuntimeRefusal(PolicyViolation): ...
+class ApprovalRefusal(PolicyViolation): ...
 
 # One class per refusal kind, in the catalogue's order.
 # generated: refusal kinds (UPDATE_HOST_LISTS=1 cargo test -p toolgate-reference --test host_lists)
@@ -106,6 +107,8 @@ class PolicyRefused(ConfigurationRefusal):
     KIND: Literal["policy"]
 class DefinitionChanged(ConfigurationRefusal):
     KIND: Literal["definitionChanged"]
+class ApprovalRequired(ApprovalRefusal):
+    KIND: Literal["approvalRequired"]
 # end generated: refusal kinds
 
 BY_KIND: dict[str, type[PolicyViolation]]

@@ -18,8 +18,8 @@ ReasonCode = Literal[
     "configurationExcluded",
     "trustZone",
 ]
-RefusalClass = Literal["configuration", "runtime"]
-RefusalAction = Literal["stop", "rephrase", "escalate"]
+RefusalClass = Literal["configuration", "runtime", "approval"]
+RefusalAction = Literal["stop", "rephrase", "escalate", "askPerson"]
 RefusalKind = Literal[
     "notRegistered",
     "toolDisabled",
@@ -31,6 +31,7 @@ RefusalKind = Literal[
     "contentPolicy",
     "policy",
     "definitionChanged",
+    "approvalRequired",
 ]
 # end generated: types
 Bytes = Union[bytes, bytearray, memoryview]
@@ -46,6 +47,7 @@ MCP_REVISION: str
 CODE_UNKNOWN_TOOL: int
 CODE_CONFIGURATION_REFUSAL: int
 CODE_RUNTIME_REFUSAL: int
+CODE_APPROVAL_REQUIRED: int
 PINNED_MEMBERS: tuple[str, ...]
 
 def definition_digest(tool: Union[str, Bytes, Mapping[str, Any]]) -> str:
@@ -196,6 +198,8 @@ class Decision:
     def reason(self) -> Optional[ReasonCode]: ...
     @property
     def observed_only(self) -> bool: ...
+    @property
+    def needs_approval(self) -> bool: ...
     @property
     def class_(self) -> Optional[str]: ...
     @property
