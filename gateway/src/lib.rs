@@ -219,7 +219,7 @@ impl Gateway {
                 LogTarget::File(p.into())
             }
         });
-        let core = CoreBuilder::new(table, limits, public_url.clone())
+        let core = CoreBuilder::new("gateway", table, limits, public_url.clone())
             .source(Some(source))
             .decision_log(log.map(|t| (t, 65_536)))
             .trusted_keys(keys)
@@ -297,7 +297,7 @@ impl Gateway {
                     served.push((u.name.clone(), more));
                 }
                 Err(e) => {
-                    note(&format!("warning: {e}"));
+                    say(&format!("warning: {e}"));
                     self.metrics.upstream_error(&u.name);
                     errors.insert(u.name.clone(), e);
                 }
@@ -316,7 +316,7 @@ impl Gateway {
         let mut catalog = Catalog::new(listed);
         catalog.generation = self.catalog.load().generation + 1;
         for u in &catalog.unmapped {
-            note(&format!("warning: {u}"));
+            say(&format!("warning: {u}"));
         }
         self.catalog.store(Arc::new(catalog));
         if let Ok(mut m) = self.upstream_errors.lock() {
@@ -359,7 +359,7 @@ impl Gateway {
         };
         match upstream::connect(u, &self.config.limits, wake).await {
             Ok(fresh) => {
-                note(&format!(
+                say(&format!(
                     "upstream `{}` restarted (attempt {})",
                     u.name,
                     attempts + 1
@@ -419,14 +419,14 @@ impl Gateway {
         self.metrics
             .set_listed(catalog.len(), unregistered.len(), changed.len());
         if !unregistered.is_empty() {
-            note(&format!(
+            say(&format!(
                 "warning: {} listed tool(s) the registry does not hold, never offered: {} (add them with `toolgate registry sync --write`)",
                 unregistered.len(),
                 shown_names(&unregistered)
             ));
         }
         if !changed.is_empty() {
-            note(&format!(
+            say(&format!(
                 "warning: {} tool(s) whose definition is not the pinned one, withheld: {} (review, then `toolgate registry sync --write`)",
                 changed.len(),
                 shown_names(&changed)
@@ -444,7 +444,7 @@ impl Gateway {
             .collect();
         self.metrics.set_withheld_prompts(withheld.len());
         if !withheld.is_empty() {
-            note(&format!(
+            say(&format!(
                 "warning: {} prompt(s) the registry does not pin as listed (new, or changed since the review), withheld: {} (review, then `toolgate registry sync --write`)",
                 withheld.len(),
                 shown_names(&withheld)
@@ -499,10 +499,8 @@ impl Gateway {
 }
 
 /// A line for the operator, on standard error (escaped for a terminal).
-pub fn note(text: &str) {
-    use std::io::Write;
-    let text = toolgate_runtime::names::escape_terminal(text);
-    let _ = writeln!(std::io::stderr().lock(), "toolgate gateway: {text}");
+pub fn say(text: &str) {
+    toolgate_service::say("gateway", text);
 }
 
 fn shown_names(names: &[&str]) -> String {
@@ -579,7 +577,7 @@ pub fn run(config: Config, watch: bool) -> Result<(), Error> {
         };
         // Installed before anyone is told the address.
         let stop = toolgate_service::shutdown_signal();
-        note(&format!(
+        say(&format!(
             "listening on http://{addr}/mcp, {} tool(s) from {} upstream(s), table {}",
             gw.catalog.load().len(),
             gw.upstreams.len(),
@@ -588,7 +586,7 @@ pub fn run(config: Config, watch: bool) -> Result<(), Error> {
         serve(gw, listener, stop)
             .await
             .map_err(|e| Error::Io(e.to_string()))?;
-        note("stopped");
+        say("stopped");
         Ok(())
     })
 }

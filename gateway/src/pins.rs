@@ -195,7 +195,7 @@ impl Pins {
         let digests = match load(file, table) {
             Ok(d) => Some(d),
             Err(why) => {
-                crate::note(&format!("warning: {why}"));
+                crate::say(&format!("warning: {why}"));
                 None
             }
         };

@@ -137,6 +137,9 @@ impl<'t> Context<'t> {
     #[inline]
     fn needs_approval(&self, i: usize) -> bool {
         let t = self.table;
+        if !t.any_approvals {
+            return false;
+        }
         let listed = |s: Option<&Option<crate::bits::BitSet>>| {
             s.and_then(Option::as_ref).is_some_and(|s| s.contains(i))
         };

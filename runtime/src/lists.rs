@@ -219,13 +219,7 @@ impl<'t> Context<'t> {
 
     /// Offered tools whose calls wait for a person's approval, registry order.
     pub fn approval_ids(&self) -> Vec<u32> {
-        if self
-            .table
-            .config_approvals
-            .iter()
-            .chain(&self.table.profile_approvals)
-            .all(Option::is_none)
-        {
+        if !self.table.any_approvals {
             return Vec::new();
         }
         self.offered_ids()

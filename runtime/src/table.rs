@@ -46,6 +46,9 @@ pub struct Table {
     /// `None` for an empty list (every list, in a table of format 3).
     pub(crate) config_approvals: Vec<Option<BitSet>>,
     pub(crate) profile_approvals: Vec<Option<BitSet>>,
+    /// Whether any list above is set: a decision of a table without
+    /// approvals reads nothing more than before them.
+    pub(crate) any_approvals: bool,
     pub(crate) loader: Option<u32>,
     /// The public key (its public key bytes) whose signature
     /// [`Table::load_verified`] checked; `None` for a table loaded without
@@ -209,6 +212,10 @@ impl Table {
             configs,
             by_group: sets.by_group,
             profiles,
+            any_approvals: config_approvals
+                .iter()
+                .chain(&profile_approvals)
+                .any(Option::is_some),
             config_approvals,
             profile_approvals,
             loader,

@@ -62,11 +62,16 @@ impl Error {
 }
 
 // The core's modules, under the names this crate has always had.
+/// Write a line for the operator on standard error: `toolgate serve: TEXT`.
+pub fn say(text: &str) {
+    toolgate_service::say("serve", text);
+}
+
 pub use toolgate_service::Error as CoreError;
-pub use toolgate_service::{declog, listener, metrics, poll, source, stamps, transport};
+pub use toolgate_service::{decision_log, listener, metrics, poll, source, stamps, transport};
 pub use toolgate_service::{
-    default_max_connections, note, open_files_limit, shutdown_signal, Limits, LogTarget,
-    ReloadStatus, Source, TlsFiles, Watch, DESCRIPTOR_HEADROOM, RETRY_FIRST, RETRY_MOST,
+    default_max_connections, open_files_limit, shutdown_signal, Limits, LogTarget, ReloadStatus,
+    Source, TlsFiles, Watch, DESCRIPTOR_HEADROOM, RETRY_FIRST, RETRY_MOST,
 };
 
 /// What a policy enforcement point may assert in a request. The service
@@ -265,7 +270,7 @@ impl Service {
         trusted_keys: Option<TrustedKeys>,
     ) -> Service {
         Service {
-            core: CoreBuilder::new(table, limits, public_url)
+            core: CoreBuilder::new("serve", table, limits, public_url)
                 .source(source)
                 .decision_log(decision_log.map(|(t, n)| (t.clone(), n)))
                 .trusted_keys(trusted_keys),
@@ -439,7 +444,7 @@ pub fn run(opts: Options) -> Result<(), Error> {
                 opts.addr
             )));
         }
-        note(&format!(
+        say(&format!(
             "warning: serving --auth on {} without TLS (--allow-unauthenticated): bearer tokens cross the network in clear",
             opts.addr
         ));
@@ -451,7 +456,7 @@ pub fn run(opts: Options) -> Result<(), Error> {
                 opts.addr
             )));
         }
-        note(&format!(
+        say(&format!(
             "warning: serving on {} without authentication (--allow-unauthenticated): every caller that reaches the port is trusted as a policy enforcement point",
             opts.addr
         ));
@@ -476,7 +481,7 @@ pub fn run(opts: Options) -> Result<(), Error> {
         // Installed before anyone is told the address.
         let stop = shutdown_signal();
         let scheme = if opts.tls.is_some() { "https" } else { "http" };
-        note(&format!(
+        say(&format!(
             "listening on {scheme}://{addr}, serving table {}",
             service.shared.handle.current().digest_hex()
         ));
@@ -484,7 +489,7 @@ pub fn run(opts: Options) -> Result<(), Error> {
             .serve(listener, stop)
             .await
             .map_err(|e| Error::Io(e.to_string()))?;
-        note("stopped");
+        say("stopped");
         Ok(())
     })
 }

@@ -306,7 +306,7 @@ struct Batch<'t, 'r> {
     /// Likewise for the live-tool metadata of the default resource.
     properties_logged: Option<String>,
     /// The log bytes this request may still write
-    /// ([`crate::declog::request_budget`]).
+    /// ([`crate::decision_log::request_budget`]).
     log_left: usize,
 }
 
@@ -347,7 +347,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             no_context: RequestContext::default(),
             run_logged: None,
             properties_logged: None,
-            log_left: crate::declog::MIN_LOG_BYTES_PER_REQUEST,
+            log_left: crate::decision_log::MIN_LOG_BYTES_PER_REQUEST,
         }
     }
 
@@ -415,12 +415,12 @@ impl<'t, 'r> Batch<'t, 'r> {
             let shares_properties = item.resource.is_none() && input.resource.properties.is_some();
             if shares_run {
                 if let Some(first) = &self.run_logged {
-                    input.context.run = Some(crate::declog::same_as(first));
+                    input.context.run = Some(crate::decision_log::same_as(first));
                 }
             }
             if shares_properties {
                 if let Some(first) = &self.properties_logged {
-                    input.resource.properties = Some(crate::declog::same_as(first));
+                    input.resource.properties = Some(crate::decision_log::same_as(first));
                 }
             }
             let queued = log.record_within(
@@ -479,7 +479,7 @@ async fn evaluation(
             rid.as_deref(),
             trust,
         );
-        batch.log_left = crate::declog::request_budget(bytes.len());
+        batch.log_left = crate::decision_log::request_budget(bytes.len());
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
         batch.counts.flush(&shared);
@@ -542,7 +542,7 @@ async fn evaluations(
             rid.as_deref(),
             trust,
         );
-        batch.log_left = crate::declog::request_budget(bytes.len());
+        batch.log_left = crate::decision_log::request_budget(bytes.len());
         batch.digest_per_answer = items.is_empty();
         batch.refusals = req
             .options

@@ -405,7 +405,7 @@ async fn an_answer_is_capped_and_a_log_record_bounded() {
     let last: Value = serde_json::from_str(text.lines().last().expect("a record")).expect("JSON");
     assert!(text
         .lines()
-        .all(|l| l.len() <= toolgate_serve::declog::MAX_RECORD_BYTES));
+        .all(|l| l.len() <= toolgate_serve::decision_log::MAX_RECORD_BYTES));
     let run = last["input"]["context"]["run"].as_str().unwrap_or_default();
     assert!(
         run.starts_with("[cut: ") && run.ends_with(" bytes, over the record cap of 16384]"),

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use toolgate_runtime::{Table, TableHandle, TrustedKeys};
 
-pub mod declog;
+pub mod decision_log;
 mod error;
 pub mod listener;
 pub mod metrics;
@@ -25,7 +25,7 @@ pub mod source;
 pub mod stamps;
 pub mod transport;
 
-pub use declog::LogTarget;
+pub use decision_log::LogTarget;
 pub use error::Error;
 pub use source::Source;
 
@@ -168,7 +168,7 @@ pub struct Core {
     pub source: Option<Source>,
     pub limits: Limits,
     pub metrics: metrics::Metrics,
-    pub log: Option<declog::DecisionLogSink>,
+    pub log: Option<decision_log::DecisionLogSink>,
     pub ids: stamps::IdGen,
     pub public_url: String,
     /// Reloads accept only tables signed by these keys, when set.
@@ -177,11 +177,15 @@ pub struct Core {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// The `Host` and `Origin` every request must have ([`transport`]).
     pub transport: Arc<transport::HostCheck>,
+    /// The front this core serves (`serve`, `gateway`): how its lines for
+    /// the operator begin ([`say`]).
+    pub front: &'static str,
     status: Mutex<ReloadStatus>,
 }
 
 /// A [`Core`] being set up: it owns every setting until [`Self::build`].
 pub struct CoreBuilder {
+    front: &'static str,
     table: Table,
     source: Option<Source>,
     limits: Limits,
@@ -193,10 +197,16 @@ pub struct CoreBuilder {
 }
 
 impl CoreBuilder {
-    /// A core over `table` (the caller loaded and, with trusted keys,
-    /// verified it), answering as `public_url`.
-    pub fn new(table: Table, limits: Limits, public_url: String) -> CoreBuilder {
+    /// A core of `front` (`serve`, `gateway`) over `table` (the caller
+    /// loaded and, with trusted keys, verified it), answering as `public_url`.
+    pub fn new(
+        front: &'static str,
+        table: Table,
+        limits: Limits,
+        public_url: String,
+    ) -> CoreBuilder {
         CoreBuilder {
+            front,
             table,
             source: None,
             limits,
@@ -246,7 +256,7 @@ impl CoreBuilder {
         metrics.set_table(None, &self.table.digest_hex(), unix_s(now));
         let log = match self.decision_log {
             None => None,
-            Some((target, capacity)) => Some(declog::DecisionLogSink::open(
+            Some((target, capacity)) => Some(decision_log::DecisionLogSink::open(
                 &target,
                 capacity,
                 metrics.log_written.clone(),
@@ -272,6 +282,7 @@ impl CoreBuilder {
             trusted_keys: self.trusted_keys,
             tls: self.tls,
             transport: Arc::new(transport),
+            front: self.front,
             status: Mutex::new(ReloadStatus {
                 loaded_at: now,
                 last_attempt: None,
@@ -282,11 +293,12 @@ impl CoreBuilder {
     }
 }
 
-/// Write a line for the operator on standard error (control characters escaped).
-pub fn note(text: &str) {
+/// Write a line for the operator of `front` (`serve`, `gateway`) on
+/// standard error, control characters escaped: `toolgate FRONT: TEXT`.
+pub fn say(front: &str, text: &str) {
     use std::io::Write;
     let text = toolgate_runtime::names::escape_terminal(text);
-    let _ = writeln!(std::io::stderr().lock(), "toolgate serve: {text}");
+    let _ = writeln!(std::io::stderr().lock(), "toolgate {front}: {text}");
 }
 
 fn unix_s(t: SystemTime) -> f64 {
@@ -340,10 +352,13 @@ impl Core {
         let mut status = self.status();
         status.last_attempt = Some(SystemTime::now());
         status.failures += 1;
-        note(&format!(
-            "reload failed, still serving table {}: {error}",
-            self.handle.current().digest_hex()
-        ));
+        say(
+            self.front,
+            &format!(
+                "reload failed, still serving table {}: {error}",
+                self.handle.current().digest_hex()
+            ),
+        );
         status.error = Some(error);
         self.metrics.reload_failures.inc();
         self.metrics.reload("failed");
@@ -360,10 +375,13 @@ impl Core {
             Ok(table) => {
                 let swapped = self.install(table);
                 if swapped {
-                    note(&format!(
-                        "reloaded: now serving table {}",
-                        self.handle.current().digest_hex()
-                    ));
+                    say(
+                        self.front,
+                        &format!(
+                            "reloaded: now serving table {}",
+                            self.handle.current().digest_hex()
+                        ),
+                    );
                 }
                 Ok(swapped)
             }
@@ -480,7 +498,7 @@ impl Core {
                             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                                 retry = match shared.reload() {
                                     Ok(_) => None,
-                                    Err(_) => Some(retry_after(Some(wait))),
+                                    Err(_) => Some(retry_after(shared.front, Some(wait))),
                                 };
                                 continue;
                             }
@@ -514,7 +532,7 @@ impl Core {
                     }
                     retry = match shared.reload() {
                         Ok(_) => None,
-                        Err(_) => Some(retry_after(None)),
+                        Err(_) => Some(retry_after(shared.front, None)),
                     };
                 }
             })
@@ -531,12 +549,15 @@ pub const RETRY_MOST: Duration = Duration::from_secs(30);
 /// When to try a failed reload again, and the wait until then:
 /// [`RETRY_FIRST`] after a change, else the last wait doubled, at most
 /// [`RETRY_MOST`]; said on standard error.
-fn retry_after(last: Option<Duration>) -> (std::time::Instant, Duration) {
+fn retry_after(front: &str, last: Option<Duration>) -> (std::time::Instant, Duration) {
     let wait = last.map_or(RETRY_FIRST, |w| (w * 2).min(RETRY_MOST));
-    note(&format!(
-        "trying the reload again in {} s (or at the next change of the source)",
-        wait.as_secs()
-    ));
+    say(
+        front,
+        &format!(
+            "trying the reload again in {} s (or at the next change of the source)",
+            wait.as_secs()
+        ),
+    );
     (std::time::Instant::now() + wait, wait)
 }
 

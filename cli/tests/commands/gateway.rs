@@ -810,6 +810,9 @@ fn a_table_swapped_while_clients_work_governs_their_next_request() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert_eq!(listed(&c).await, names(&["mcp_crm_customer-360_lookup"]));
+        // The operator is told, by the front that serves it.
+        assert_contains(&gw.log(), "toolgate gateway: reloaded: now serving table ");
+        assert!(!gw.log().contains("toolgate serve:"), "{}", gw.log());
         // The new table was announced to the client.
         tokio::time::timeout(Duration::from_secs(20), changes.recv())
             .await
