@@ -21,6 +21,7 @@
 //! consumer = "review-bot"           # optional: the MCP consumer this key is
 //! role = "user"                     # optional: the role it acts as (one of `roles`)
 //! configuration = "review-chat"     # optional: the one configuration it may use
+//! approves = false                  # whether it may approve others' pending calls (gateway)
 //!
 //! [jwt]
 //! jwks = "jwks.json"                # relative to this file, or
@@ -31,6 +32,7 @@
 //! consumer-claim = "azp"            # optional: the token's consumer
 //! role-claim = "toolgate_role"      # optional: the token's role (one of `roles`)
 //! configuration-claim = "toolgate_configuration"   # optional: the token's one configuration
+//! approver-claim = "toolgate_approver"  # optional: a boolean claim, true for an approver
 //! ```
 
 use std::collections::HashMap;
@@ -63,6 +65,10 @@ pub struct Caller {
     /// The one configuration it may be decided under (a key's
     /// `configuration`, a token's `configuration-claim`), if it is bound.
     pub configuration: Option<String>,
+    /// Whether it may approve another caller's pending call (a key's
+    /// `approves`, a token's `approver-claim` being `true`;
+    /// docs/approvals.md, "Who approves").
+    pub approves: bool,
 }
 
 /// Why a request is not authenticated: answered 401 with
@@ -114,6 +120,8 @@ struct KeyEntry {
     consumer: Option<String>,
     role: Option<String>,
     configuration: Option<String>,
+    #[serde(default)]
+    approves: bool,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +138,7 @@ struct JwtEntry {
     consumer_claim: Option<String>,
     role_claim: Option<String>,
     configuration_claim: Option<String>,
+    approver_claim: Option<String>,
 }
 
 fn default_roles() -> Vec<String> {
@@ -155,6 +164,7 @@ struct Jwt {
     consumer_claim: Option<String>,
     role_claim: Option<String>,
     configuration_claim: Option<String>,
+    approver_claim: Option<String>,
 }
 
 /// The credentials an edge accepts.
@@ -285,6 +295,7 @@ impl Authenticator {
                 consumer: k.consumer.clone(),
                 role,
                 configuration: k.configuration.clone(),
+                approves: k.approves,
             };
             if keys.insert(digest, caller).is_some() {
                 return Err(format!("{what}: the same key is listed twice"));
@@ -341,6 +352,7 @@ impl Authenticator {
                     consumer_claim: j.consumer_claim,
                     role_claim: j.role_claim,
                     configuration_claim: j.configuration_claim,
+                    approver_claim: j.approver_claim,
                 })
             }
         };
@@ -444,6 +456,16 @@ impl Authenticator {
             consumer: text(&j.consumer_claim)?,
             role,
             configuration: text(&j.configuration_claim)?,
+            // One claim, one value: `true` approves, `false` or absent does
+            // not, anything else is refused rather than read as either.
+            approves: match &j.approver_claim {
+                None => false,
+                Some(n) => match claims.get(n) {
+                    None | Some(serde_json::Value::Bool(false)) => false,
+                    Some(serde_json::Value::Bool(true)) => true,
+                    Some(_) => return Err(bad(format!("claim `{n}` is not true or false"))),
+                },
+            },
         })
     }
 }

@@ -57,8 +57,15 @@ audience = "toolgate"
 roles = ["user", "none"]
 consumer-claim = "azp"
 role-claim = "toolgate_role"
+approver-claim = "toolgate_approver"
+
+[[key]]
+name = "alice"
+sha256 = "{}"
+approves = true
 "#,
-        key_digest("s3cret-key-of-gateway-eu")
+        key_digest("s3cret-key-of-gateway-eu"),
+        key_digest("alice-approves"),
     );
     Authenticator::from_toml(&text, dir).expect("credentials")
 }
@@ -113,6 +120,42 @@ fn an_api_key_is_known_by_its_digest_and_a_token_by_its_signature_and_claims() {
         invalid(&a, "s3cret-key-of-gateway-e"),
         "not a key this service knows"
     );
+}
+
+#[test]
+fn an_approver_is_a_key_that_approves_or_a_token_whose_claim_is_true() {
+    let dir = tempfile_dir("approver");
+    let a = authenticator(&dir);
+    let key = |k: &str| {
+        a.authenticate(Some(&format!("Bearer {k}")))
+            .expect("the key")
+    };
+    assert!(key("alice-approves").approves);
+    assert!(!key("s3cret-key-of-gateway-eu").approves);
+    let token = |extra| {
+        let t = mint(&signing(1), "k1", claims(extra));
+        a.authenticate(Some(&format!("Bearer {t}")))
+    };
+    assert!(
+        token(json!({"toolgate_approver": true}))
+            .expect("a token")
+            .approves
+    );
+    assert!(
+        !token(json!({"toolgate_approver": false}))
+            .expect("a token")
+            .approves
+    );
+    assert!(!token(json!({})).expect("a token").approves);
+    // One claim, one value: a string or a list is neither yes nor no.
+    for v in [json!("true"), json!([true]), json!(1)] {
+        assert_eq!(
+            token(json!({"toolgate_approver": v})),
+            Err(AuthError::Invalid(
+                "claim `toolgate_approver` is not true or false".into()
+            ))
+        );
+    }
 }
 
 #[test]

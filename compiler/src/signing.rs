@@ -60,3 +60,18 @@ pub fn sign(table: &[u8], key: &SigningKey) -> Result<Vec<u8>, String> {
     out.extend_from_slice(&block.encode());
     Ok(out)
 }
+
+/// Sign an approval grant with `key` (docs/approvals.md, "Grants"): what an
+/// enforcement point mints when a person approves a call. The runtime
+/// verifies it (`Context::check_grant`).
+pub fn sign_grant(
+    grant: toolgate_runtime::approval::Grant,
+    key: &SigningKey,
+) -> toolgate_runtime::approval::SignedGrant {
+    let signature = key.sign(&toolgate_runtime::approval::grant_message(&grant));
+    toolgate_runtime::approval::SignedGrant {
+        grant,
+        public_key: format::hex(&key.verifying_key().to_bytes()),
+        signature: format::hex(&signature.to_bytes()),
+    }
+}

@@ -33,6 +33,7 @@
 //! The gates themselves are the table in `reason.rs`; hosts in other
 //! languages go through `host/` ([`HostContext`], the codes).
 
+pub mod approval;
 pub mod bits;
 pub mod classify;
 pub mod context;

@@ -94,6 +94,11 @@ impl TrustedKeys {
             .collect()
     }
 
+    /// Whether `public_key` (raw bytes) is one of these keys.
+    pub fn contains(&self, public_key: &[u8; 32]) -> bool {
+        self.keys.iter().any(|k| k.as_bytes() == public_key)
+    }
+
     /// Verify the signature of a table file; returns the id of the key that
     /// signed it. Only the signature: [`crate::Table::load_verified`] also
     /// checks and decodes the table.
