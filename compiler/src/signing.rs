@@ -45,6 +45,14 @@ pub fn read_secret_key(pem: &str) -> Result<SigningKey, String> {
     })
 }
 
+/// The public key of `key` in SubjectPublicKeyInfo PEM (what
+/// [`toolgate_runtime::TrustedKeys::from_pem`] reads).
+pub fn public_pem(key: &SigningKey) -> Result<String, String> {
+    key.verifying_key()
+        .to_public_key_pem(LineEnding::LF)
+        .map_err(|e| format!("cannot encode the public key: {e}"))
+}
+
 /// Sign a table file: the table (any signature it had is replaced) followed
 /// by a signature block by `key`. The table is checked first: only a table
 /// that loads is signed.

@@ -172,8 +172,9 @@ impl Catalog {
         pins: &Pins,
         name: &str,
         at: mcp::Provenance<'_>,
-        stealth: bool,
+        mode: CallMode,
     ) -> Result<Route<'a>, Box<Refused>> {
+        let CallMode { stealth, approved } = mode;
         // A name no registry could hold is no tool: never decided on, never forwarded.
         if toolgate_runtime::names::tool_name_problem(name, true).is_some() {
             return Err(refused(None, mcp::unknown_tool_error(name)));
@@ -187,9 +188,9 @@ impl Catalog {
             };
             return Err(refused(reason, err));
         }
-        if d.needs_approval {
+        if d.needs_approval && !approved {
             // Offered, and a person approves each call: never forwarded
-            // without that. The tool is listed, so stealth hides nothing.
+            // without a grant the runtime accepted (approvals.rs). The tool is listed, so stealth hides nothing.
             let err = match ctx.call_refusal(&d) {
                 Some(r) => mcp::refusal_error(&r, at, false),
                 None => mcp::unknown_tool_error(name),
@@ -234,6 +235,15 @@ impl Catalog {
             name: &e.server_name,
         })
     }
+}
+
+/// How a call is answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallMode {
+    /// Every refusal answered exactly as an unknown tool.
+    pub stealth: bool,
+    /// A grant the runtime accepted lets a tool that needs approval through.
+    pub approved: bool,
 }
 
 #[cfg(test)]

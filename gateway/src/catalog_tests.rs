@@ -41,7 +41,7 @@ fn a_name_listed_by_another_server_than_the_registrys_is_neither_offered_nor_rou
     assert_eq!(offered, ["a"]);
     let at = mcp::Provenance::default();
     assert_eq!(
-        both.call(&ctx, &t, &pins, "mcp_a_b_c", at, false)
+        both.call(&ctx, &t, &pins, "mcp_a_b_c", at, CallMode::default())
             .map(|r| (r.server, r.name)),
         Ok(("a", "b_c"))
     );
@@ -50,7 +50,7 @@ fn a_name_listed_by_another_server_than_the_registrys_is_neither_offered_nor_rou
     assert_eq!(other.len(), 1);
     assert!(other.offered(&ctx, &t, &pins).all(|x| !x.2));
     let refused = other
-        .call(&ctx, &t, &pins, "mcp_a_b_c", at, false)
+        .call(&ctx, &t, &pins, "mcp_a_b_c", at, CallMode::default())
         .expect_err("refused");
     assert_eq!(refused.reason.as_deref(), Some("notListed"));
     assert_eq!(refused.error, mcp::unknown_tool_error("mcp_a_b_c"));
@@ -69,7 +69,10 @@ fn a_call_is_decided_before_it_is_routed_and_a_refusal_names_no_server() {
             &pins,
             "mcp_a_b_c",
             mcp::Provenance::default(),
-            true,
+            CallMode {
+                stealth: true,
+                approved: false,
+            },
         )
         .expect_err("refused");
     assert_eq!(refused.reason.as_deref(), Some("toolDisabled"));
@@ -83,7 +86,7 @@ fn a_call_is_decided_before_it_is_routed_and_a_refusal_names_no_server() {
             &pins,
             "mcp_a\nb",
             mcp::Provenance::default(),
-            false,
+            CallMode::default(),
         )
         .expect_err("refused");
     assert_eq!(bad.reason, None);

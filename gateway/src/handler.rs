@@ -23,12 +23,13 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::ServerHandler;
 use toolgate_runtime::log::{
-    LogAction, LogContext, LogResource, LogSubject, LogSubjectProperties, ServiceInput,
-    ServiceRecord, ServiceResult, ServiceResultContext,
+    LogAction, LogApproval, LogContext, LogResource, LogSubject, LogSubjectProperties,
+    ServiceInput, ServiceRecord, ServiceResult, ServiceResultContext,
 };
 use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_service::metrics::DecisionLabels;
 
+use crate::approvals::{self, Verdict};
 use crate::identity::{admitted, Identity};
 use crate::pins::Pin;
 use crate::session::Session;
@@ -237,6 +238,22 @@ fn pinned_prompt<'o>(
     (gw.pins.view(table).check_prompt(name, &p.server, &p.digest) == Pin::Holds).then_some(p)
 }
 
+/// A call a person declined to approve.
+fn declined(request_id: &str, approver: &str) -> Verdict {
+    Verdict::Refuse {
+        log: LogApproval {
+            request_id: request_id.into(),
+            outcome: "declined".into(),
+            approver: Some(approver.into()),
+            grant_id: None,
+            grant_error: None,
+        },
+        message: Some(
+            "A person declined this call: it did not run. Do not retry it on your own.".into(),
+        ),
+    }
+}
+
 /// The answer to a prompt nobody serves, or one of a server the caller
 /// does not see: the same, word for word.
 fn no_prompt(name: &str) -> ErrorData {
@@ -255,6 +272,7 @@ impl Handler {
         digest: &str,
         stage: &str,
         d: &Decision<'_>,
+        approval: Option<LogApproval>,
     ) -> Option<String> {
         let log = self.gw.core.log.as_ref()?;
         let decision_id = self.gw.core.ids.next_id();
@@ -298,10 +316,218 @@ impl Handler {
                     observed_only: d.observed_only,
                     name_visible: !d.hidden,
                     run_error: None,
+                    approval,
                 },
             },
         });
         Some(decision_id)
+    }
+
+    /// What to do with a call of a tool that needs approval, from the
+    /// grant it can be given (docs/approvals.md, "At the gateway"): the
+    /// answer to the gateway's own question (2026-07-28), an approver's
+    /// answer out of band, or the caller's user asked now; else it waits
+    /// for an approver.
+    async fn approve(
+        &self,
+        ctx: &Context<'_>,
+        d: &Decision<'_>,
+        id: &Identity,
+        request: &mut CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Verdict {
+        let ap = &self.gw.approvals;
+        let args = request.arguments.clone().map(serde_json::Value::Object);
+        let refuse = |outcome: &str, request_id: &str, error: Option<&str>, message: String| {
+            Verdict::Refuse {
+                log: LogApproval {
+                    request_id: request_id.into(),
+                    outcome: outcome.into(),
+                    approver: None,
+                    grant_id: None,
+                    grant_error: error.map(str::to_string),
+                },
+                message: Some(message),
+            }
+        };
+        // 1. The client's answer to the gateway's own question: the state is
+        //    the gateway's, so it never reaches the upstream.
+        let own_state = request
+            .request_state
+            .as_deref()
+            .and_then(|s| s.strip_prefix(approvals::STATE_PREFIX))
+            .map(str::to_string);
+        if let Some(qid) = own_state {
+            let answer = request
+                .input_responses
+                .take()
+                .and_then(|mut r| r.remove(approvals::INPUT_KEY));
+            request.request_state = None;
+            let Some(p) = ap.take(&qid, &id.caller) else {
+                return refuse(
+                    "refused",
+                    &qid,
+                    Some("approvalUnknown"),
+                    "This approval question is not open here (answered, expired or another caller's): call the tool again to be asked.".into(),
+                );
+            };
+            let asked = ctx.approval_request(d.tool, args.as_ref(), &qid);
+            if !approvals::same_call(&p.request, &asked) {
+                return refuse(
+                    "refused",
+                    &qid,
+                    Some("grantOtherCall"),
+                    "The answer was to the approval of another call: a person approves this call."
+                        .into(),
+                );
+            }
+            if !answer.as_ref().is_some_and(approvals::approves) {
+                return declined(&qid, &id.caller);
+            }
+            let g = ap.mint(asked, &id.caller, self.gw.core.ids.next_id());
+            return ap.redeem(ctx, d, args.as_ref(), &g);
+        }
+        // 2. An approver answered this very call out of band.
+        let request_id = self.gw.core.ids.next_id();
+        let asked = ctx.approval_request(d.tool, args.as_ref(), &request_id);
+        match ap.answered(&asked, &id.caller) {
+            Some(Ok(g)) => return ap.redeem(ctx, d, args.as_ref(), &g),
+            Some(Err(approver)) => return declined(&asked.request_id, &approver),
+            None => {}
+        }
+        let policy = ctx.call_refusal(d).map_or_else(String::new, |r| {
+            let by = match (&r.profile, &r.configuration) {
+                (Some(p), _) => format!("access profile `{p}`"),
+                (None, Some(c)) => format!("configuration `{c}`"),
+                (None, None) => "the policy".into(),
+            };
+            let file = r.file.map(|f| format!(" ({f})")).unwrap_or_default();
+            format!("{by}{file} asks a person to approve each call of this tool")
+        });
+        let shown_args = args.clone().unwrap_or_else(|| serde_json::json!({}));
+        let caps = cx.client_capabilities().unwrap_or_default();
+        let modern = cx.protocol_version().is_some_and(|v| !v.has_initialize());
+        // 3. The caller's own user, when its client can ask.
+        if ap.settings.ask_caller && caps.elicitation.is_some() {
+            let text = approvals::message(&asked, &shown_args, &policy);
+            let Ok(params) = serde_json::from_value::<rmcp::model::ElicitRequestParams>(
+                approvals::elicitation(text),
+            ) else {
+                return refuse(
+                    "refused",
+                    &request_id,
+                    Some("approvalUnasked"),
+                    "The approval question could not be written.".into(),
+                );
+            };
+            if modern {
+                let Some(qid) = ap.ask(asked, &id.caller, shown_args, policy) else {
+                    return refuse(
+                        "refused",
+                        &request_id,
+                        Some("approvalsFull"),
+                        approvals::full_text(),
+                    );
+                };
+                let mut requests = rmcp::model::InputRequests::new();
+                requests.insert(
+                    approvals::INPUT_KEY.into(),
+                    rmcp::model::InputRequest::Elicitation(rmcp::model::ElicitRequest::new(params)),
+                );
+                let result = rmcp::model::InputRequiredResult::new(
+                    Some(requests),
+                    Some(format!("{}{qid}", approvals::STATE_PREFIX)),
+                );
+                let log = LogApproval {
+                    request_id: qid,
+                    outcome: "asked".into(),
+                    approver: None,
+                    grant_id: None,
+                    grant_error: None,
+                };
+                return Verdict::Ask(Box::new(result), log);
+            }
+            let call = crate::upstream::CallOf {
+                peer: cx.peer.clone(),
+                request: cx.id.clone(),
+                capabilities: caps.clone(),
+                modern,
+            };
+            let answer = crate::upstream::from_client(
+                "elicitation/create",
+                ap.settings.expiry,
+                &call,
+                rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params)),
+                cx.ct.cancelled(),
+            )
+            .await;
+            return match answer {
+                Ok(rmcp::model::ClientResult::ElicitResult(r))
+                    if serde_json::to_value(&r).is_ok_and(|v| approvals::approves(&v)) =>
+                {
+                    let g = ap.mint(asked, &id.caller, self.gw.core.ids.next_id());
+                    ap.redeem(ctx, d, args.as_ref(), &g)
+                }
+                Ok(_) => declined(&request_id, &id.caller),
+                Err(e) => refuse(
+                    "refused",
+                    &request_id,
+                    Some("approvalUnanswered"),
+                    format!(
+                        "The person could not be asked to approve this call: {}",
+                        e.message
+                    ),
+                ),
+            };
+        }
+        // 4. An approver, at /approvals.
+        match ap.ask(asked, &id.caller, shown_args, policy) {
+            Some(qid) => Verdict::Refuse {
+                log: LogApproval {
+                    request_id: qid,
+                    outcome: "pending".into(),
+                    approver: None,
+                    grant_id: None,
+                    grant_error: None,
+                },
+                message: None,
+            },
+            None => refuse(
+                "refused",
+                &request_id,
+                Some("approvalsFull"),
+                approvals::full_text(),
+            ),
+        }
+    }
+
+    /// The call's `approvalRequired` refusal, with what became of its
+    /// approval in `data.approval` (and where an approver answers it).
+    fn approval_refusal(
+        &self,
+        ctx: &Context<'_>,
+        d: &Decision<'_>,
+        at: mcp::Provenance<'_>,
+        log: &LogApproval,
+        message: Option<String>,
+    ) -> ErrorData {
+        let Some(r) = ctx.call_refusal(d) else {
+            let e = mcp::unknown_tool_error(d.tool);
+            return ErrorData::new(ErrorCode(e.code as i32), e.message, e.data);
+        };
+        let mut e = mcp::refusal_error(&r, at, false);
+        if let Some(m) = message {
+            e.message = m;
+        }
+        let mut approval = serde_json::to_value(log).unwrap_or_default();
+        if log.outcome == "pending" {
+            approval["approveAt"] =
+                format!("{}/approvals/{}", self.gw.public_url, log.request_id).into();
+        }
+        if let Some(data) = e.data.as_mut() {
+            data["approval"] = approval;
+        }
+        ErrorData::new(ErrorCode(e.code as i32), e.message, e.data)
     }
 
     fn count(&self, stage: &str, reason: &str, n: u64) {
@@ -373,7 +599,7 @@ impl ServerHandler for Handler {
         let mut seen = 0usize;
         for (e, d, offered) in catalog.offered(&ctx, &table, &gw.pins) {
             *tally.entry(reason_label(&d, offered)).or_default() += 1;
-            self.log(&id, request_id.as_deref(), &digest, "offer", &d);
+            self.log(&id, request_id.as_deref(), &digest, "offer", &d, None);
             if !offered {
                 continue;
             }
@@ -409,14 +635,45 @@ impl ServerHandler for Handler {
         let ctx = context(&self.configuration, &table, &id)?;
         let catalog = gw.catalog.load();
         let digest = table.digest_hex();
-        let name = request.name.as_ref();
+        let mut request = request;
+        let name_owned = request.name.to_string();
+        let name = name_owned.as_str();
         let d = ctx.decide(name);
-        let decision_id = self.log(&id, request_id.as_deref(), &digest, "call", &d);
+        // A tool a person approves call by call runs only with a grant
+        // (approvals.rs); asking, waiting and refusing are answered here.
+        let verdict = if d.allowed && d.needs_approval {
+            Some(self.approve(&ctx, &d, &id, &mut request, &cx).await)
+        } else {
+            None
+        };
+        let approval = match &verdict {
+            Some(Verdict::Run(l) | Verdict::Ask(_, l) | Verdict::Refuse { log: l, .. }) => {
+                Some(l.clone())
+            }
+            None => None,
+        };
+        let decision_id = self.log(&id, request_id.as_deref(), &digest, "call", &d, approval);
         let at = mcp::Provenance {
             decision_id: decision_id.as_deref(),
             table_digest: Some(&digest),
         };
-        match catalog.call(&ctx, &table, &gw.pins, name, at, gw.config.stealth) {
+        match verdict {
+            Some(Verdict::Ask(asked, _)) => {
+                self.count("call", "approvalAsked", 1);
+                return Ok(CallToolResponse::InputRequired(*asked));
+            }
+            Some(Verdict::Refuse { log, message }) => {
+                self.count("call", "approvalRequired", 1);
+                return Err(self.approval_refusal(&ctx, &d, at, &log, message));
+            }
+            Some(Verdict::Run(_)) | None => {}
+        }
+        let mode = crate::catalog::CallMode {
+            stealth: gw.config.stealth,
+            // Here only with the grant `approve` let run.
+            approved: d.needs_approval,
+        };
+        match catalog.call(&ctx, &table, &gw.pins, name, at, mode) {
             Err(refused) => {
                 let crate::catalog::Refused { reason, error: e } = *refused;
                 self.count("call", reason.as_deref().unwrap_or("notRegistered"), 1);

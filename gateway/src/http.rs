@@ -1,6 +1,7 @@
-//! The gateway's HTTP face: `/mcp` (the MCP endpoint, behind the identity
-//! middleware), `/.well-known/oauth-protected-resource` (RFC 9728, when
-//! tokens are accepted), `/health`, `/ready` and `/metrics`.
+//! The gateway's HTTP face: `/mcp` (the MCP endpoint) and `/approvals`
+//! (approvers' answers), behind the identity middleware;
+//! `/.well-known/oauth-protected-resource` (RFC 9728, when tokens are
+//! accepted), `/health`, `/ready` and `/metrics`.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -15,6 +16,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::handler::Handler;
+use crate::identity::Identity;
 use crate::Gateway;
 
 /// The MCP endpoint deciding under `configuration` (the identity
@@ -143,6 +145,10 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
             .collect(),
     });
     let (top, named) = (endpoints.clone(), endpoints);
+    let approvals = Router::new()
+        .route("/approvals", get(approvals_waiting))
+        .route("/approvals/{id}", axum::routing::post(approvals_answer))
+        .with_state(gw.clone());
     let mcp = Router::new()
         .route(
             "/mcp",
@@ -161,6 +167,7 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
                 },
             ),
         )
+        .merge(approvals)
         .layer(axum::middleware::from_fn_with_state(
             gw.clone(),
             crate::identity::middleware,
@@ -178,6 +185,135 @@ pub fn router(gw: Arc<Gateway>) -> Router<()> {
         .merge(ops)
         .merge(toolgate_service::listener::health_route(gw.core.clone()))
         .layer(DefaultBodyLimit::max(gw.config.limits.max_body_bytes))
+}
+
+/// The largest answer an approver posts.
+const MAX_ANSWER_BYTES: usize = 1024;
+
+/// Only an approver: anyone else is told so (403), and learns nothing of
+/// what waits.
+fn not_an_approver(id: &Identity) -> Option<Response> {
+    if id.approves {
+        return None;
+    }
+    Some(json(
+        StatusCode::FORBIDDEN,
+        serde_json::json!({
+            "error": "notAnApprover",
+            "message": "only an approver answers questions here: a key with `approves = true`, or a token whose `approver-claim` is true",
+        }),
+    ))
+}
+
+/// Whether an approver bound to a configuration may see a question of `configuration`.
+fn in_scope(id: &Identity, configuration: &str) -> bool {
+    id.configuration
+        .as_deref()
+        .is_none_or(|c| c == configuration)
+}
+
+/// `GET /approvals`: the questions waiting for an approver, oldest first
+/// (an approver bound to a configuration sees its own only).
+async fn approvals_waiting(
+    State(gw): State<Arc<Gateway>>,
+    axum::Extension(id): axum::Extension<Identity>,
+) -> Response {
+    if let Some(r) = not_an_approver(&id) {
+        return r;
+    }
+    let pending: Vec<_> = gw
+        .approvals
+        .waiting()
+        .into_iter()
+        .filter(|(_, p)| in_scope(&id, &p.request.configuration))
+        .map(|(qid, p)| {
+            serde_json::json!({
+                "requestId": qid,
+                "caller": p.caller,
+                "message": crate::approvals::message(&p.request, &p.arguments, &p.policy),
+                "request": p.request,
+                "arguments": p.arguments,
+                "askedAt": p.asked_at,
+                "expiresAt": p.expires_at,
+            })
+        })
+        .collect();
+    json(StatusCode::OK, serde_json::json!({ "pending": pending }))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerBody {
+    approve: bool,
+}
+
+/// `POST /approvals/ID` with `{"approve": true}` or `false`: an
+/// approver's answer; the caller's client then makes the call again.
+async fn approvals_answer(
+    State(gw): State<Arc<Gateway>>,
+    axum::Extension(id): axum::Extension<Identity>,
+    axum::extract::Path(qid): axum::extract::Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    use crate::approvals::AnswerError;
+    if let Some(r) = not_an_approver(&id) {
+        return r;
+    }
+    let bad = |status, error: &str, message: String| {
+        json(
+            status,
+            serde_json::json!({"error": error, "message": message}),
+        )
+    };
+    if body.len() > MAX_ANSWER_BYTES {
+        return bad(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "answerTooLarge",
+            format!("an answer is at most {MAX_ANSWER_BYTES} bytes: {{\"approve\": true}}"),
+        );
+    }
+    let answer: AnswerBody = match serde_json::from_slice(&body) {
+        Ok(a) => a,
+        Err(e) => {
+            return bad(
+                StatusCode::BAD_REQUEST,
+                "badAnswer",
+                format!("the answer is `{{\"approve\": true}}` or `{{\"approve\": false}}`: {e}"),
+            )
+        }
+    };
+    let scoped = gw
+        .approvals
+        .question(&qid)
+        .is_some_and(|p| in_scope(&id, &p.request.configuration));
+    if !scoped {
+        return bad(
+            StatusCode::NOT_FOUND,
+            "unknownQuestion",
+            AnswerError::Unknown.to_string(),
+        );
+    }
+    match gw
+        .approvals
+        .answer(&qid, &id.caller, answer.approve, gw.core.ids.next_id())
+    {
+        Ok(grant) => json(
+            StatusCode::OK,
+            serde_json::json!({
+                "requestId": qid,
+                "outcome": if grant.is_some() { "granted" } else { "declined" },
+                "approver": id.caller,
+                "grantId": grant,
+            }),
+        ),
+        Err(e @ AnswerError::Unknown) => {
+            bad(StatusCode::NOT_FOUND, "unknownQuestion", e.to_string())
+        }
+        Err(e @ AnswerError::Answered) => {
+            bad(StatusCode::CONFLICT, "alreadyAnswered", e.to_string())
+        }
+        Err(e @ AnswerError::OwnCall) => bad(StatusCode::FORBIDDEN, "ownCall", e.to_string()),
+    }
 }
 
 fn unknown_configuration(e: &Endpoints, asked: &str) -> Response {

@@ -33,6 +33,10 @@ pub struct Identity {
     /// requests are decided under it, whatever endpoint they reach
     /// (docs/gateway.md, "Several configurations").
     pub configuration: Option<String>,
+    /// Whether it approves others' calls at `/approvals` (a key's
+    /// `approves`, a token's `approver-claim`; never a header's or the
+    /// fixed identity's).
+    pub approves: bool,
 }
 
 /// How the gateway knows who asks.
@@ -77,6 +81,7 @@ impl Identify {
                     consumer: consumer.clone(),
                     role: *role,
                     configuration: None,
+                    approves: false,
                 };
                 admitted(table, &id)
                     .map_err(|e| crate::Error::Config(format!("[identity] {e}")))?;
@@ -137,6 +142,7 @@ impl Identify {
                     consumer: caller.consumer,
                     role,
                     configuration: caller.configuration,
+                    approves: caller.approves,
                 }
             }
             Identify::Header(h) => header_identity(h, headers, peer)?,
@@ -277,6 +283,7 @@ fn header_identity(
         consumer: Some(consumer),
         role,
         configuration: None,
+        approves: false,
     })
 }
 

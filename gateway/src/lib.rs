@@ -24,6 +24,7 @@ use arc_swap::ArcSwap;
 use toolgate_runtime::{Table, TrustedKeys};
 use toolgate_service::{Core, CoreBuilder, Limits as CoreLimits, LogTarget, Source};
 
+pub mod approvals;
 pub mod catalog;
 pub mod config;
 mod error;
@@ -99,6 +100,8 @@ pub struct Gateway {
     pub metrics: metrics::GatewayMetrics,
     /// Why the last listing of each upstream failed, while it is the last.
     pub upstream_errors: Mutex<HashMap<String, String>>,
+    /// Questions to a person and the grants given (approvals.rs).
+    pub approvals: approvals::Approvals,
 }
 
 /// Which lists a change may have changed, for the clients' `list_changed`.
@@ -158,6 +161,7 @@ struct Checked {
     identify: Identify,
     pins: Pins,
     transport: toolgate_service::transport::HostCheck,
+    approvals: approvals::Approvals,
 }
 
 impl Checked {
@@ -180,6 +184,8 @@ impl Checked {
             &config.allowed_origins,
             false,
         )?;
+        let approvals = approvals::Approvals::new(config.approvals.clone())
+            .map_err(|e| Error::Config(e.to_string()))?;
         Ok(Checked {
             source,
             keys,
@@ -187,6 +193,7 @@ impl Checked {
             identify,
             pins,
             transport,
+            approvals,
         })
     }
 }
@@ -202,6 +209,7 @@ impl Gateway {
             identify,
             pins,
             transport,
+            approvals,
         } = Checked::of(&config).await?;
         let limits = CoreLimits {
             max_body_bytes: config.limits.max_body_bytes,
@@ -253,6 +261,7 @@ impl Gateway {
             subscribers: Mutex::new(HashMap::new()),
             metrics: metrics::GatewayMetrics::default(),
             upstream_errors: Mutex::new(HashMap::new()),
+            approvals,
         });
         gw.refresh().await;
         if let Some(e) = gw

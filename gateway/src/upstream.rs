@@ -134,7 +134,7 @@ impl Drop for InFlightCall<'_> {
 /// its answer within `timeout`. When `cancelled` ends first (the server
 /// cancelled its request), the client is told `notifications/cancelled`
 /// for the relayed one.
-async fn from_client(
+pub(crate) async fn from_client(
     method: &str,
     timeout: std::time::Duration,
     call: &CallOf,
@@ -877,10 +877,11 @@ pub async fn relay<T: Measured>(
             ),
             None,
         )),
-        Ok(Ok(r)) => {
+        Ok(Ok(mut r)) => {
             if r.json_bytes() > limits.max_result_bytes {
                 return Err(over_result_bound(&c.name, limits));
             }
+            r.mark_complete();
             Ok(r)
         }
         Ok(Err(e)) => Err(upstream_error(c, limits, e)),
@@ -909,6 +910,10 @@ fn upstream_error(c: &Connection, limits: &Limits, e: rmcp::ServiceError) -> Err
 pub trait Measured {
     /// Its bytes as JSON (`usize::MAX` when it cannot be written).
     fn json_bytes(&self) -> usize;
+    /// Say `resultType: "complete"` where an upstream before 2026-07-28 said
+    /// nothing: the gateway answers as a 2026-07-28 server, whose results
+    /// carry it (the SDK drops it again for an earlier client).
+    fn mark_complete(&mut self) {}
 }
 
 fn bytes_of<T: serde::Serialize>(x: &T) -> usize {
@@ -925,6 +930,12 @@ impl Measured for CallToolResponse {
             _ => usize::MAX,
         }
     }
+    fn mark_complete(&mut self) {
+        if let CallToolResponse::Complete(x) = self {
+            x.result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
+        }
+    }
 }
 
 impl Measured for rmcp::model::ReadResourceResponse {
@@ -935,6 +946,12 @@ impl Measured for rmcp::model::ReadResourceResponse {
             // A kind this SDK knows and toolgate does not: refused as over any bound.
             #[allow(unreachable_patterns)]
             _ => usize::MAX,
+        }
+    }
+    fn mark_complete(&mut self) {
+        if let rmcp::model::ReadResourceResponse::Complete(x) = self {
+            x.result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
         }
     }
 }
@@ -958,6 +975,12 @@ impl Measured for rmcp::model::GetPromptResponse {
             rmcp::model::GetPromptResponse::InputRequired(x) => bytes_of(x),
             #[allow(unreachable_patterns)]
             _ => usize::MAX,
+        }
+    }
+    fn mark_complete(&mut self) {
+        if let rmcp::model::GetPromptResponse::Complete(x) = self {
+            x.result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
         }
     }
 }
@@ -1183,5 +1206,7 @@ async fn call_once(
     if r.json_bytes() > limits.max_result_bytes {
         return Err(over_result_bound(&c.name, limits));
     }
+    let mut r = r;
+    r.mark_complete();
     Ok(r)
 }

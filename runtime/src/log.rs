@@ -162,6 +162,29 @@ pub struct ServiceResultContext {
     /// Why the stored run could not be read (it then admits no tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_error: Option<String>,
+    /// For a call of a tool that needs a person's approval: what was asked
+    /// and answered (docs/approvals.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<LogApproval>,
+}
+
+/// The approval of one call, as the decision log keeps it.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogApproval {
+    /// The question's id.
+    pub request_id: String,
+    /// `granted` (the call ran), `asked` (the client was asked, on
+    /// 2026-07-28), `pending` (waiting for an approver), `declined`, or
+    /// `refused` (a grant that does not fit; `grantError` says why).
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_error: Option<String>,
 }
 
 /// Writes decisions as JSON lines.
@@ -408,6 +431,7 @@ mod tests {
                         observed_only: observed,
                         name_visible: true,
                         run_error: None,
+                        approval: None,
                     },
                 },
             })

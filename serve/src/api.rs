@@ -828,6 +828,7 @@ pub fn log_parts(
             observed_only: o.observed_only,
             name_visible: o.name_visible,
             run_error: resolved.run_error.clone(),
+            approval: None,
         },
     };
     (input, result)

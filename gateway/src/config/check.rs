@@ -230,6 +230,34 @@ fn limits(l: &LimitsFile) -> Limits {
     }
 }
 
+/// `[approvals]`: the defaults for what is not given; an expiry of 0 or
+/// beyond a day, or room for no question, is an error.
+fn approvals(a: &ApprovalsFile, dir: &Path) -> Result<ApprovalSettings, ConfigError> {
+    let d = ApprovalSettings::default();
+    let expiry = a.expiry_seconds.map_or(d.expiry, Duration::from_secs);
+    if expiry.is_zero() || expiry > Duration::from_secs(86_400) {
+        return Err(ConfigError::new(
+            format!(
+                "[approvals] expiry-seconds = {}: a question and a grant last from 1 second to a day",
+                expiry.as_secs()
+            ),
+            Some("set `expiry-seconds` between 1 and 86400 (default 600)".into()),
+        ));
+    }
+    if a.max_pending == Some(0) {
+        return Err(ConfigError::new(
+            "[approvals] max-pending = 0: no call that needs approval could wait for an approver",
+            Some("set `max-pending` to 1 or more (default 1024), or `ask-caller = true` and leave it out".into()),
+        ));
+    }
+    Ok(ApprovalSettings {
+        ask_caller: a.ask_caller.unwrap_or(d.ask_caller),
+        expiry,
+        max_pending: a.max_pending.unwrap_or(d.max_pending),
+        signing_key: a.signing_key.as_deref().map(|p| dir.join(p)),
+    })
+}
+
 /// The `Host` headers accepted: those given, or the loopback names and the
 /// public URL's host.
 fn allowed_hosts(f: &File) -> Vec<String> {
@@ -301,6 +329,7 @@ pub(super) fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
         }),
         identity,
         limits: limits(&f.limits),
+        approvals: approvals(&f.approvals, dir)?,
         upstreams,
     })
 }

@@ -55,6 +55,10 @@ pub struct File {
     pub identity: IdentityFile,
     #[serde(default)]
     pub limits: LimitsFile,
+    /// How a call of a tool that needs a person's approval is approved
+    /// (docs/approvals.md, "At the gateway").
+    #[serde(default)]
+    pub approvals: ApprovalsFile,
     /// The MCP servers behind the gateway.
     #[serde(default)]
     pub upstream: Vec<UpstreamFile>,
@@ -119,6 +123,26 @@ pub struct LimitsFile {
     /// announced a change (ms, default 60000): a server that changes a
     /// definition without saying so has it withheld within this time.
     pub relist_interval_ms: Option<u64>,
+}
+
+/// `[approvals]`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ApprovalsFile {
+    /// Ask the caller's own user through its MCP client (elicitation, or
+    /// on 2026-07-28 an `InputRequiredResult`) when the client can ask
+    /// (default true). `false`: only an approver at `/approvals` approves.
+    pub ask_caller: Option<bool>,
+    /// How long a question waits for its answer, and a grant lasts once
+    /// given (seconds, default 600, at most 86400).
+    pub expiry_seconds: Option<u64>,
+    /// Questions waiting for an approver at once (default 1024): beyond
+    /// it a call that needs approval is refused, never let through.
+    pub max_pending: Option<usize>,
+    /// The Ed25519 secret key (PEM, `toolgate keygen`) grants are signed
+    /// with, so the decision log's grants can be checked later. Default: a
+    /// key made at start, known to this process only.
+    pub signing_key: Option<String>,
 }
 
 /// `[[upstream]]`: one MCP server.

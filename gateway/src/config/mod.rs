@@ -23,7 +23,8 @@ pub mod file;
 
 pub use error::ConfigError;
 pub use file::{
-    schema, File, IdentityFile, LimitsFile, TrustedHeaderFile, UpstreamFile, ValueFrom,
+    schema, ApprovalsFile, File, IdentityFile, LimitsFile, TrustedHeaderFile, UpstreamFile,
+    ValueFrom,
 };
 
 /// The largest configuration file read.
@@ -133,6 +134,26 @@ impl Default for Limits {
     }
 }
 
+/// `[approvals]`, checked (docs/approvals.md, "At the gateway").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalSettings {
+    pub ask_caller: bool,
+    pub expiry: Duration,
+    pub max_pending: usize,
+    pub signing_key: Option<PathBuf>,
+}
+
+impl Default for ApprovalSettings {
+    fn default() -> ApprovalSettings {
+        ApprovalSettings {
+            ask_caller: true,
+            expiry: Duration::from_secs(600),
+            max_pending: 1024,
+            signing_key: None,
+        }
+    }
+}
+
 /// The configuration, checked, its paths resolved against the file's directory.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -150,6 +171,7 @@ pub struct Config {
     pub decision_log: Option<String>,
     pub identity: IdentityMode,
     pub limits: Limits,
+    pub approvals: ApprovalSettings,
     pub upstreams: Vec<Upstream>,
 }
 

@@ -211,6 +211,11 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
         "url",
         "keep-alive",
         "protocol",
+        "approvals",
+        "ask-caller",
+        "expiry-seconds",
+        "max-pending",
+        "signing-key",
     ];
     want.sort();
     assert_eq!(file::keys(), want);
@@ -220,4 +225,38 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
     )
     .unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `stealth`?"));
+}
+
+#[test]
+fn approvals_take_their_defaults_and_refuse_what_would_let_no_call_wait() {
+    let c = Config::from_toml(BASE, Path::new("/")).unwrap();
+    assert_eq!(c.approvals, super::ApprovalSettings::default());
+    assert_eq!(
+        (
+            c.approvals.ask_caller,
+            c.approvals.expiry.as_secs(),
+            c.approvals.max_pending
+        ),
+        (true, 600, 1024)
+    );
+    let with =
+        |text: &str| Config::from_toml(&format!("{BASE}\n[approvals]\n{text}\n"), Path::new("/d"));
+    let c = with("ask-caller = false\nexpiry-seconds = 60\nsigning-key = \"k.pem\"").unwrap();
+    assert_eq!(
+        (
+            c.approvals.ask_caller,
+            c.approvals.expiry.as_secs(),
+            c.approvals.signing_key
+        ),
+        (false, 60, Some(Path::new("/d/k.pem").to_path_buf()))
+    );
+    for (text, message) in [
+        ("expiry-seconds = 0", "[approvals] expiry-seconds = 0: a question and a grant last from 1 second to a day"),
+        ("expiry-seconds = 86401", "[approvals] expiry-seconds = 86401: a question and a grant last from 1 second to a day"),
+        ("max-pending = 0", "[approvals] max-pending = 0: no call that needs approval could wait for an approver"),
+    ] {
+        assert_eq!(with(text).unwrap_err().message, message, "{text}");
+    }
+    let e = with("ask-callers = true").unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `ask-caller`?"));
 }
