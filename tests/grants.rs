@@ -385,3 +385,59 @@ fn a_malformed_grant_is_refused_as_malformed() {
     }
     assert!(SignedGrant::from_json(&serde_json::to_vec(&good).unwrap()).is_ok());
 }
+
+#[test]
+fn check_call_granted_is_the_one_check_with_a_grant_and_spends_it_once() {
+    use toolgate_runtime::RefusalKind;
+    let t = table(REG, &[POLICY]);
+    let a = Approver::new();
+    let keys = a.trusted();
+    let c = ctx(&t, "c", "bot");
+    let mut g = grant(&t);
+    g.grant_id = "spent-once".into();
+    let text = serde_json::to_vec(&a.sign(g)).unwrap();
+    let args = args();
+    let call = |grant: Option<&[u8]>, keys: Option<&TrustedKeys>| {
+        c.check_call_granted("refund", Some(&args), grant, keys, NOW)
+            .map(|d| d.tool)
+            .map_err(|r| (r.refusal.kind, r.refusal.grant_error))
+    };
+    // A tool that needs no approval runs without one; a refused tool is refused as always.
+    assert!(c.check_call_granted("read", None, None, None, NOW).is_ok());
+    let wipe = c
+        .check_call_granted("wipe", None, Some(&text), Some(&keys), NOW)
+        .unwrap_err();
+    assert_eq!(wipe.refusal.grant_error, None);
+    assert_ne!(wipe.refusal.kind, RefusalKind::ApprovalRequired);
+    // No grant; a grant and no keys to check it with; a malformed one.
+    assert_eq!(
+        call(None, Some(&keys)),
+        Err((RefusalKind::ApprovalRequired, None))
+    );
+    assert_eq!(
+        call(Some(&text), None),
+        Err((
+            RefusalKind::ApprovalRequired,
+            Some("grantUntrustedKey".into())
+        ))
+    );
+    assert_eq!(
+        call(Some(b"{"), Some(&keys)),
+        Err((RefusalKind::ApprovalRequired, Some("grantMalformed".into())))
+    );
+    // The grant: once.
+    assert_eq!(call(Some(&text), Some(&keys)), Ok("refund"));
+    let replay = c
+        .check_call_granted("refund", Some(&args), Some(&text), Some(&keys), NOW)
+        .unwrap_err();
+    assert_eq!(
+        (
+            replay.refusal.grant_error.as_deref(),
+            replay.refusal.detail.as_deref()
+        ),
+        (
+            Some("grantReplayed"),
+            Some("grant spent-once was already used: a grant lets one call run")
+        )
+    );
+}

@@ -16,8 +16,9 @@
 //!
 //! Everything kept here is bounded: at most `max-pending` questions, each
 //! for `expiry-seconds`; grants given out of band are questions answered;
-//! the ids of used grants are kept until they expire (at most
-//! [`MAX_USED`]). Full is refused, never let through.
+//! the ids of used grants are kept until they expire, in the process's
+//! [`toolgate_runtime::approval::GrantLedger`]. Full is refused, never let
+//! through.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -36,8 +37,6 @@ use crate::config::ApprovalSettings;
 pub const INPUT_KEY: &str = "toolgate-approval";
 /// How the gateway's own `requestState` begins; what follows is the question's id.
 pub const STATE_PREFIX: &str = "toolgate-approval:";
-/// Used grants remembered at once (each until it expires).
-pub const MAX_USED: usize = 65_536;
 /// Arguments shown to the person: at most this many bytes of their JSON.
 const MAX_SHOWN_ARGUMENTS: usize = 2_000;
 
@@ -69,8 +68,6 @@ enum Answer {
 struct State {
     /// By the question's id.
     pending: HashMap<String, Pending>,
-    /// The ids of grants used, and when each expires.
-    used: HashMap<String, u64>,
 }
 
 /// What the gateway does with a call that needs approval.
@@ -187,7 +184,6 @@ impl Approvals {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let t = now();
         s.pending.retain(|_, p| p.expires_at >= t);
-        s.used.retain(|_, e| *e >= t);
         s
     }
 
@@ -232,23 +228,20 @@ impl Approvals {
                 message: Some(refused_text(&e)),
             };
         }
-        let mut s = self.state();
-        if s.used.contains_key(&g.grant_id) {
-            return Verdict::Refuse {
-                log: log("refused", Some("grantReplayed".into())),
-                message: Some(
+        // Single use: the process's ledger, as every host's.
+        if let Err(e) = toolgate_runtime::approval::GrantLedger::process().spend(g, now()) {
+            let message = match e {
+                GrantError::Replayed { .. } => {
                     "This approval was already used for one call: a person approves each call."
-                        .into(),
-                ),
+                        .to_string()
+                }
+                _ => full_text(),
             };
-        }
-        if s.used.len() >= MAX_USED {
             return Verdict::Refuse {
-                log: log("refused", Some("approvalsFull".into())),
-                message: Some(full_text()),
+                log: log("refused", Some(e.code().into())),
+                message: Some(message),
             };
         }
-        s.used.insert(g.grant_id.clone(), g.expires_at);
         Verdict::Run(log("granted", None))
     }
 

@@ -8,6 +8,9 @@
 //! never links a signing key's code. Single use is the enforcement point's:
 //! it keeps the ids of the grants it accepted until they expire.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -84,6 +87,12 @@ pub enum GrantError {
     Refused {
         tool: String,
     },
+    /// Used already: a grant lets one call run.
+    Replayed {
+        grant_id: String,
+    },
+    /// The ledger of used grants is full: refused until some expire.
+    LedgerFull,
 }
 
 impl std::fmt::Display for GrantError {
@@ -110,6 +119,15 @@ impl std::fmt::Display for GrantError {
             GrantError::Refused { tool } => write!(
                 f,
                 "the policy refuses `{tool}` here: a grant approves only a tool that is offered"
+            ),
+            GrantError::Replayed { grant_id } => write!(
+                f,
+                "grant {grant_id} was already used: a grant lets one call run"
+            ),
+            GrantError::LedgerFull => write!(
+                f,
+                "{} used grants are remembered already: refused until some expire",
+                GrantLedger::MAX
             ),
             GrantError::OtherTable { granted, current } => write!(
                 f,
@@ -138,6 +156,8 @@ impl GrantError {
             GrantError::OtherCall { .. } => "grantOtherCall",
             GrantError::OtherTable { .. } => "grantOtherTable",
             GrantError::Refused { .. } => "grantRefusedTool",
+            GrantError::Replayed { .. } => "grantReplayed",
+            GrantError::LedgerFull => "approvalsFull",
         }
     }
 }
@@ -197,6 +217,49 @@ fn hex_bytes<const N: usize>(text: &str) -> Result<[u8; N], GrantError> {
         *o = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
     }
     Ok(out)
+}
+
+/// A call that may not run: its decision and its refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRefused<'n> {
+    pub decision: crate::decide::Decision<'n>,
+    pub refusal: crate::Refusal,
+}
+
+/// The ids of grants that let a call run, each kept until its grant
+/// expires: single use, at most [`GrantLedger::MAX`] at once (full is
+/// refused, never let through).
+#[derive(Debug, Default)]
+pub struct GrantLedger {
+    used: Mutex<HashMap<String, u64>>,
+}
+
+impl GrantLedger {
+    /// Used grants remembered at once.
+    pub const MAX: usize = 65_536;
+
+    /// Spend `grant` at `now`: `Ok` the first time, refused after.
+    pub fn spend(&self, grant: &Grant, now: u64) -> Result<(), GrantError> {
+        // A panic elsewhere while holding it leaves a map that is still a map.
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        used.retain(|_, expires| *expires >= now);
+        if used.contains_key(&grant.grant_id) {
+            return Err(GrantError::Replayed {
+                grant_id: crate::names::shown(&grant.grant_id).into_owned(),
+            });
+        }
+        if used.len() >= Self::MAX {
+            return Err(GrantError::LedgerFull);
+        }
+        used.insert(grant.grant_id.clone(), grant.expires_at);
+        Ok(())
+    }
+
+    /// This process's ledger: what every host and edge in it spends grants in.
+    pub fn process() -> &'static GrantLedger {
+        static LEDGER: OnceLock<GrantLedger> = OnceLock::new();
+        LEDGER.get_or_init(GrantLedger::default)
+    }
 }
 
 impl<'t> Context<'t> {
@@ -291,5 +354,70 @@ impl Context<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(feature = "signature")]
+impl<'t> Context<'t> {
+    /// Whether a call of `tool` with `arguments` may run, given the signed
+    /// grant `grant` (JSON) when the tool needs approval: the decision, or
+    /// the refusal. A refused tool is refused as always; a tool that needs
+    /// approval runs only with a grant [`Context::check_grant`] accepts
+    /// (trusted `keys`, `now` in Unix seconds), spent in the process's
+    /// [`GrantLedger`]; otherwise `approvalRequired`, its `grantError`
+    /// naming why a grant given did not let it run. The one check every
+    /// host's `check_call` with a grant makes.
+    pub fn check_call_granted<'n>(
+        &self,
+        tool: &'n str,
+        arguments: Option<&Value>,
+        grant: Option<&[u8]>,
+        keys: Option<&crate::signature::TrustedKeys>,
+        now: u64,
+    ) -> Result<crate::decide::Decision<'n>, Box<CallRefused<'n>>>
+    where
+        't: 'n,
+    {
+        let d = self.decide(tool);
+        let refused = |e: Option<GrantError>| {
+            let mut r = self.call_refusal(&d)?;
+            if let Some(e) = e {
+                r.grant_error = Some(e.code().to_string());
+                r.detail = Some(e.to_string());
+            }
+            Some(r)
+        };
+        if !d.allowed || !d.needs_approval {
+            return match refused(None) {
+                Some(refusal) => Err(Box::new(CallRefused {
+                    decision: d,
+                    refusal,
+                })),
+                None => Ok(d),
+            };
+        }
+        let checked = match (grant, keys) {
+            (None, _) => Err(None),
+            (Some(_), None) => Err(Some(GrantError::UntrustedKey(
+                "(no approver keys given)".into(),
+            ))),
+            (Some(text), Some(keys)) => SignedGrant::from_json(text)
+                .and_then(|g| {
+                    self.check_grant(&d, arguments, &g, keys, now)?;
+                    GrantLedger::process().spend(&g.grant, now)
+                })
+                .map_err(Some),
+        };
+        match checked {
+            Ok(()) => Ok(d),
+            // An offered tool always has its call refusal; never let
+            // through for want of one.
+            Err(e) => Err(Box::new(CallRefused {
+                decision: d,
+                refusal: refused(e).unwrap_or_else(|| {
+                    crate::Refusal::new(crate::RefusalKind::ApprovalRequired, Default::default())
+                }),
+            })),
+        }
     }
 }

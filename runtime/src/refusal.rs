@@ -193,8 +193,13 @@ pub struct Refusal {
     /// The gateway and the classification rule that recognised the answer.
     pub origin: Option<String>,
     pub rule: Option<String>,
-    /// The gateway's own message, as received.
+    /// The gateway's own message, as received; for a grant that did not let
+    /// the call run, why (docs/approvals.md, "Grants").
     pub detail: Option<String>,
+    /// For `approvalRequired` with a grant that did not let the call run:
+    /// its code (`grantExpired`, `grantOtherArguments`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_error: Option<String>,
     /// The text to show the model.
     pub model_text: String,
     /// The exact fix, for the person who can make it.
@@ -220,6 +225,8 @@ pub struct Facts {
     pub ceiling: Option<String>,
     /// The remediation a gateway rule gives (filled in), instead of the kind's own.
     pub remediation: Option<String>,
+    /// Why a grant did not let the call run (its code).
+    pub grant_error: Option<String>,
 }
 
 /// `` `name` `` when known, else the fallback words ("the tool"). Names
@@ -352,6 +359,7 @@ impl Refusal {
             origin: facts.origin,
             rule: facts.rule,
             detail: facts.detail,
+            grant_error: facts.grant_error,
             model_text,
             remediation,
         }
