@@ -12,8 +12,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use toolgate_runtime::log::{
-    LogAction, LogContext, LogResource, LogSubject, LogSubjectProperties, ServiceInput,
-    ServiceResult, ServiceResultContext,
+    LogAction, LogApproval, LogContext, LogResource, LogSubject, LogSubjectProperties,
+    ServiceInput, ServiceResult, ServiceResultContext,
 };
 use toolgate_runtime::{Context, LiveTool, LiveToolSpec, Reason, Refusal, Role, RunState, Table};
 
@@ -161,6 +161,13 @@ pub struct RequestContext {
     /// A stored run (`RunState::to_json`), read strictly by `RunState::parse`.
     #[serde(default)]
     pub run: Option<Box<RawValue>>,
+    /// The call's arguments (an object): what a grant is checked against.
+    #[serde(default)]
+    pub arguments: Option<Box<RawValue>>,
+    /// A person's signed approval grant of this call (docs/approvals.md),
+    /// checked at stage `call` against `--approver-key` and used once.
+    #[serde(default)]
+    pub grant: Option<Box<RawValue>>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -230,7 +237,7 @@ pub fn check_parts(
     if let Some(c) = context {
         check_members(
             &c.extra,
-            &["configuration", "enforcement", "run"],
+            &["configuration", "enforcement", "run", "arguments", "grant"],
             "the context",
         )?;
         if let Some(n) = &c.configuration {
@@ -635,6 +642,27 @@ pub struct ToolDecision {
     /// The typed refusal, as shown to a person or a model (hidden remote
     /// names masked as unregistered ones: `Context::refusal`).
     pub refusal: Option<Box<Refusal>>,
+    /// What a grant given for the call did: let it run, or why not.
+    pub approval: Option<LogApproval>,
+}
+
+/// A call's arguments and grant (`context.arguments`, `context.grant`),
+/// and the keys grants must be signed by.
+#[derive(Clone, Copy, Default)]
+pub struct CallInput<'c> {
+    pub arguments: Option<&'c RawValue>,
+    pub grant: Option<&'c RawValue>,
+    pub approver_keys: Option<&'c toolgate_runtime::TrustedKeys>,
+}
+
+impl<'c> CallInput<'c> {
+    pub fn of(c: &'c RequestContext, keys: Option<&'c toolgate_runtime::TrustedKeys>) -> Self {
+        CallInput {
+            arguments: c.arguments.as_deref(),
+            grant: c.grant.as_deref(),
+            approver_keys: keys,
+        }
+    }
 }
 
 /// The tool name of a resource (of type `tool`).
@@ -649,12 +677,15 @@ pub fn tool_name<'r>(r: &'r Resource<'_>) -> Result<&'r str, ApiError> {
         .ok_or_else(|| ApiError::bad("badResource", "resource.id (the tool name) is required"))
 }
 
-/// One decision; with its typed refusal when `refusal` and refused.
+/// One decision; with its typed refusal when `refusal` and refused. At
+/// stage `call`, a tool that needs approval is allowed only with a grant
+/// the runtime accepts (`Context::check_call_granted`), used once.
 pub fn decide(
     ctx: &Context<'_>,
     r: &Resource<'_>,
     refusal: bool,
     stage: Stage,
+    call: CallInput<'_>,
 ) -> Result<ToolDecision, ApiError> {
     let name = tool_name(r)?;
     let live;
@@ -679,9 +710,66 @@ pub fn decide(
         Some(i) => !ctx.name_visible(i),
         None => r.properties.as_ref().is_some_and(|p| p.remote) && !ctx.remote_names_visible(),
     };
-    // A call waits for a person's approval: no grant is taken here (the
-    // enforcement point that asks the person holds the grant).
+    // A call waits for a person's approval, unless its grant lets it run.
     let waits = stage == Stage::Call && d.allowed && d.needs_approval;
+    if let (true, Some(grant)) = (waits, call.grant) {
+        let arguments = match call.arguments {
+            None => None,
+            Some(a) => match serde_json::from_str::<serde_json::Value>(a.get()) {
+                Ok(v @ serde_json::Value::Object(_)) => Some(v),
+                _ => {
+                    return Err(ApiError::bad(
+                        "badArguments",
+                        "context.arguments is the call's arguments: a JSON object",
+                    ))
+                }
+            },
+        };
+        let bytes = grant.get().as_bytes();
+        let shown = toolgate_runtime::approval::SignedGrant::from_json(bytes).ok();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |t| t.as_secs());
+        let checked = ctx.check_call_granted(
+            name,
+            arguments.as_ref(),
+            Some(bytes),
+            call.approver_keys,
+            now,
+        );
+        let g = shown.as_ref().map(|s| &s.grant);
+        let mut log = LogApproval {
+            request_id: g.map(|g| g.request.request_id.clone()).unwrap_or_default(),
+            outcome: "granted".into(),
+            approver: g.map(|g| g.approver.clone()),
+            grant_id: g.map(|g| g.grant_id.clone()),
+            grant_error: None,
+        };
+        return Ok(match checked {
+            Ok(_) => ToolDecision {
+                allowed: true,
+                reason: d.reason,
+                needs_approval: true,
+                observed_only: d.observed_only,
+                name_visible: !remote,
+                refusal: None,
+                approval: Some(log),
+            },
+            Err(r) => {
+                log.outcome = "refused".into();
+                log.grant_error = r.refusal.grant_error.clone();
+                ToolDecision {
+                    allowed: false,
+                    reason: d.reason,
+                    needs_approval: true,
+                    observed_only: d.observed_only,
+                    name_visible: !remote,
+                    refusal: refusal.then(|| Box::new(r.refusal)),
+                    approval: Some(log),
+                }
+            }
+        });
+    }
     Ok(ToolDecision {
         allowed: d.allowed && !waits,
         reason: d.reason,
@@ -693,6 +781,7 @@ pub fn decide(
             (true, true) => ctx.call_refusal(&d).map(Box::new),
             (true, false) => ctx.refusal(&d).map(Box::new),
         },
+        approval: None,
     })
 }
 
@@ -723,6 +812,9 @@ pub struct DecisionContextOut<'a> {
     pub needs_approval: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<Box<Refusal>>,
+    /// What the call's grant did (`granted`, or `refused` with its `grantError`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<LogApproval>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_error: Option<String>,
     /// Why this evaluation could not be made (batches only): never an allow.
@@ -747,6 +839,7 @@ impl<'a> DecisionOut<'a> {
                 observed_only: o.observed_only,
                 needs_approval: o.needs_approval,
                 refusal: o.refusal,
+                approval: o.approval,
                 run_error,
                 error: None,
                 table_digest: digest,
@@ -763,6 +856,7 @@ impl<'a> DecisionOut<'a> {
                 observed_only: false,
                 needs_approval: false,
                 refusal: None,
+                approval: None,
                 run_error: None,
                 error: Some(e),
                 table_digest: digest,
@@ -828,7 +922,7 @@ pub fn log_parts(
             observed_only: o.observed_only,
             name_visible: o.name_visible,
             run_error: resolved.run_error.clone(),
-            approval: None,
+            approval: o.approval.clone(),
         },
     };
     (input, result)

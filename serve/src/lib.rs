@@ -177,6 +177,9 @@ pub struct Options {
     /// `context` unless the request says `options.toolgate_context: false`
     /// (by default an item is `{"decision": ...}` unless the request asks).
     pub answer_context: bool,
+    /// `--approver-key`: the keys a grant in `context.grant` must be signed
+    /// by (docs/approvals.md); without them no grant lets a call run.
+    pub approver_keys: Option<TrustedKeys>,
 }
 
 impl Options {
@@ -200,6 +203,7 @@ impl Options {
             allowed_hosts: None,
             allowed_origins: Vec::new(),
             answer_context: false,
+            approver_keys: None,
         }
     }
 }
@@ -217,6 +221,8 @@ pub struct ServiceState {
     /// `--answer-context`: batch items carry their context unless the
     /// request says otherwise.
     pub answer_context: bool,
+    /// `--approver-key`: what grants must be signed by.
+    pub approver_keys: Option<TrustedKeys>,
 }
 
 /// The front reads the core's table, log, metrics and limits as its own.
@@ -235,6 +241,7 @@ pub struct Service {
     trust: Trust,
     auth: Option<toolgate_auth::Authenticator>,
     answer_context: bool,
+    approver_keys: Option<TrustedKeys>,
     console: Option<String>,
 }
 
@@ -278,8 +285,16 @@ impl Service {
             trust: Trust::default(),
             auth: None,
             answer_context: false,
+            approver_keys: None,
             console: None,
         }
+    }
+
+    /// Take a grant (`context.grant`) signed by one of `keys` for a call
+    /// that needs approval (`--approver-key`).
+    pub fn with_approver_keys(mut self, keys: Option<TrustedKeys>) -> Service {
+        self.approver_keys = keys;
+        self
     }
 
     /// The `Host` and `Origin` values requests must carry.
@@ -344,6 +359,7 @@ impl Service {
                 trust: Arc::new(self.trust),
                 auth: self.auth.map(Arc::new),
                 answer_context: self.answer_context,
+                approver_keys: self.approver_keys,
             }),
             console: self.console,
         })
@@ -362,7 +378,8 @@ impl Service {
         )
         .with_default_configuration(opts.default_configuration.clone())
         .with_trust(opts.trust.clone())
-        .with_answer_context(opts.answer_context);
+        .with_answer_context(opts.answer_context)
+        .with_approver_keys(opts.approver_keys.clone());
         if let Some(path) = &opts.auth {
             s = s.with_auth(toolgate_auth::Authenticator::from_file(path)?);
         }

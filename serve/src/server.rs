@@ -391,7 +391,8 @@ impl<'t, 'r> Batch<'t, 'r> {
             )?;
             &own
         };
-        let decision = api::decide(&resolved.ctx, resource, self.refusals, stage)?;
+        let call = api::CallInput::of(context, self.shared.approver_keys.as_ref());
+        let decision = api::decide(&resolved.ctx, resource, self.refusals, stage, call)?;
         self.counts.add(
             resolved.ctx.configuration_name(),
             match (decision.allowed, decision.observed_only, decision.reason) {

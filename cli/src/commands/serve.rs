@@ -121,6 +121,12 @@ pub struct ServeArgs {
     /// request asks, as AuthZEN's examples and interop harnesses compare it.
     #[arg(long)]
     answer_context: bool,
+    /// A public key (PEM, `toolgate keygen`) whose approval grants let a
+    /// call that needs a person's approval run: given in
+    /// `context.grant` with the call's `context.arguments`, checked and
+    /// used once (docs/approvals.md; repeatable). Without it no grant does.
+    #[arg(long = "approver-key", value_name = "FILE")]
+    approver_key: Vec<PathBuf>,
 }
 
 pub fn serve(a: ServeArgs) -> Res {
@@ -140,6 +146,7 @@ pub fn serve(a: ServeArgs) -> Res {
     };
     let mut opts = Options::new(source);
     opts.trusted_keys = super::keys::trusted_keys(&a.trusted_key)?;
+    opts.approver_keys = super::keys::trusted_keys(&a.approver_key)?;
     opts.poll_interval = std::time::Duration::from_secs(a.poll_interval);
     opts.addr = a.addr;
     opts.public_url = a.public_url;
