@@ -110,6 +110,8 @@ const MODES: [Option<&str>; 3] = [None, Some("observe"), Some("enforce")];
 /// The cell character of one decision.
 pub fn cell_char(d: &Decision<'_>) -> char {
     match (d.allowed, d.observed_only, d.reason) {
+        // Offered, and a person approves each call (docs/approvals.md).
+        (true, _, _) if d.needs_approval => '!',
         (true, true, _) => '~',
         (true, false, _) => '+',
         // `Decision::hidden`: what `Context::hides` reads.

@@ -21,7 +21,8 @@ fn compile(dir: &Path) -> Table {
     lower::table(&model).expect("table lowers")
 }
 
-const EXAMPLES: [&str; 5] = [
+const EXAMPLES: [&str; 6] = [
+    "approvals",
     "demo",
     "exclusions",
     "mcp-profiles",
@@ -100,6 +101,7 @@ fn every_cell_is_the_runtime_decision_of_its_context() {
                 assert_eq!(cells.len(), table.tool_count());
                 for (i, d) in ctx.decisions().enumerate() {
                     let want = match (d.allowed, d.observed_only, d.reason) {
+                        (true, _, _) if d.needs_approval => '!',
                         (true, true, _) => '~',
                         (true, false, _) => '+',
                         (false, _, Some(r)) if ctx.hides(&d) => r.letter().to_ascii_uppercase(),
@@ -116,6 +118,14 @@ fn every_cell_is_the_runtime_decision_of_its_context() {
                 }
                 assert!(texts.next().is_none());
             }
+        }
+        if name == "approvals" {
+            // The example's approvals show as `!` cells.
+            assert!(
+                (0..m.contexts.len())
+                    .any(|ci| (0..m.configs.len()).any(|k| decode(&m, ci, k).contains(&'!'))),
+                "no approval cell in the approvals example"
+            );
         }
         // The readouts are the table's.
         for (k, c) in m.configs.iter().enumerate() {

@@ -11,7 +11,7 @@ const OUT = path.join(__dirname, '..', 'out');
 const TARGET = process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target');
 const TOOLGATE = process.env.TOOLGATE || path.join(TARGET, 'debug', 'toolgate');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const EXAMPLES = ['demo', 'exclusions', 'mcp-profiles', 'real-servers', 'trust-zones'];
+const EXAMPLES = ['approvals', 'demo', 'exclusions', 'mcp-profiles', 'real-servers', 'trust-zones'];
 
 // Missing pieces fail the run: a test that cannot run is not a pass.
 function requirements() {
@@ -105,7 +105,7 @@ function cliCells(tableFile, config, ctx) {
   const shown = JSON.parse(toolgate(['simulate'].concat(base)));
   const set = JSON.parse(toolgate(['offered'].concat(base)));
   const cells = {};
-  for (const d of shown) cells[d.tool] = d.allowed ? (d.observedOnly ? 'observed' : 'offered') : d.reason;
+  for (const d of shown) cells[d.tool] = d.allowed ? (d.needsApproval ? 'approval' : d.observedOnly ? 'observed' : 'offered') : d.reason;
   for (const x of set.excluded) {
     if (!x.nameVisible) {
       assert.equal(cells[x.tool], undefined, `${x.tool}: hidden yet shown by simulate`);

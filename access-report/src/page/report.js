@@ -103,11 +103,12 @@
     var ch = String.fromCharCode(byte);
     if (ch === '+') return { kind: 'offered', code: 'offered', hidden: false };
     if (ch === '~') return { kind: 'observed', code: 'observed', hidden: false };
+    if (ch === '!') return { kind: 'approval', code: 'approval', hidden: false };
     var lower = ch.toLowerCase();
     var code = letterCode.get(lower) || 'unknown';
     return { kind: 'refused', code: code, hidden: ch !== lower };
   }
-  function refused(byte) { return byte !== 43 && byte !== 126; }
+  function refused(byte) { return byte !== 43 && byte !== 126 && byte !== 33; }
   function refusalOf(ctx, cfg, tool) {
     if (!M.refusals) return null;
     var key = ctx + ':' + cfg;
@@ -127,6 +128,7 @@
   function verdictText(cell) {
     if (cell.kind === 'offered') return 'offered';
     if (cell.kind === 'observed') return 'offered (observed only: the trust zone is observed)';
+    if (cell.kind === 'approval') return 'offered; a person approves each call before it runs (needs-approval)';
     var info = codeInfo.get(cell.code);
     var t = 'refused: ' + cell.code + (info ? ' (' + info.message + ')' : '');
     if (cell.hidden) t += '; the name is hidden from this user, who is told notRegistered';
@@ -203,6 +205,7 @@
         if (state.reason) {
           if (state.reason === 'offered') hit = b === 43;
           else if (state.reason === 'observed') hit = b === 126;
+          else if (state.reason === 'approval') hit = b === 33;
           else hit = refused(b) && cellOf(b).code === state.reason;
         } else hit = refused(b);
       }
@@ -228,6 +231,7 @@
       el('option', { value: '', text: 'any decision' }),
       el('option', { value: 'offered', text: 'offered' }),
       el('option', { value: 'observed', text: 'offered, observed only' }),
+      el('option', { value: 'approval', text: 'offered, needs approval' }),
       M.reasons.map(function (r) { return el('option', { value: r.code, text: 'refused: ' + r.code }); }));
     reasonSel.value = state.reason;
     var groupSel = el('select', { id: 'f-group', onchange: function (e) { state.group = parseInt(e.target.value, 10); refresh(); } },
@@ -250,6 +254,7 @@
     var legend = el('div', { class: 'legend', id: 'legend' },
       el('span', null, el('i', { class: 'sw k-offered' }), 'offered'),
       el('span', null, el('i', { class: 'sw k-observed' }), 'offered, observed only'),
+      el('span', null, el('i', { class: 'sw k-approval' }), 'offered, a person approves each call'),
       M.reasons.map(function (r) { return el('span', { title: r.message }, el('i', { class: 'sw k-' + r.code }), r.code + ' (' + r.letter + ')'); }),
       el('span', null, el('i', { class: 'sw k-configurationExcluded hid' }), 'hatched: name hidden from this user'),
       el('span', null, el('i', { class: 'sw agg-mixed' }), 'group row: tools offered / tools'));
