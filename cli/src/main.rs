@@ -12,9 +12,9 @@ mod progress;
 mod schemas;
 
 use commands::{
-    check, classify, compile, completions, decide, diff, drift, explain, fmt, gateway, init,
-    keygen, lsp, man, offered, pull, push, registry, report, run, schema, serve, show, simulate,
-    snapshot, stats, test, unavailable,
+    approve, check, classify, compile, completions, decide, diff, drift, explain, fmt, gateway,
+    init, keygen, lsp, man, offered, pull, push, registry, report, run, schema, serve, show,
+    simulate, snapshot, stats, test, unavailable,
 };
 use io::{write_err, Failure, EXIT_CLOSED_STDOUT};
 
@@ -66,6 +66,8 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Generate an Ed25519 key pair for signing tables (NAME.key secret, NAME.pub public); prints the key id.
     Keygen(keygen::KeygenArgs),
+    /// Approve one call: sign the grant of an approval request (docs/approvals.md); prints the grant's JSON.
+    Approve(approve::ApproveArgs),
     /// Publish a compiled table (or a project, compiled) to an OCI registry; prints REF@DIGEST.
     Push(push::PushArgs),
     /// Fetch a table from an OCI registry, verified with --trusted-key; prints its manifest digest.
@@ -199,6 +201,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::check(a),
         Command::Compile(a) => compile::compile(a),
         Command::Keygen(a) => keygen::keygen(a),
+        Command::Approve(a) => approve::approve(a),
         Command::Push(a) => push::push(a),
         Command::Pull(a) => pull::pull(a),
         Command::Init(a) => init::init(a),

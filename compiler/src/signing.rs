@@ -45,6 +45,14 @@ pub fn read_secret_key(pem: &str) -> Result<SigningKey, String> {
     })
 }
 
+/// A random id (32 hex digits, from the operating system's random source):
+/// a grant's id when its minter names none.
+pub fn random_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random source: {e}"))?;
+    Ok(format::hex(&bytes))
+}
+
 /// The public key of `key` in SubjectPublicKeyInfo PEM (what
 /// [`toolgate_runtime::TrustedKeys::from_pem`] reads).
 pub fn public_pem(key: &SigningKey) -> Result<String, String> {

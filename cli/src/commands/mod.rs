@@ -12,6 +12,7 @@ use toolgate_runtime::{RunState, Table};
 
 use crate::io::{read_file, Failure};
 
+pub mod approve;
 pub mod check;
 pub mod classify;
 pub mod compile;

@@ -16,6 +16,7 @@
 
 mod common;
 
+mod approve;
 mod catalogue;
 mod check;
 mod check_sarif;
