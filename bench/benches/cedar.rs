@@ -178,6 +178,19 @@ fn decide_group(c: &mut Criterion, z: &Sized<'_>) {
         let mut which = Cycle::new((0..batches.len()).collect());
         b.iter(|| black_box(z.ctx.decide_many(black_box(&batches[*which.next()]))))
     });
+    // The same workload with a `needs-approval` list in config0 (a format 4
+    // table): a decision costs what it did without approvals.
+    let sa = toolgate_bench::Subject::with_approvals(n);
+    let actx = sa.context();
+    g.bench_with_input(
+        BenchmarkId::new("toolgate_with_approvals", n),
+        &n,
+        |b, _| {
+            let names = AskedNames::new(&sa.w.tool_names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(actx.decide(black_box(asked()))))
+        },
+    );
     g.bench_with_input(BenchmarkId::new("cedar", n), &n, |b, _| {
         let mut asked = Cycle::new(walk(n).into_iter().map(|i| &z.requests[i]).collect());
         b.iter(|| black_box(z.world.allowed(black_box(asked.next()))))

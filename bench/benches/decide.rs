@@ -47,6 +47,23 @@ fn bench(c: &mut Criterion) {
         }
         g.finish();
 
+        // The same decisions on the same workload whose config0 has a
+        // `needs-approval` list (format 4): what approvals cost a decision.
+        let sa = toolgate_bench::Subject::with_approvals(n);
+        let actx = sa.context();
+        let mut g = c.benchmark_group("approvals");
+        g.bench_with_input(BenchmarkId::new("without_by_name", n), &n, |b, _| {
+            let names = AskedNames::new(names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(ctx.decide(black_box(asked()))))
+        });
+        g.bench_with_input(BenchmarkId::new("with_by_name", n), &n, |b, _| {
+            let names = AskedNames::new(&sa.w.tool_names);
+            let mut asked = names.cycle();
+            b.iter(|| black_box(actx.decide(black_box(asked()))))
+        });
+        g.finish();
+
         // The list's length, so that the cost per entry can be read off.
         eprintln!(
             "unavailable at {n} tools: {} entries",

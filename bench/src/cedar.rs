@@ -148,6 +148,12 @@ impl CedarWorld {
             None => ("open", "__none__".to_string()),
             Some(c) => match spec.consumers.iter().find(|x| x.name == c) {
                 Some(b) => ("profile", spec.profiles[b.profile as usize].name.clone()),
+                // A name the policy does not know is refused, not a consumer
+                // without a profile (docs/gate-semantics.md §4): unless the
+                // policy admits unknown names and it is no near miss.
+                None if c != "*" && !unknown_admitted(spec, c) => {
+                    ("closed", "__none__".to_string())
+                }
                 None if self.unprofiled_refused => ("closed", "__none__".to_string()),
                 None => ("open", "__none__".to_string()),
             },
@@ -184,6 +190,16 @@ impl CedarWorld {
             .decision()
             == Decision::Allow
     }
+}
+
+/// Whether the policy admits the consumer name `c` it does not bind
+/// (`unknown-consumers admitted`, a well-formed name, no near miss).
+fn unknown_admitted(spec: &TableSpec, c: &str) -> bool {
+    let near =
+        toolgate_runtime::names::did_you_mean(c, spec.consumers.iter().map(|x| x.name.as_str()));
+    let malformed =
+        c.is_empty() || c.trim() != c || toolgate_runtime::names::first_invisible(c).is_some();
+    spec.unknown_consumers_admitted && near.is_none() && !malformed
 }
 
 /// Check that Cedar and the table agree on every tool for every configuration,

@@ -332,6 +332,28 @@ impl Subject {
         Subject { w, m, table }
     }
 
+    /// [`Subject::new`] with every 16th tool, up to 64, needing a person's
+    /// approval in `config0` (`needs-approval`): a format 4 table, to set
+    /// beside the format 3 one.
+    pub fn with_approvals(tools: usize) -> Subject {
+        let mut w = generate(tools, 10, 42);
+        let listed: Vec<&str> = w
+            .tool_names
+            .iter()
+            .step_by(16)
+            .take(64)
+            .map(String::as_str)
+            .collect();
+        let list = format!(" needs-approval [{}] }}\n", listed.join(", "));
+        let start = w.policy.find("configuration config0 {").expect("config0");
+        let end = start + w.policy[start..].find(" }\n").expect("config0 ends");
+        w.policy.replace_range(end..end + 3, &list);
+        let m = toolgate_reference::model(&w.registry, &[&w.policy]);
+        let table = toolgate_runtime::Table::load(&toolgate_compiler::lower::compile(&m))
+            .expect("a generated table loads");
+        Subject { w, m, table }
+    }
+
     /// The timed context.
     pub fn context(&self) -> toolgate_runtime::Context<'_> {
         self.table

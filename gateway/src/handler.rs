@@ -372,6 +372,15 @@ impl Handler {
                 );
             };
             let asked = ctx.approval_request(d.tool, args.as_ref(), &qid);
+            if p.request.table_digest != asked.table_digest {
+                // The person was asked under the old policy: ask again under this one.
+                return refuse(
+                    "refused",
+                    &qid,
+                    Some("grantOtherTable"),
+                    "The policy changed while this call waited for approval: call the tool again to be asked under the new policy.".into(),
+                );
+            }
             if !approvals::same_call(&p.request, &asked) {
                 return refuse(
                     "refused",

@@ -3039,3 +3039,72 @@ fn the_callers_user_approves_through_elicitation_or_an_input_request() {
     assert_eq!(refunds(), 3);
     drop(gw);
 }
+
+/// A table swapped while a call waits for its approval voids the answer:
+/// the person approved under the old policy. The 2026-07-28 client's
+/// answer is refused `grantOtherTable`, nothing runs, and the call made
+/// again is asked again under the new table.
+#[test]
+fn a_table_swapped_while_a_call_waits_for_approval_voids_the_answer() {
+    let dir = temp("gw-approval-swap");
+    let project = approval_project("gw-approval-swap-project");
+    let log = dir.join("calls.log");
+    let cfg = config(&dir, &project, &crm_upstream_logged(&log), "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(async {
+        let c = asked_client(&gw.url, BILLING_KEY, ProtocolVersion::V_2026_07_28)
+            .await
+            .expect("discover");
+        let mut p = CallToolRequestParams::new("mcp_crm_refund_issue");
+        p.arguments = json!({"id": "7"}).as_object().cloned();
+        let rmcp::model::CallToolResponse::InputRequired(asked) =
+            c.peer().call_tool_once(p.clone()).await.expect("the call")
+        else {
+            panic!("not asked")
+        };
+        // The administrator changes the policy while the person reads the question.
+        let policy = std::fs::read_to_string(project.join("policy.tg")).unwrap();
+        std::fs::write(
+            project.join("policy.tg"),
+            format!("{policy}\nconsumer late-bot {{ profile billing }}\n"),
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !gw
+            .log()
+            .contains("toolgate gateway: reloaded: now serving table ")
+        {
+            assert!(Instant::now() < deadline, "no reload:\n{}", gw.log());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut retry = p.clone();
+        retry.input_responses = Some(
+            [(
+                "toolgate-approval".to_string(),
+                json!({"action": "accept", "content": {"approve": true}}),
+            )]
+            .into_iter()
+            .collect(),
+        );
+        retry.request_state = asked.request_state.clone();
+        match c.peer().call_tool_once(retry).await {
+            Err(rmcp::ServiceError::McpError(e)) => {
+                let e = serde_json::to_value(&e).unwrap();
+                assert_eq!(
+                    (&e["code"], &e["data"]["approval"]["grantError"]),
+                    (&json!(-31003), &json!("grantOtherTable")),
+                    "{e}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Made again, the call is asked again, under the new table.
+        let again = c.peer().call_tool_once(p).await.expect("the call");
+        assert!(
+            matches!(again, rmcp::model::CallToolResponse::InputRequired(_)),
+            "{again:?}"
+        );
+        let _ = c.cancel().await;
+    });
+    assert!(!calls_seen(&log).contains(&"refund_issue".to_string()));
+}
