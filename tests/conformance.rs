@@ -18,10 +18,15 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 use toolgate::raw_answer;
 use toolgate_compiler::lower;
+use toolgate_compiler::signing;
 use toolgate_reference::fixtures::{
     CASE11_REG, CASE9_REG, CLASSES, EDIT_POLICY, EDIT_REG, FC_POL, FC_REG, NR_LLM, SKILLS_REG,
 };
-use toolgate_runtime::{LiveTool, LiveToolSpec, Reason, Role, RunState, Table, GATE_ORDER};
+use toolgate_runtime::approval::{Grant, GrantLedger};
+use toolgate_runtime::host;
+use toolgate_runtime::{
+    Context, LiveTool, LiveToolSpec, Reason, Role, RunState, Table, TrustedKeys, GATE_ORDER,
+};
 
 const FORMAT: &str = "toolgate-conformance/1";
 
@@ -115,27 +120,11 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
         }
         "context" => {
             let t = table_of(&case["table"]);
-            let c = &case["context"];
-            let run = c["run"].as_str().map(RunState::from_json);
-            let ctx = match t.context(c["configuration"].as_str().expect("configuration")) {
+            let run = case["context"]["run"].as_str().map(RunState::from_json);
+            let ctx = match context_of(&t, &case["context"], run.as_ref()) {
                 Ok(ctx) => ctx,
-                Err(e) => {
-                    return json!({"error": {"code": "unknownConfiguration", "message": e.to_string()}})
-                }
+                Err(e) => return e,
             };
-            let ctx = match ctx
-                .role(role_of(c["role"].as_str().expect("role")))
-                .known_consumer(opt_str(&c["consumer"]))
-            {
-                Ok(ctx) => ctx,
-                Err(e) => {
-                    return json!({"error": {"code": "unknownConsumer", "message": e.to_string()}})
-                }
-            };
-            let mut ctx = ctx.enforcement(opt_str(&c["enforcement"]));
-            if let Some(r) = &run {
-                ctx = ctx.run(r);
-            }
             let mut e = serde_json::Map::new();
             let by_id: String = ctx.decisions().map(|d| letter(&d)).collect();
             e.insert("decisionsById".into(), by_id.into());
@@ -226,6 +215,51 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
             }
             Value::Object(e)
         }
+        "callGranted" => {
+            let t = table_of(&case["table"]);
+            let run = case["context"]["run"].as_str().map(RunState::from_json);
+            let ctx = match context_of(&t, &case["context"], run.as_ref()) {
+                Ok(ctx) => ctx,
+                Err(e) => return e,
+            };
+            // The case's own ledger: its grant ids are used by no other
+            // case, so a host spending every case in its process's ledger
+            // answers the same.
+            let ledger = GrantLedger::default();
+            let calls: Vec<Value> = case["calls"]
+                .as_array()
+                .expect("calls")
+                .iter()
+                .map(|call| {
+                    let arguments = call["argumentsJson"]
+                        .as_str()
+                        .map(|a| host::call_arguments(a.as_bytes()).expect("arguments"));
+                    let keys = call["approverKeys"]
+                        .as_str()
+                        .map(|p| TrustedKeys::from_pem(p).expect("approver keys"));
+                    let tool = call["tool"].as_str().expect("tool");
+                    // What a person is asked to approve for this call, by
+                    // the request id every host passes (`request-1`).
+                    let request = ctx.approval_request(tool, arguments.as_ref(), "request-1");
+                    let answer = ctx.check_call_granted_in(
+                        &ledger,
+                        tool,
+                        arguments.as_ref(),
+                        call["grant"].as_str().map(str::as_bytes),
+                        keys.as_ref(),
+                        call["now"].as_u64().expect("now"),
+                    );
+                    match answer {
+                        Ok(d) => {
+                            json!({"decision": d, "refusal": null, "approvalRequest": request})
+                        }
+                        Err(r) => json!({"decision": r.decision, "refusal": r.refusal,
+                                         "approvalRequest": request}),
+                    }
+                })
+                .collect();
+            json!({ "calls": calls })
+        }
         "classify" => {
             let t = case["table"].as_str().map(|p| table_of(&Value::from(p)));
             let a = &case["answer"];
@@ -274,6 +308,26 @@ fn expect(tables: &dyn Fn(&str) -> Vec<u8>, case: &Value) -> Value {
         }
         other => panic!("kind {other}"),
     }
+}
+
+/// The context a case describes (`{"configuration", "role", "consumer",
+/// "run", "enforcement"}`, the run read by the caller), or the error
+/// answer of one that cannot be made.
+fn context_of<'t>(t: &'t Table, c: &Value, run: Option<&RunState>) -> Result<Context<'t>, Value> {
+    let ctx = t
+        .context(c["configuration"].as_str().expect("configuration"))
+        .map_err(
+            |e| json!({"error": {"code": "unknownConfiguration", "message": e.to_string()}}),
+        )?;
+    let ctx = ctx
+        .role(role_of(c["role"].as_str().expect("role")))
+        .known_consumer(opt_str(&c["consumer"]))
+        .map_err(|e| json!({"error": {"code": "unknownConsumer", "message": e.to_string()}}))?;
+    let mut ctx = ctx.enforcement(opt_str(&c["enforcement"]));
+    if let Some(r) = run {
+        ctx = ctx.run(r);
+    }
+    Ok(ctx)
 }
 
 fn hex(b: &[u8]) -> String {
@@ -1226,6 +1280,279 @@ fn random(c: &mut Corpus, worlds: usize, per_world: usize) {
     }
 }
 
+/// The time the grants suite checks at (explicit in every call: no case
+/// reads a clock).
+const GRANT_NOW: u64 = 1_800_000_000;
+
+/// A test key (never a deployment's) from a fixed seed: its PKCS#8 PEM,
+/// as `toolgate keygen` writes one, the same on every run.
+fn seeded_key_pem(seed: u8) -> String {
+    // PKCS#8 v1 of an Ed25519 key (RFC 8410): this prefix, then the seed.
+    let mut der = vec![
+        0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04,
+        0x20,
+    ];
+    der.extend_from_slice(&[seed; 32]);
+    format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+        base64(&der)
+    )
+}
+
+/// `grant` signed by the key of `seed`, as JSON text.
+fn signed_grant(seed: u8, grant: Grant) -> String {
+    let key = signing::read_secret_key(&seeded_key_pem(seed)).expect("a seeded key");
+    serde_json::to_string(&signing::sign_grant(grant, &key)).expect("json")
+}
+
+/// The public key of `seed`'s key in PEM (what hosts take as approver keys).
+fn seeded_public_pem(seed: u8) -> String {
+    let key = signing::read_secret_key(&seeded_key_pem(seed)).expect("a seeded key");
+    signing::public_pem(&key).expect("a public key")
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The grants suite (docs/conformance.md, `callGranted`): a call checked
+/// with a signed approval grant (docs/approvals.md, "Grants") by every
+/// outcome: a grant that lets its call run once, then `grantReplayed`, and
+/// one case per other way a grant does not fit. The approver's key is
+/// seeded (7), a foreign one too (8); every grant id is used by one case
+/// only, so a host may replay every case in one process's ledger.
+/// Where a call is checked: configuration, role, consumer.
+type At<'a> = (&'a str, Role, Option<&'a str>);
+
+fn grants(c: &mut Corpus) {
+    const TABLE: &str = "tables/approvals.tgt";
+    const APPROVER: u8 = 7;
+    const STRANGER: u8 = 8;
+    let t = Table::load(&c.tables[TABLE]).expect("the approvals table");
+    let keys = seeded_public_pem(APPROVER);
+    // Members out of canonical order, a nested object, a list, non-ASCII:
+    // every host hands them to the runtime as the same JSON value.
+    let args = r#"{"order": 17, "amount": "12.50", "lines": [{"sku": "a-1", "qty": 2}], "note": "Grüße ✓", "urgent": false}"#;
+    let other_args = r#"{"order": 17, "amount": "1250.00", "lines": [{"sku": "a-1", "qty": 2}], "note": "Grüße ✓", "urgent": false}"#;
+    let desk = ("support-desk", Role::User, Some("junior-bot"));
+    let ctx_of = |(cfg, role, consumer): (&str, Role, Option<&str>)| {
+        t.context(cfg)
+            .expect("configuration")
+            .role(role)
+            .known_consumer(consumer)
+            .expect("consumer")
+    };
+    // A grant of a call of `tool` with `arguments` in context `at`, by
+    // alice, expiring 300 s after GRANT_NOW.
+    let grant = |at, tool: &str, arguments: Option<&str>, id: &str| -> Grant {
+        let a = arguments.map(|a| host::call_arguments(a.as_bytes()).expect("arguments"));
+        Grant {
+            request: ctx_of(at).approval_request(tool, a.as_ref(), &format!("req-{id}")),
+            approver: "alice".into(),
+            grant_id: id.into(),
+            expires_at: GRANT_NOW + 300,
+        }
+    };
+    let call = |tool: &str,
+                arguments: Option<&str>,
+                grant: Option<&str>,
+                keys: Option<&str>,
+                now: u64| {
+        json!({"tool": tool, "argumentsJson": arguments, "grant": grant, "approverKeys": keys, "now": now})
+    };
+    let mut ids = std::collections::BTreeSet::new();
+    let mut mint = |seed: u8, g: Grant| -> String {
+        assert!(
+            ids.insert(g.grant_id.clone()),
+            "grant id {} twice",
+            g.grant_id
+        );
+        signed_grant(seed, g)
+    };
+    let k = Some(keys.as_str());
+    let refund = "refund.issue";
+    let valid = mint(APPROVER, grant(desk, refund, Some(args), "g-valid"));
+    let at_expiry = mint(APPROVER, grant(desk, refund, Some(args), "g-at-expiry"));
+    let expired = mint(APPROVER, grant(desk, refund, Some(args), "g-expired"));
+    let other_arguments = mint(
+        APPROVER,
+        grant(desk, refund, Some(args), "g-other-arguments"),
+    );
+    let other_consumer = mint(
+        APPROVER,
+        grant(desk, refund, Some(args), "g-other-consumer"),
+    );
+    let other_tool = mint(
+        APPROVER,
+        grant(desk, "reply_ticket", Some(args), "g-other-tool"),
+    );
+    let mut g = grant(desk, refund, Some(args), "g-other-table");
+    g.request.table_digest = "0".repeat(64);
+    let other_table = mint(APPROVER, g);
+    let untrusted = mint(STRANGER, grant(desk, refund, Some(args), "g-untrusted-key"));
+    // Signed, then its approver changed: the signature no longer verifies.
+    let tampered = mint(APPROVER, grant(desk, refund, Some(args), "g-bad-signature"))
+        .replace("\"approver\":\"alice\"", "\"approver\":\"mallory\"");
+    assert!(tampered.contains("mallory"));
+    // Valid, with a member no grant has: not a signed grant.
+    let unknown_member = mint(
+        APPROVER,
+        grant(desk, refund, Some(args), "g-unknown-member"),
+    )
+    .replacen('{', "{\"extra\":1,", 1);
+    let no_keys = mint(APPROVER, grant(desk, refund, Some(args), "g-no-keys"));
+    let no_consumer = ("support-desk", Role::User, None);
+    let refused_tool = mint(
+        APPROVER,
+        grant(no_consumer, "account.close", None, "g-refused-tool"),
+    );
+    let no_arguments = mint(APPROVER, grant(desk, refund, None, "g-no-arguments"));
+    let empty_arguments = mint(
+        APPROVER,
+        grant(desk, refund, Some("{}"), "g-empty-arguments"),
+    );
+    let senior = ("support-desk", Role::User, Some("senior-bot"));
+    let cases: Vec<(&str, At, Vec<Value>)> = vec![
+        (
+            "no-grant",
+            desk,
+            vec![call(refund, Some(args), None, k, GRANT_NOW)],
+        ),
+        (
+            "valid-then-replayed",
+            desk,
+            vec![
+                call(refund, Some(args), Some(&valid), k, GRANT_NOW),
+                call(refund, Some(args), Some(&valid), k, GRANT_NOW + 1),
+            ],
+        ),
+        (
+            "at-expiry",
+            desk,
+            vec![call(
+                refund,
+                Some(args),
+                Some(&at_expiry),
+                k,
+                GRANT_NOW + 300,
+            )],
+        ),
+        (
+            "expired",
+            desk,
+            vec![call(refund, Some(args), Some(&expired), k, GRANT_NOW + 301)],
+        ),
+        (
+            "other-arguments",
+            desk,
+            vec![call(
+                refund,
+                Some(other_args),
+                Some(&other_arguments),
+                k,
+                GRANT_NOW,
+            )],
+        ),
+        (
+            "other-consumer",
+            senior,
+            vec![call(
+                refund,
+                Some(args),
+                Some(&other_consumer),
+                k,
+                GRANT_NOW,
+            )],
+        ),
+        (
+            "other-tool",
+            desk,
+            vec![call(refund, Some(args), Some(&other_tool), k, GRANT_NOW)],
+        ),
+        (
+            "other-table",
+            desk,
+            vec![call(refund, Some(args), Some(&other_table), k, GRANT_NOW)],
+        ),
+        (
+            "untrusted-key",
+            desk,
+            vec![call(refund, Some(args), Some(&untrusted), k, GRANT_NOW)],
+        ),
+        (
+            "bad-signature",
+            desk,
+            vec![call(refund, Some(args), Some(&tampered), k, GRANT_NOW)],
+        ),
+        (
+            "malformed",
+            desk,
+            vec![
+                call(refund, Some(args), Some("not a grant"), k, GRANT_NOW),
+                call(refund, Some(args), Some(""), k, GRANT_NOW),
+                call(refund, Some(args), Some(&unknown_member), k, GRANT_NOW),
+            ],
+        ),
+        (
+            "no-approver-keys",
+            desk,
+            vec![call(refund, Some(args), Some(&no_keys), None, GRANT_NOW)],
+        ),
+        (
+            "refused-tool",
+            no_consumer,
+            vec![call(
+                "account.close",
+                None,
+                Some(&refused_tool),
+                k,
+                GRANT_NOW,
+            )],
+        ),
+        (
+            "not-needed",
+            desk,
+            vec![call(
+                "payment.status",
+                Some(args),
+                Some("not a grant"),
+                None,
+                GRANT_NOW,
+            )],
+        ),
+        (
+            "absent-arguments-are-empty",
+            desk,
+            vec![
+                call(refund, Some("{}"), Some(&no_arguments), k, GRANT_NOW),
+                call(refund, None, Some(&empty_arguments), k, GRANT_NOW),
+            ],
+        ),
+    ];
+    for (name, (cfg, role, consumer), calls) in cases {
+        c.case(
+            "grants",
+            json!({"id": format!("grants/{name}"), "kind": "callGranted", "table": TABLE,
+                   "context": ctx_json(cfg, role, consumer, None, None), "calls": calls}),
+        );
+    }
+}
+
 fn build() -> Corpus {
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .expect("the repository root");
@@ -1235,6 +1562,7 @@ fn build() -> Corpus {
     runs(&mut c);
     fail_closed(&mut c);
     classify(&mut c);
+    grants(&mut c);
     random(&mut c, 100, 25);
     c
 }

@@ -23,6 +23,9 @@ export interface Refusal {
   readonly origin: string | null;
   readonly rule: string | null;
   readonly detail: string | null;
+  /** For `approvalRequired` with a grant that did not let the call run: its
+   * code (`grantReplayed`, `grantExpired`, ...); absent otherwise. */
+  readonly grantError?: string;
   readonly modelText: string;
   readonly remediation: string;
 }
@@ -49,6 +52,8 @@ export class PolicyViolation extends ToolgateError {
   readonly retryable: boolean;
   readonly action: "stop" | "rephrase" | "escalate" | "askPerson";
   readonly modelText: string;
+  /** Why a grant given did not let the call run (`refusal.grantError`), else null. */
+  readonly grantError: string | null;
   /** The decision, when thrown by `Context.checkCall`. */
   readonly decision: import("./index").Decision | null;
   /** The classification, when thrown by `raiseForAnswer`. */

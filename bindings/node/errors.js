@@ -34,6 +34,8 @@ class PolicyViolation extends ToolgateError {
     this.origin = refusal.origin;
     this.rule = refusal.rule;
     this.detail = refusal.detail;
+    /** Why a grant given did not let the call run (`grantReplayed`, ...), else null. */
+    this.grantError = refusal.grantError ?? null;
     this.remediation = refusal.remediation;
     this.retryable = refusal.retryable;
     this.action = refusal.action;

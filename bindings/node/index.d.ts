@@ -91,6 +91,32 @@ export interface ContextOptions {
   enforcement?: string | null;
 }
 
+/** What a person is asked to approve: one call, under one table
+ * (`Context.approvalRequest`). */
+export interface ApprovalRequest {
+  readonly tool: string;
+  /** `sha256:` and the hex SHA-256 of the arguments' canonical JSON. */
+  readonly argumentsDigest: string;
+  readonly configuration: string;
+  readonly consumer: string | null;
+  readonly role: string;
+  readonly tableDigest: string;
+  readonly requestId: string;
+}
+
+/** A call checked with a person's approval grant (`Context.checkCall`). */
+export interface CheckCallOptions {
+  /** The signed grant's JSON (`{"grant", "publicKey", "signature"}`) an
+   * approver minted for this very call. Text that is not a signed grant is
+   * refused `grantMalformed`. */
+  grant?: string | null;
+  /** The keys trusted to approve: PEM public keys (`toolgate keygen`).
+   * Without them no grant is trusted (`grantUntrustedKey`). */
+  approverKeys?: string | null;
+  /** The time of the check, Unix seconds; absent, null or 0: the system clock. */
+  now?: number | null;
+}
+
 export interface UnavailableEntry {
   tool: string;
   reason: Reason;
@@ -120,9 +146,17 @@ export class Context {
   readonly table: Table;
   decide(name: string): Decision;
   isAllowed(name: string): boolean;
-  /** The decision when allowed; otherwise throws the refusal kind's class
-   * (e.g. ToolNotInProfile), carrying the decision and the typed refusal. */
-  checkCall(name: string): Decision;
+  /** The decision when the call may run; otherwise throws the refusal
+   * kind's class (e.g. ToolNotInProfile), carrying the decision and the
+   * typed refusal. A tool a person approves call by call runs only with
+   * `options.grant`, the signed grant of this very call (`args`); otherwise
+   * ApprovalRequired, whose `grantError` names why a grant given did not fit
+   * (docs/approvals.md, "Grants"). */
+  checkCall(name: string, args?: Record<string, unknown> | null, options?: CheckCallOptions | null): Decision;
+  /** What a person is asked to approve for a call of `name` with `args`;
+   * an approver signs it (`toolgate approve REQUEST.json`) and the grant
+   * lets this very call run once through checkCall. */
+  approvalRequest(name: string, args?: Record<string, unknown> | null, requestId?: string): ApprovalRequest;
   decideLive(tool: LiveTool): Decision;
   refusal(target: string | Decision | LiveTool): Refusal | null;
   /** The typed refusal of a call (null when it may run): a refused tool's,

@@ -106,6 +106,49 @@ function classifyOptions(o = {}) {
   };
 }
 
+/** A call's arguments as JSON text: a plain object (what an MCP
+ * `tools/call` carries), written as JSON.stringify writes it for the wire;
+ * a number JSON cannot hold (NaN, Infinity) is refused, never sent as null. */
+function argumentsJson(v) {
+  const proto = v !== null && typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
+    const what = v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? `a ${proto?.constructor?.name ?? 'non-plain object'}` : typeof v;
+    throw new ArgumentError(`arguments: expected a plain object, got ${what}`);
+  }
+  let text;
+  try {
+    text = JSON.stringify(v, (_k, x) => {
+      if (typeof x === 'number' && !Number.isFinite(x)) throw new ArgumentError(`arguments: ${x} is not a JSON number`);
+      return x;
+    });
+  } catch (e) {
+    if (e instanceof ArgumentError) throw e;
+    throw new ArgumentError(`arguments: not JSON data (${e.message})`, { cause: e });
+  }
+  return str(text, 'arguments');
+}
+
+/** checkCall's arguments and options, read; null when none is given (the
+ * plain check of a call). */
+function grantInputs(args, options) {
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    throw new ArgumentError('checkCall options: expected an object { grant, approverKeys, now }');
+  }
+  const o = options ?? {};
+  const now = o.now ?? null;
+  if (now !== null && !(Number.isSafeInteger(now) && now >= 0)) {
+    throw new ArgumentError(`now: Unix seconds (a non-negative integer), got ${String(now)}`);
+  }
+  const inputs = {
+    argumentsJson: args === undefined || args === null ? null : argumentsJson(args),
+    grant: optStr(o.grant, 'grant'),
+    approverKeys: optStr(o.approverKeys, 'approverKeys'),
+    now,
+  };
+  const given = inputs.argumentsJson !== null || inputs.grant !== null || inputs.approverKeys !== null || now !== null;
+  return given ? inputs : null;
+}
+
 function tableOf(t) {
   if (t === undefined || t === null) return null;
   if (!(t instanceof Table)) throw new ArgumentError('table: expected a Table');
@@ -325,14 +368,37 @@ class Context {
     return d.allowed && !d.needsApproval;
   }
 
-  /** The check a host runs when a call executes: the decision when allowed,
-   * else it throws the refusal kind's class (ToolNotInProfile, ...), which
-   * carries the decision and the typed refusal. */
-  checkCall(name) {
+  /** The check a host runs when a call executes: the decision when the call
+   * may run, else it throws the refusal kind's class (ToolNotInProfile, ...),
+   * which carries the decision and the typed refusal. A tool a person
+   * approves call by call runs only with `options.grant`, the signed grant
+   * of this very call (`args`), checked by the runtime
+   * (`Context::check_call_granted`); otherwise ApprovalRequired, whose
+   * `grantError` names why a grant given did not fit. */
+  checkCall(name, args, options) {
+    const inputs = grantInputs(args, options);
     const d = this.decide(name);
-    if (d.allowed && !d.needsApproval) return d;
-    const r = this.callRefusal(d);
-    throw violationOf(r, { decision: d });
+    if (inputs === null) {
+      if (d.allowed && !d.needsApproval) return d;
+      throw violationOf(this.callRefusal(d), { decision: d });
+    }
+    // Every input is read (and an unreadable one refused) whatever the tool.
+    const r = call(() => this.#n.checkCallGranted(d.tool, inputs.argumentsJson, inputs.grant, inputs.approverKeys, inputs.now));
+    if (r === null) return d;
+    throw violationOf(Object.freeze(r), { decision: d });
+  }
+
+  /** What a person is asked to approve for a call of `name` with `args`
+   * (as checkCall takes them): `{tool, argumentsDigest, configuration,
+   * consumer, role, tableDigest, requestId}`, the runtime's
+   * ApprovalRequest. Show it to an approver, who signs it (`toolgate
+   * approve REQUEST.json`); the grant then lets this very call run once
+   * through checkCall. `requestId` is the host's id of the question. */
+  approvalRequest(name, args, requestId = '') {
+    const tool = str(name, 'name');
+    const argsJson = args === undefined || args === null ? null : argumentsJson(args);
+    const id = str(requestId, 'requestId');
+    return Object.freeze(call(() => this.#n.approvalRequest(tool, argsJson, id)));
   }
 
   /** The typed refusal of a call of a tool name or under a Decision (null

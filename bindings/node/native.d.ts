@@ -56,6 +56,18 @@ export declare class NativeContext {
    */
   callRefusal(d: NativeDecision): any | null
   /**
+   * A call of `name` checked with a grant: the runtime's
+   * `Context::check_call_granted` (its arguments and time read by the
+   * host layer, `host::call`), spending in this process's ledger. The
+   * typed refusal of the call, or `null`: the call may run.
+   */
+  checkCallGranted(name: string, argumentsJson?: string | undefined | null, grant?: string | undefined | null, approverKeys?: string | undefined | null, now?: number | undefined | null): any | null
+  /**
+   * What a person is asked to approve for a call of `name` with
+   * `arguments_json`: the runtime's `Context::approval_request`.
+   */
+  approvalRequest(name: string, argumentsJson: string | undefined | null, requestId: string): any
+  /**
    * The discovery tool set (`Context::tool_set`): `offered`, and in
    * `excluded` every refused tool as `{name, reason}`. For the host
    * (`audience` "host", the default) every refused tool is listed and

@@ -225,7 +225,8 @@ typedef struct {
  with `allowed` = 1 and `observed_only` = 1: offered because the trust
  zone is observed). `needs_approval` = 1 (with `allowed` = 1): offered,
  and a person approves each call, so a call may not run without that
- (`toolgate_call_refusal_json` gives its `approvalRequired` refusal).
+ (`toolgate_call_refusal_json` gives its `approvalRequired` refusal;
+ `toolgate_check_call_granted` lets it run with a person's grant).
  */
 typedef struct {
   uint8_t allowed;
@@ -401,6 +402,76 @@ int32_t toolgate_decide_live(const toolgate_context *ctx,
                              const char *tool_json,
                              size_t tool_json_len,
                              toolgate_decision *out);
+
+/*
+ Check a call of `name` about to run, with its arguments and a person's
+ approval grant: what a host runs when the call executes.
+
+ - `arguments_json`: the call's arguments, one JSON object (a key given
+   twice is an error); NULL with length 0: none (a grant binds them as
+   `{}`).
+ - `grant_json`: the signed grant (`{"grant", "publicKey",
+   "signature"}`), as the approver's side minted it; NULL with length 0:
+   no grant. Bytes that are not a signed grant are a refusal
+   (`grantMalformed`), never an error.
+ - `approver_keys_pem`: the keys trusted to approve, one or more PEM
+   public keys (`toolgate keygen`); NULL with length 0: none (a grant is
+   then refused, `grantUntrustedKey`).
+ - `now`: the time of the check in Unix seconds; 0 reads the system clock.
+
+ `TOOLGATE_OK`: `out_decision` is the tool's decision and `out_refusal`
+ the typed refusal of the call as JSON, or `null`: **the call may run
+ exactly when the status is `TOOLGATE_OK` and `out_refusal` is `null`**.
+ A tool the table refuses is refused as `toolgate_call_refusal_json`
+ refuses it, whatever the grant; a tool that needs no approval runs
+ (its grant is not read); a tool a person approves runs only with a grant
+ signed by an approver key, unexpired, bound to this very call (tool,
+ arguments, configuration, consumer, role, table) and not used before in
+ this process (each grant lets one call run). Otherwise the refusal is
+ `approvalRequired`, with `grantError` (`grantReplayed`, `grantExpired`,
+ `grantOtherArguments`, ...) and `detail` saying why a grant given did
+ not fit.
+
+ Errors (nothing is checked and no grant is used): arguments that are not
+ one JSON object (`TOOLGATE_ERR_ARGUMENT`), keys that are not PEM public
+ keys (`TOOLGATE_ERR_KEYS`), and the boundary's rules; `out_decision` is
+ then refused with no reason and `out_refusal` empty.
+ */
+int32_t toolgate_check_call_granted(const toolgate_context *ctx,
+                                    const char *name,
+                                    size_t name_len,
+                                    const char *arguments_json,
+                                    size_t arguments_json_len,
+                                    const char *grant_json,
+                                    size_t grant_json_len,
+                                    const char *approver_keys_pem,
+                                    size_t approver_keys_pem_len,
+                                    uint64_t now,
+                                    toolgate_decision *out_decision,
+                                    toolgate_buf *out_refusal);
+
+/*
+ What a person is asked to approve for a call of `name` with
+ `arguments_json` (one JSON object, or NULL with length 0 for none), as
+ JSON: `{"tool", "argumentsDigest", "configuration", "consumer", "role",
+ "tableDigest", "requestId"}`, the runtime's `ApprovalRequest`. The host
+ shows it to an approver, who signs it (`toolgate approve REQUEST.json`);
+ the grant then lets this very call run once
+ (`toolgate_check_call_granted`). `request_id` (NULL with length 0:
+ empty) is the host's id of the question.
+
+ Errors: arguments that are not one JSON object
+ (`TOOLGATE_ERR_ARGUMENT`) and the boundary's rules; `out_json` is then
+ empty.
+ */
+int32_t toolgate_approval_request_json(const toolgate_context *ctx,
+                                       const char *name,
+                                       size_t name_len,
+                                       const char *arguments_json,
+                                       size_t arguments_json_len,
+                                       const char *request_id,
+                                       size_t request_id_len,
+                                       toolgate_buf *out_json);
 
 /*
  A reloadable handle over a table loaded from `bytes` (fails as

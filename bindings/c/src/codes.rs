@@ -145,7 +145,8 @@ const _: () = {
 /// with `allowed` = 1 and `observed_only` = 1: offered because the trust
 /// zone is observed). `needs_approval` = 1 (with `allowed` = 1): offered,
 /// and a person approves each call, so a call may not run without that
-/// (`toolgate_call_refusal_json` gives its `approvalRequired` refusal).
+/// (`toolgate_call_refusal_json` gives its `approvalRequired` refusal;
+/// `toolgate_check_call_granted` lets it run with a person's grant).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct toolgate_decision {

@@ -30,8 +30,9 @@
 //! checks, last error, panics, buffers, handles), `codes` (every number of
 //! the ABI, checked against the runtime's at compile time; it depends on no
 //! other module), `catalogue` (`toolgate_codes_json`), `table`,
-//! `handle` (hot reload), `context`, `decide`, `lists` (offered,
-//! unavailable, prompt, refusals), `run`, `classify`. Host logic lives in
+//! `handle` (hot reload), `context`, `decide`, `grant` (a call checked
+//! with an approval grant), `lists` (offered, unavailable, prompt,
+//! refusals), `run`, `classify`. Host logic lives in
 //! the runtime (`toolgate_runtime::host`); these modules only map values.
 
 #![allow(non_camel_case_types)]
@@ -48,6 +49,7 @@ pub mod codes;
 pub mod catalogue;
 pub mod context;
 pub mod decide;
+pub mod grant;
 pub mod handle;
 pub mod lists;
 pub mod raw_answer;
@@ -60,6 +62,7 @@ pub use classify::*;
 pub use codes::*;
 pub use context::*;
 pub use decide::*;
+pub use grant::*;
 pub use handle::*;
 pub use lists::*;
 pub use run::*;

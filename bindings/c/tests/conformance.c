@@ -447,11 +447,9 @@ static char *render_prompt(const jv *list) {
   return out;
 }
 
-static int case_context(const jv *c, const jv *e) {
-  int ok = 1;
-  toolgate_table *t = table_at(jget(c, "table")->s);
-  if (!t) { CHECK(0, "table"); return 0; }
-  const jv *cx = jget(c, "context");
+/* The context a case describes (`{"configuration", "role", "consumer",
+ * "run", "enforcement"}`): toolgate_context_new's status. */
+static int32_t context_of(toolgate_table *t, const jv *cx, toolgate_context **ctx) {
   size_t cfg_len, con_len, enf_len, run_len;
   const char *cfg = s_or_null(jget(cx, "configuration"), &cfg_len);
   const char *con = s_or_null(jget(cx, "consumer"), &con_len);
@@ -461,10 +459,20 @@ static int case_context(const jv *c, const jv *e) {
   int32_t role = !strcmp(role_s, "admin") ? TOOLGATE_ROLE_ADMIN : !strcmp(role_s, "user") ? TOOLGATE_ROLE_USER
                                                                                               : TOOLGATE_ROLE_NONE;
   toolgate_run *run = NULL;
-  if (run_text) CHECK(toolgate_run_from_json(run_text, run_len, &run) == TOOLGATE_OK, "run_from_json");
-  toolgate_context *ctx = NULL;
-  int32_t s = toolgate_context_new(t, cfg, cfg_len, role, con, con_len, run, enf, enf_len, &ctx);
+  if (run_text && toolgate_run_from_json(run_text, run_len, &run) != TOOLGATE_OK) return -1;
+  int32_t s = toolgate_context_new(t, cfg, cfg_len, role, con, con_len, run, enf, enf_len, ctx);
   toolgate_run_free(run);
+  return s;
+}
+
+static int case_context(const jv *c, const jv *e) {
+  int ok = 1;
+  toolgate_table *t = table_at(jget(c, "table")->s);
+  if (!t) { CHECK(0, "table"); return 0; }
+  const char *cfg = jget(jget(c, "context"), "configuration")->s;
+  toolgate_context *ctx = NULL;
+  int32_t s = context_of(t, jget(c, "context"), &ctx);
+  CHECK(s != -1, "run_from_json");
   const jv *err = jget(e, "error");
   if (err) {
     const char *code = jget(err, "code")->s;
@@ -697,6 +705,46 @@ static int case_context(const jv *c, const jv *e) {
   }
   jfree(offered);
   jfree(unavailable);
+  toolgate_context_free(ctx);
+  return ok;
+}
+
+/* A call checked with a grant, call after call in one context: the
+ * decision, and the refusal (null: the call may run). The grants' ids are
+ * this case's own, so this process's ledger of used grants answers as the
+ * case's. */
+static int case_call_granted(const jv *c, const jv *e) {
+  int ok = 1;
+  toolgate_table *t = table_at(jget(c, "table")->s);
+  if (!t) { CHECK(0, "table"); return 0; }
+  toolgate_context *ctx = NULL;
+  CHECK(context_of(t, jget(c, "context"), &ctx) == TOOLGATE_OK && ctx, "context");
+  if (!ctx) return 0;
+  const jv *calls = jget(c, "calls"), *want = jget(e, "calls");
+  CHECK(calls->len == want->len, "call count");
+  for (size_t i = 0; i < calls->len && i < want->len; i++) {
+    const jv *call = calls->items[i], *w = want->items[i];
+    size_t args_len, grant_len, keys_len;
+    const char *args = s_or_null(jget(call, "argumentsJson"), &args_len);
+    const char *grant = s_or_null(jget(call, "grant"), &grant_len);
+    const char *keys = s_or_null(jget(call, "approverKeys"), &keys_len);
+    const jv *tool = jget(call, "tool");
+    toolgate_decision d;
+    toolgate_buf b;
+    int32_t s = toolgate_check_call_granted(ctx, tool->s, tool->slen, args, args_len, grant, grant_len, keys, keys_len,
+                                            (uint64_t)jget(call, "now")->n, &d, &b);
+    CHECK(s == TOOLGATE_OK, "call %zu: status %d", i, s);
+    if (s != TOOLGATE_OK) continue;
+    CHECK(decision_matches(d, jget(w, "decision")), "call %zu: decision", i);
+    jv *refusal = buf_json(b);
+    CHECK(refusal && jeq(refusal, jget(w, "refusal")), "call %zu: refusal", i);
+    jfree(refusal);
+    CHECK(toolgate_approval_request_json(ctx, tool->s, tool->slen, args, args_len, "request-1", 9, &b) == TOOLGATE_OK,
+          "call %zu: approval request", i);
+    jv *request = buf_json(b);
+    CHECK(request && jeq(request, jget(w, "approvalRequest")), "call %zu: approval request", i);
+    jfree(request);
+  }
   toolgate_context_free(ctx);
   return ok;
 }
@@ -934,6 +982,69 @@ static int hot_reload(void) {
   return ok;
 }
 
+/* toolgate_check_call_granted's own error paths: nothing is checked, the
+ * decision is a refusal, the buffer empty. */
+static int grant_errors(void) {
+  int ok = 1;
+  current_case = "grant-errors";
+  toolgate_table *t = table_at("tables/approvals.tgt");
+  toolgate_context *ctx = NULL;
+  CHECK(t && toolgate_context_new(t, "support-desk", 12, TOOLGATE_ROLE_USER, NULL, 0, NULL, NULL, 0, &ctx) ==
+                 TOOLGATE_OK,
+        "context");
+  if (!ctx) return 0;
+  toolgate_decision d = {1, 1, 1, 1};
+  toolgate_buf b = {(uint8_t *)1, 1};
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, "[1]", 3, "{}", 2, NULL, 0, 1, &d, &b) ==
+                TOOLGATE_ERR_ARGUMENT && !d.allowed && !d.reason && !d.needs_approval && b.ptr == NULL && b.len == 0,
+        "arguments not an object");
+  char *m = last_error(NULL);
+  CHECK(!strcmp(m, "arguments: expected a JSON object, got an array"), "message %s", m);
+  free(m);
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, "{\"a\":1,\"a\":2}", 13, NULL, 0, NULL, 0, 1, &d, &b) ==
+            TOOLGATE_ERR_ARGUMENT,
+        "a key given twice");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, "{", 1, NULL, 0, NULL, 0, 1, &d, &b) == TOOLGATE_ERR_ARGUMENT,
+        "arguments not JSON");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 0, "{}", 2, "x", 1, 1, &d, &b) == TOOLGATE_ERR_KEYS,
+        "keys not PEM");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 0, NULL, 3, NULL, 0, 1, &d, &b) == TOOLGATE_ERR_NULL,
+        "grant NULL with a length");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 4, NULL, 0, NULL, 0, 1, &d, &b) == TOOLGATE_ERR_NULL,
+        "arguments NULL with a length");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 0, NULL, 0, NULL, 0, 1, NULL, &b) ==
+                TOOLGATE_ERR_NULL && b.ptr == NULL,
+        "NULL decision");
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 0, NULL, 0, NULL, 0, 1, &d, NULL) ==
+                TOOLGATE_ERR_NULL && !d.allowed,
+        "NULL refusal");
+  CHECK(toolgate_check_call_granted(NULL, "refund.issue", 12, NULL, 0, NULL, 0, NULL, 0, 1, &d, &b) == TOOLGATE_ERR_NULL,
+        "NULL context");
+  CHECK(toolgate_approval_request_json(ctx, "refund.issue", 12, "[1]", 3, NULL, 0, &b) == TOOLGATE_ERR_ARGUMENT &&
+            b.ptr == NULL && b.len == 0,
+        "approval request: arguments not an object");
+  CHECK(toolgate_approval_request_json(ctx, "refund.issue", 12, NULL, 0, NULL, 2, &b) == TOOLGATE_ERR_NULL,
+        "approval request: request id NULL with a length");
+  CHECK(toolgate_approval_request_json(ctx, "refund.issue", 12, NULL, 0, NULL, 0, NULL) == TOOLGATE_ERR_NULL,
+        "approval request: NULL out");
+  CHECK(toolgate_check_call_granted(ctx, "refund\xff", 7, NULL, 0, NULL, 0, NULL, 0, 1, &d, &b) == TOOLGATE_ERR_UTF8,
+        "name not UTF-8");
+  /* No grant, the system clock (now 0): asked for approval, no grant error. */
+  CHECK(toolgate_check_call_granted(ctx, "refund.issue", 12, NULL, 0, NULL, 0, NULL, 0, 0, &d, &b) == TOOLGATE_OK &&
+            d.allowed && d.needs_approval,
+        "no grant");
+  jv *r = buf_json(b);
+  CHECK(r && !strcmp(jget(r, "kind")->s, "approvalRequired") && jget(r, "grantError") == NULL, "approvalRequired");
+  jfree(r);
+  /* A tool that needs no approval runs: its grant is not read. */
+  CHECK(toolgate_check_call_granted(ctx, "payment.status", 14, NULL, 0, "x", 1, NULL, 0, 0, &d, &b) == TOOLGATE_OK &&
+            d.allowed && !d.needs_approval && b.len == 4 && !memcmp(b.ptr, "null", 4),
+        "no approval needed");
+  toolgate_buf_free(b);
+  toolgate_context_free(ctx);
+  return ok;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void count(int ok) {
@@ -1070,6 +1181,7 @@ int main(int argc, char **argv) {
       if (!strcmp(kind, "load")) count(case_load(c, e));
       else if (!strcmp(kind, "context")) count(case_context(c, e));
       else if (!strcmp(kind, "classify")) count(case_classify(c, e));
+      else if (!strcmp(kind, "callGranted")) count(case_call_granted(c, e));
       else if (!strncmp(kind, "run", 3)) count(case_run(kind, c, e));
       else { fprintf(stderr, "unknown kind %s\n", kind); failed++; }
     }
@@ -1079,6 +1191,7 @@ int main(int argc, char **argv) {
   count(api_errors());
   count(hot_reload());
   count(signatures());
+  count(grant_errors());
   for (size_t i = 0; i < n_tables; i++) { toolgate_table_free(tables[i].t); free(tables[i].path); }
   for (int i = 1; i < 8; i++) free(messages[i]);
   free(prompt_heading);

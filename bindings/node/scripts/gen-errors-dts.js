@@ -35,6 +35,9 @@ function render(catalogue) {
   for (const f of ['tool', 'profile', 'consumer', 'configuration', 'file', 'policy', 'origin', 'rule', 'detail']) {
     out.push(`  readonly ${f}: string | null;`);
   }
+  out.push('  /** For `approvalRequired` with a grant that did not let the call run: its');
+  out.push('   * code (`grantReplayed`, `grantExpired`, ...); absent otherwise. */');
+  out.push('  readonly grantError?: string;');
   out.push('  readonly modelText: string;');
   out.push('  readonly remediation: string;');
   out.push('}');
@@ -56,6 +59,8 @@ function render(catalogue) {
   out.push('  readonly retryable: boolean;');
   out.push('  readonly action: "stop" | "rephrase" | "escalate" | "askPerson";');
   out.push('  readonly modelText: string;');
+  out.push('  /** Why a grant given did not let the call run (`refusal.grantError`), else null. */');
+  out.push('  readonly grantError: string | null;');
   out.push('  /** The decision, when thrown by `Context.checkCall`. */');
   out.push('  readonly decision: import("./index").Decision | null;');
   out.push('  /** The classification, when thrown by `raiseForAnswer`. */');

@@ -228,6 +228,71 @@ impl NativeContext {
         self.refusal_of(d, true)
     }
 
+    /// A call of `name` checked with a grant: the runtime's
+    /// `Context::check_call_granted` (its arguments and time read by the
+    /// host layer, `host::call`), spending in this process's ledger. The
+    /// typed refusal of the call, or `null`: the call may run.
+    #[napi]
+    pub fn check_call_granted(
+        &self,
+        name: String,
+        arguments_json: Option<String>,
+        grant: Option<String>,
+        approver_keys: Option<String>,
+        now: Option<i64>,
+    ) -> Result<Option<Value>> {
+        let arguments = arguments_json
+            .map(|a| rt::host::call_arguments(a.as_bytes()))
+            .transpose()
+            .map_err(|e| errors::argument(e.to_string()))?;
+        let keys = approver_keys
+            .map(|pem| rt::TrustedKeys::from_pem(&pem))
+            .transpose()
+            .map_err(|e| {
+                errors::error(
+                    "ArgumentError",
+                    rt::host::Status::Keys,
+                    format!("approverKeys: {e}"),
+                    Value::Null,
+                )
+            })?;
+        let now = match now {
+            None => 0,
+            Some(n) => u64::try_from(n)
+                .map_err(|_| errors::argument(format!("now: Unix seconds, got {n}")))?,
+        };
+        let checked = self.rt().check_call_granted(
+            &name,
+            arguments.as_ref(),
+            grant.as_deref().map(str::as_bytes),
+            keys.as_ref(),
+            rt::host::check_time(now),
+        );
+        match checked {
+            Ok(_) => Ok(None),
+            Err(refused) => refusal_json(Some(refused.refusal)),
+        }
+    }
+
+    /// What a person is asked to approve for a call of `name` with
+    /// `arguments_json`: the runtime's `Context::approval_request`.
+    #[napi]
+    pub fn approval_request(
+        &self,
+        name: String,
+        arguments_json: Option<String>,
+        request_id: String,
+    ) -> Result<Value> {
+        let arguments = arguments_json
+            .map(|a| rt::host::call_arguments(a.as_bytes()))
+            .transpose()
+            .map_err(|e| errors::argument(e.to_string()))?;
+        let request = self
+            .rt()
+            .approval_request(&name, arguments.as_ref(), &request_id);
+        serde_json::to_value(request).map_err(|e| errors::argument(e.to_string()))
+    }
+
     fn refusal_of(&self, d: NativeDecision, call: bool) -> Result<Option<Value>> {
         let reason = match d.reason.as_deref() {
             None => None,

@@ -247,6 +247,63 @@ test('a call that needs approval throws ApprovalRequired (docs/approvals.md)', (
   assert.equal(ctx.checkCall('payment.status').allowed, true);
 });
 
+test('a call with a grant names why it did not run (docs/approvals.md, "Grants")', () => {
+  // Every outcome with real keys is the corpus' grants suite
+  // (conformance.test.js, callGranted); no grant here is valid.
+  const ctx = Table.load(path.join(CORPUS, 'tables/approvals.tgt')).context('support-desk', { role: 'user' });
+  const keys = fs.readFileSync(path.join(SIGNED, 'trusted.pub'), 'utf8');
+  const now = 1_800_000_000;
+  const refusalOf = (f) => {
+    let caught = null;
+    assert.throws(f, (e) => ((caught = e), e instanceof toolgate.ApprovalRequired));
+    return caught;
+  };
+  for (const options of [undefined, null, {}, { now }, { approverKeys: keys }, { now: 0 }]) {
+    for (const args of [undefined, null, {}, { order: 17 }]) {
+      const e = refusalOf(() => ctx.checkCall('refund.issue', args, options));
+      assert.deepEqual([e.grantError, e.refusal.grantError, e.detail], [null, undefined, null]);
+      assert.equal(e.decision, ctx.decide('refund.issue'));
+    }
+  }
+  const malformed = refusalOf(() => ctx.checkCall('refund.issue', {}, { grant: 'not a grant', approverKeys: keys, now }));
+  assert.deepEqual([malformed.grantError, malformed.refusal.grantError], ['grantMalformed', 'grantMalformed']);
+  assert.equal(malformed.detail, 'the grant is not a signed grant: expected ident at line 1 column 2');
+  assert.ok(Object.isFrozen(malformed.refusal));
+  // Without approver keys no grant is read: nothing is trusted to approve.
+  assert.equal(refusalOf(() => ctx.checkCall('refund.issue', null, { grant: 'not a grant', now })).grantError, 'grantUntrustedKey');
+  // A tool that needs no approval runs, its grant not read; a refused one is
+  // refused as ever, whatever the grant.
+  assert.equal(ctx.checkCall('payment.status', { a: 1 }, { grant: 'not a grant', now }), ctx.decide('payment.status'));
+  assert.throws(
+    () => ctx.checkCall('account.close', null, { grant: 'not a grant', approverKeys: keys, now }),
+    (e) => e instanceof toolgate.RequiresAdmin && e.grantError === null,
+  );
+  // What cannot be read is an error, never a check: for any tool.
+  const bad = [
+    [[1], {}, /^arguments: expected a plain object, got an array$/, 'ERR_ARGUMENT'],
+    ['{}', {}, /^arguments: expected a plain object, got string$/, 'ERR_ARGUMENT'],
+    [new Map(), {}, /^arguments: expected a plain object, got a Map$/, 'ERR_ARGUMENT'],
+    [{ x: NaN }, {}, /^arguments: NaN is not a JSON number$/, 'ERR_ARGUMENT'],
+    [{ x: 1n }, {}, /^arguments: not JSON data/, 'ERR_ARGUMENT'],
+    [{ x: '\uD800' }, {}, /^arguments: /, 'ERR_ARGUMENT'],
+    [null, { grant: '{}', approverKeys: 'not a key' }, /^approverKeys: /, 'ERR_KEYS'],
+    [null, { approverKeys: Buffer.from(keys) }, /^approverKeys: expected a string, got object$/, 'ERR_ARGUMENT'],
+    [null, { grant: {} }, /^grant: expected a string, got object$/, 'ERR_ARGUMENT'],
+    [null, { now: -1 }, /^now: Unix seconds \(a non-negative integer\), got -1$/, 'ERR_ARGUMENT'],
+    [null, { now: 1.5 }, /^now: /, 'ERR_ARGUMENT'],
+    [null, 'options', /^checkCall options: expected an object/, 'ERR_ARGUMENT'],
+  ];
+  for (const tool of ['refund.issue', 'payment.status']) {
+    for (const [args, options, message, status] of bad) {
+      assert.throws(
+        () => ctx.checkCall(tool, args, options),
+        (e) => e instanceof ArgumentError && message.test(e.message) && e.status === status,
+        `${tool} ${String(args)} ${JSON.stringify(options)}`,
+      );
+    }
+  }
+});
+
 test('one class per refusal kind, from the catalogue', () => {
   const kinds = toolgate.codes().refusalKinds;
   assert.equal(kinds.length, 11);

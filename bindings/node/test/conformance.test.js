@@ -106,6 +106,28 @@ function expectContext(c) {
   return e;
 }
 
+/** Calls checked with grants, in order, in this process's ledger of used
+ * grants (each case's grant ids are its own). */
+function expectCallGranted(c) {
+  const x = c.context;
+  const ctx = table(c.table).context(x.configuration, { role: x.role, consumer: x.consumer, enforcement: x.enforcement });
+  const calls = c.calls.map((call) => {
+    const args = call.argumentsJson === null ? null : JSON.parse(call.argumentsJson);
+    const options = { grant: call.grant, approverKeys: call.approverKeys, now: call.now };
+    const approvalRequest = { ...ctx.approvalRequest(call.tool, args, 'request-1') };
+    try {
+      const d = ctx.checkCall(call.tool, args, options);
+      return { decision: d.toJSON(), refusal: null, approvalRequest };
+    } catch (e) {
+      if (!(e instanceof toolgate.PolicyViolation)) throw e;
+      assert.equal(e.constructor, toolgate.refusalClassOf(e.kind));
+      assert.equal(e.grantError, e.refusal.grantError ?? null);
+      return { decision: e.decision.toJSON(), refusal: { ...e.refusal }, approvalRequest };
+    }
+  });
+  return { calls };
+}
+
 function expectCase(c) {
   switch (c.kind) {
     case 'load': {
@@ -126,6 +148,8 @@ function expectCase(c) {
       const t = c.table === null ? null : table(c.table);
       return JSON.parse(JSON.stringify(toolgate.classify(body, { origin: a.origin, httpStatus: a.httpStatus, tool: a.tool, table: t })));
     }
+    case 'callGranted':
+      return expectCallGranted(c);
     case 'runStart':
       try {
         return { ok: true, run: toolgate.RunState.start(table(c.table), c.configuration, c.skills).toJson() };
@@ -145,8 +169,11 @@ function expectCase(c) {
 
 test('the corpus is whole', () => {
   assert.equal(CASES.length, MANIFEST.suites.reduce((s, x) => s + x.cases, 0));
-  assert.equal(CASES.length, 3860);
-  assert.deepEqual(new Set(CASES.map((c) => c.kind)), new Set(['load', 'context', 'classify', 'runStart', 'runRead', 'runResume']));
+  assert.equal(CASES.length, 3875);
+  assert.deepEqual(
+    new Set(CASES.map((c) => c.kind)),
+    new Set(['load', 'context', 'classify', 'runStart', 'runRead', 'runResume', 'callGranted']),
+  );
 });
 
 test('the manifest gates are the library catalogue', () => {
@@ -165,7 +192,7 @@ test('every case of the corpus', () => {
     }
   }
   assert.deepEqual(failed.slice(0, 5), [], `${failed.length} of ${CASES.length} cases failed`);
-  assert.equal(passed, 3860);
+  assert.equal(passed, 3875);
 });
 
 test('the plain JavaScript gate agrees with the corpus on every context case', () => {

@@ -1,6 +1,6 @@
 // Type-checked (not run) by test/types.test.js with tsc --noEmit --strict:
 // the declarations describe the API as the README shows it.
-import { Table, ToolNotInProfile, ContentPolicyViolation, PolicyViolation, LoadError, RunState, LiveTool, raiseForAnswer, type Decision, type Refusal } from '../index';
+import { Table, ToolNotInProfile, ApprovalRequired, ContentPolicyViolation, PolicyViolation, LoadError, RunState, LiveTool, raiseForAnswer, type Decision, type Refusal, type ApprovalRequest } from '../index';
 import { governedClient, guardServer } from '../mcp';
 
 const table: Table = Table.load('policy.tgt');
@@ -21,6 +21,19 @@ try {
   } else if (e instanceof LoadError) {
     const code: string = e.code;
     void code;
+  }
+}
+try {
+  ctx.checkCall('refund.issue', { order: 17 }, { grant: '{}', approverKeys: 'PEM', now: 1_800_000_000 });
+  ctx.checkCall('refund.issue', null, { grant: null });
+  const request: ApprovalRequest = ctx.approvalRequest('refund.issue', { order: 17 }, 'q-1');
+  const digest: string = request.argumentsDigest;
+  void digest;
+} catch (e) {
+  if (e instanceof ApprovalRequired) {
+    const why: string | null = e.grantError;
+    const code: string | undefined = e.refusal.grantError;
+    void [why, code];
   }
 }
 const r = raiseForAnswer('{}', { httpStatus: 422, headers: { 'x-a': ['1', '2'] } });

@@ -255,24 +255,94 @@ final class Context
     }
 
     /**
-     * The check a host runs when a call executes: the decision when allowed,
-     * else the exception of the refusal's kind (ToolNotInProfileException,
-     * ..., every one a PolicyViolationException) carrying the typed refusal
-     * (for the model: a hidden remote name is refused as an unregistered
-     * one) and the decision (the true reason, for the host).
+     * The check a host runs when a call executes: the decision when the call
+     * may run, else the exception of the refusal's kind
+     * (ToolNotInProfileException, ..., every one a
+     * PolicyViolationException) carrying the typed refusal (for the model: a
+     * hidden remote name is refused as an unregistered one) and the
+     * decision (the true reason, for the host).
+     *
+     * A tool a person approves call by call (needs-approval) runs only with
+     * $grant, the signed grant's JSON an approver minted for this very call
+     * (docs/approvals.md, "Grants"): signed by one of $approverKeys (PEM
+     * public keys, as `toolgate keygen` writes them), unexpired at $now (Unix
+     * seconds; null or 0: the system clock), bound to this tool, these
+     * $arguments (an array of names to values, a JSON object; null: none,
+     * bound as {}), this context and this table, and not used before in
+     * this process: each grant lets one call run. Otherwise
+     * ApprovalRequiredException, whose refusal's grantError (grantReplayed,
+     * grantExpired, grantOtherArguments, ...) and detail say why a grant
+     * given did not fit (null without a grant). A refused tool is refused
+     * whatever the grant; a tool that needs no approval runs, its grant not
+     * read. Arguments that are not a JSON object and keys that are not PEM
+     * public keys are an InvalidArgumentException: nothing is checked.
+     *
+     * In $arguments, a nested empty array is written as a JSON list: give
+     * an empty object as new \stdClass().
+     * @param array<string,mixed>|null $arguments
      * @throws PolicyViolationException
      */
-    public function checkCall(string $tool): Decision
+    public function checkCall(string $tool, ?array $arguments = null, ?string $grant = null, ?string $approverKeys = null, ?int $now = null): Decision
     {
+        if ($arguments === null && $grant === null && $approverKeys === null && $now === null) {
+            $d = $this->decide($tool);
+            if ($d->mayCall()) {
+                return $d;
+            }
+            $r = $this->callRefusal($tool);
+            if ($r === null) {
+                throw new ToolgateException("refused decision without a refusal: {$tool}");
+            }
+            throw PolicyViolationException::of($r, $d);
+        }
+        if ($now !== null && $now < 0) {
+            throw new InvalidArgumentException("now: Unix seconds, got {$now}", Native::ERR_ARGUMENT);
+        }
+        $json = self::argumentsJson($arguments);
+        $out = $this->ffi->new('toolgate_decision');
+        $buf = $this->ffi->new('toolgate_buf');
+        Native::check($this->ffi->toolgate_check_call_granted(
+            $this->ptr, $tool, strlen($tool),
+            $json, $json === null ? 0 : strlen($json),
+            $grant, $grant === null ? 0 : strlen($grant),
+            $approverKeys, $approverKeys === null ? 0 : strlen($approverKeys),
+            $now ?? 0,
+            FFI::addr($out), FFI::addr($buf),
+        ));
+        $refusal = json_decode(Native::take($buf), true, 512, JSON_THROW_ON_ERROR);
         $d = $this->decide($tool);
-        if ($d->mayCall()) {
+        if ($refusal === null) {
             return $d;
         }
-        $r = $this->callRefusal($tool);
-        if ($r === null) {
-            throw new ToolgateException("refused decision without a refusal: {$tool}");
-        }
-        throw PolicyViolationException::of($r, $d);
+        throw PolicyViolationException::of(Refusal::fromArray($refusal), $d);
+    }
+
+    /**
+     * What a person is asked to approve for a call of $tool with
+     * $arguments (as checkCall takes them), the runtime's ApprovalRequest:
+     * tool, argumentsDigest, configuration, consumer, role, tableDigest and
+     * $requestId, the host's id of the question. Show it to an approver,
+     * who signs it (`toolgate approve REQUEST.json`); the grant then lets
+     * this very call run once through checkCall.
+     * @param array<string,mixed>|null $arguments
+     * @return array<string,mixed>
+     */
+    public function approvalRequest(string $tool, ?array $arguments = null, string $requestId = ''): array
+    {
+        $json = self::argumentsJson($arguments);
+        return Native::json(
+            'toolgate_approval_request_json',
+            $this->ptr, $tool, strlen($tool),
+            $json, $json === null ? 0 : strlen($json),
+            $requestId, strlen($requestId),
+        );
+    }
+
+    /** @param array<string,mixed>|null $arguments */
+    private static function argumentsJson(?array $arguments): ?string
+    {
+        // The arguments of a call are an object: [] is {} (json_encode would write []).
+        return $arguments === null ? null : ($arguments === [] ? '{}' : Native::encode($arguments));
     }
 
     /**

@@ -7,9 +7,10 @@ namespace Toolgate;
 /**
  * A typed refusal: what went wrong and what to do (docs/refusals.md).
  * `kind` is a gate reason or `contentPolicy` / `policy` /
- * `definitionChanged`; `class` is
- * `configuration` (a person must change a policy; never retryable) or
- * `runtime`; `action` is `stop`, `rephrase` or `escalate`.
+ * `definitionChanged` / `approvalRequired`; `class` is
+ * `configuration` (a person must change a policy; never retryable),
+ * `runtime` or `approval`; `action` is `stop`, `rephrase`, `escalate` or
+ * `askPerson`.
  */
 final class Refusal
 {
@@ -31,6 +32,12 @@ final class Refusal
         public readonly string $modelText,
         public readonly string $remediation,
         public readonly array $data,
+        /**
+         * For approvalRequired with a grant that did not let the call run:
+         * why (grantReplayed, grantExpired, grantOtherArguments, ...); the
+         * text is in $detail. Null otherwise.
+         */
+        public readonly ?string $grantError = null,
     ) {
     }
 
@@ -41,7 +48,7 @@ final class Refusal
             (string) $a['kind'], (string) $a['class'], (bool) $a['retryable'], (string) $a['action'],
             $a['tool'] ?? null, $a['profile'] ?? null, $a['consumer'] ?? null, $a['configuration'] ?? null,
             $a['file'] ?? null, $a['policy'] ?? null, $a['origin'] ?? null, $a['rule'] ?? null, $a['detail'] ?? null,
-            (string) $a['modelText'], (string) $a['remediation'], $a,
+            (string) $a['modelText'], (string) $a['remediation'], $a, $a['grantError'] ?? null,
         );
     }
 }

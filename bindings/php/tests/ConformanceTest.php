@@ -11,6 +11,8 @@ use Toolgate\Decision;
 use Toolgate\Examples\NrLlm\PlainGate;
 use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\LoadException;
+use Toolgate\Exception\PolicyViolationException;
+use Toolgate\Exception\RefusalKinds;
 use Toolgate\Exception\ToolgateException;
 use Toolgate\Exception\UnknownConfigurationException;
 use Toolgate\Exception\UnknownConsumerException;
@@ -87,6 +89,7 @@ final class ConformanceTest extends TestCase
                 'load' => $this->load($case, $e),
                 'context' => $this->context($case, $e, $manifest),
                 'classify' => $this->classify($case, $e),
+                'callGranted' => $this->callGranted($case, $e),
                 'runStart' => $this->runStart($case, $e),
                 'runRead' => self::assertSame($e['run'], RunState::fromJson($case['stored'])->toJson(), $case['id']),
                 'runResume' => self::assertSame(
@@ -284,6 +287,40 @@ final class ConformanceTest extends TestCase
         self::assertEquals($e, $got->data, $c['id']);
         self::assertSame($e['outcome'], $got->outcome, $c['id']);
         self::assertSame($e['outcome'] === 'refusal', $got->refusal !== null, $c['id']);
+    }
+
+    /**
+     * Calls checked with grants, in order, in this process's ledger of used
+     * grants (each case's grant ids are its own).
+     * @param array<string,mixed> $c @param array<string,mixed> $e
+     */
+    private function callGranted(array $c, array $e): void
+    {
+        $x = $c['context'];
+        $ctx = self::table($c['table'])->context($x['configuration'], Role::from($x['role']), $x['consumer'], null, $x['enforcement']);
+        self::assertCount(count($e['calls']), $c['calls'], $c['id']);
+        foreach ($c['calls'] as $i => $call) {
+            $id = "{$c['id']} call {$i}";
+            $want = $e['calls'][$i];
+            $arguments = $call['argumentsJson'] === null ? null : json_decode($call['argumentsJson'], true, 512, JSON_THROW_ON_ERROR);
+            try {
+                $d = $ctx->checkCall($call['tool'], $arguments, $call['grant'], $call['approverKeys'], $call['now']);
+                $refusal = null;
+            } catch (PolicyViolationException $ex) {
+                $d = $ex->decision;
+                $refusal = $ex->refusal;
+                self::assertInstanceOf(RefusalKinds::CLASSES[$ex->refusal->kind], $ex, $id);
+                self::assertSame($want['refusal']['grantError'] ?? null, $ex->grantError, $id);
+            }
+            self::assertNotNull($d, $id);
+            $w = $want['decision'];
+            self::assertSame([$w['allowed'], $w['reason'], $w['observedOnly'], $w['needsApproval'] ?? false],
+                [$d->allowed, $d->reason?->value, $d->observedOnly, $d->needsApproval], $id);
+            self::assertEquals($want['refusal'], $refusal?->data, $id);
+            self::assertSame($want['refusal']['grantError'] ?? null, $refusal?->grantError, $id);
+            self::assertSame($want['refusal']['detail'] ?? null, $refusal?->detail, $id);
+            self::assertSame($want['approvalRequest'], $ctx->approvalRequest($call['tool'], $arguments, 'request-1'), $id);
+        }
     }
 
     /** @param array<string,mixed> $c @param array<string,mixed> $e */

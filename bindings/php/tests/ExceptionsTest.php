@@ -9,6 +9,7 @@ use Toolgate\Exception\ApprovalRefusalException;
 use Toolgate\Exception\ApprovalRequiredException;
 use Toolgate\Exception\ConfigurationRefusalException;
 use Toolgate\Exception\ContentPolicyViolationException;
+use Toolgate\Exception\InvalidArgumentException;
 use Toolgate\Exception\NotRegisteredException;
 use Toolgate\Exception\PolicyRefusedException;
 use Toolgate\Exception\PolicyViolationException;
@@ -103,6 +104,55 @@ final class ExceptionsTest extends TestCase
             self::assertSame('refund.issue', $e->decision?->tool);
         }
         self::assertTrue($ctx->checkCall('payment.status')->allowed);
+    }
+
+    /**
+     * A call with a grant (docs/approvals.md, "Grants"): every outcome with
+     * real keys is the corpus' grants suite (ConformanceTest::callGranted);
+     * here the call forms, and what is no check at all. No grant here is
+     * valid: none is spent before the corpus replays its own.
+     */
+    public function testACallWithAGrantNamesWhyItDidNotRun(): void
+    {
+        $ctx = Table::fromFile(ConformanceTest::corpus() . '/tables/approvals.tgt')->context('support-desk', Role::User);
+        $now = 1800000000;
+        foreach ([[null, null, null, $now], [['order' => 17], null, null, null], [[], null, null, 0]] as [$args, $grant, $keys, $at]) {
+            try {
+                $ctx->checkCall('refund.issue', $args, $grant, $keys, $at);
+                self::fail('no exception');
+            } catch (ApprovalRequiredException $e) {
+                self::assertSame([null, null, null], [$e->grantError, $e->refusal->grantError, $e->refusal->detail]);
+                self::assertArrayNotHasKey('grantError', $e->refusal->data);
+                self::assertSame('refund.issue', $e->decision?->tool);
+            }
+        }
+        $keys = (string) file_get_contents(ConformanceTest::corpus() . '/signed/trusted.pub');
+        try {
+            $ctx->checkCall('refund.issue', [], 'not a grant', $keys, $now);
+            self::fail('no exception');
+        } catch (ApprovalRequiredException $e) {
+            self::assertSame(['grantMalformed', 'grantMalformed'], [$e->grantError, $e->refusal->grantError]);
+            self::assertSame('the grant is not a signed grant: expected ident at line 1 column 2', $e->refusal->detail);
+        }
+        // A tool that needs no approval runs; its grant is not read.
+        self::assertTrue($ctx->checkCall('payment.status', ['a' => 1], 'not a grant', null, $now)->mayCall());
+        $errors = [
+            [fn () => $ctx->checkCall('refund.issue', ['a', 'b'], null, null, $now), Native::ERR_ARGUMENT, 'arguments: expected a JSON object, got an array'],
+            [fn () => $ctx->checkCall('refund.issue', ['a' => "\xff"], null, null, $now), Native::ERR_UTF8, null],
+            [fn () => $ctx->checkCall('refund.issue', null, '{}', 'x', $now), Native::ERR_KEYS, null],
+            [fn () => $ctx->checkCall('refund.issue', null, null, null, -1), Native::ERR_ARGUMENT, 'now: Unix seconds, got -1'],
+        ];
+        foreach ($errors as $i => [$call, $code, $message]) {
+            try {
+                $call();
+                self::fail("error {$i}: no exception");
+            } catch (InvalidArgumentException $e) {
+                self::assertSame($code, $e->getCode(), "error {$i}: {$e->getMessage()}");
+                if ($message !== null) {
+                    self::assertSame($message, $e->getMessage());
+                }
+            }
+        }
     }
 
     public function testCheckCallThrowsTheKindsException(): void

@@ -14,7 +14,9 @@ policy changed:
   unavailable-tools section to the system prompt.
 - ``tools`` runs every tool behind the guard: a call the table refuses (the
   model may name a tool it was not offered) gets the typed refusal as its tool
-  message and never runs.
+  message and never runs; a call a person approves first (``needs-approval``)
+  interrupts the thread until it is resumed with the signed grant
+  (``Command(resume=grant)``), checked against ``approver_keys``.
 
 Run it: ``python examples/langgraph_agent.py`` (a fake chat model, no network).
 """
@@ -54,6 +56,7 @@ def build_graph(
     skills: Sequence[str] = (),
     checkpointer: Any = None,
     raise_on: Any = None,
+    approver_keys: Optional[str] = None,
 ) -> Any:
     def table() -> toolgate.Table:
         return tables.current() if isinstance(tables, toolgate.TableHandle) else tables
@@ -63,6 +66,7 @@ def build_graph(
         return ToolGate(
             lambda: t.context(configuration, role=role, consumer=consumer, run=state["run"]),
             raise_on=raise_on,
+            approver_keys=approver_keys,
         )
 
     def run_state(state: AgentState) -> dict[str, Any]:

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use toolgate_runtime as rt;
 use toolgate_runtime::host::{read_file, MAX_FILE_BYTES};
 
@@ -100,6 +100,62 @@ pub(crate) fn trusted_keys_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<
     rt::TrustedKeys::from_pem(&pem)
         .map(Some)
         .map_err(|e| argument_error(v.py(), e.to_string()))
+}
+
+/// The `approver_keys` argument of a call with a grant: PEM public keys
+/// (`str`), or none.
+pub(crate) fn approver_keys_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<rt::TrustedKeys>> {
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let pem = str_arg(v, "approver_keys")?;
+    rt::TrustedKeys::from_pem(&pem)
+        .map(Some)
+        .map_err(|e| argument_error(v.py(), format!("approver_keys: {e}")))
+}
+
+/// The `arguments` of a call: a `dict` (written with `json.dumps`, then read
+/// by the runtime's host rule: one JSON object, no key twice), or none.
+pub(crate) fn call_arguments_arg(
+    v: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<serde_json::Value>> {
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let py = v.py();
+    if v.cast::<PyDict>().is_err() {
+        return Err(argument_error(
+            py,
+            format!("arguments: expected a dict, got {}", type_name(v)),
+        ));
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("allow_nan", false)?;
+    let text = py
+        .import("json")?
+        .call_method("dumps", (v,), Some(&kwargs))
+        .map_err(|e| argument_error(py, format!("arguments: not JSON data ({})", e.value(py))))?;
+    let text = str_arg(&text, "arguments")?;
+    rt::host::call_arguments(text.as_bytes())
+        .map(Some)
+        .map_err(|e| argument_error(py, e.to_string()))
+}
+
+/// The `grant` of a call: the signed grant's JSON (`str` or bytes), or none.
+pub(crate) fn grant_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<u8>>> {
+    match v {
+        Some(v) if !v.is_none() => {
+            if v.cast::<PyString>().is_ok() || is_bytes_like(v)? {
+                bytes_of(v, "grant").map(Some)
+            } else {
+                Err(argument_error(
+                    v.py(),
+                    format!("grant: expected str or bytes, got {}", type_name(v)),
+                ))
+            }
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Bytes from `bytes`, `bytearray` or `memoryview`, or the UTF-8 of a `str`.

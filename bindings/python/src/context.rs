@@ -5,11 +5,11 @@
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use toolgate_runtime as rt;
 use toolgate_runtime::{HostContext, Reason};
 
-use crate::args::{text_of, type_name};
+use crate::args::{approver_keys_arg, call_arguments_arg, grant_arg, str_arg, text_of, type_name};
 use crate::common::PyTable;
 use crate::convert::{pairs_list, reason_str};
 use crate::decision::PyDecision;
@@ -194,17 +194,81 @@ impl PyContext {
         })
     }
 
-    /// The check a host runs when a call executes: the decision when
-    /// allowed, else the exception of the refusal's kind (`ToolNotInProfile`,
-    /// ..., every one a `PolicyViolation`) carrying the decision and the
-    /// typed refusal.
-    fn check_call(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Py<PyDecision>> {
+    /// What a person is asked to approve for a call of `name` with
+    /// `arguments` (a dict, as `check_call` takes them): the runtime's
+    /// `Context::approval_request` as a dict (`tool`, `argumentsDigest`,
+    /// `configuration`, `consumer`, `role`, `tableDigest`, `requestId`).
+    #[pyo3(signature = (name, arguments=None, request_id=None))]
+    fn approval_request<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'_, PyAny>,
+        arguments: Option<&Bound<'_, PyAny>>,
+        request_id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let name = str_arg(name, "name")?;
+        let request_id = match request_id.filter(|v| !v.is_none()) {
+            Some(v) => str_arg(v, "request_id")?,
+            None => "".into(),
+        };
+        let arguments = call_arguments_arg(arguments)?;
+        let r = self
+            .rt()
+            .approval_request(&name, arguments.as_ref(), &request_id);
+        let out = PyDict::new(py);
+        out.set_item("tool", r.tool)?;
+        out.set_item("argumentsDigest", r.arguments_digest)?;
+        out.set_item("configuration", r.configuration)?;
+        out.set_item("consumer", r.consumer)?;
+        out.set_item("role", r.role)?;
+        out.set_item("tableDigest", r.table_digest)?;
+        out.set_item("requestId", r.request_id)?;
+        Ok(out)
+    }
+
+    /// The check a host runs when a call executes: the decision when the
+    /// call may run, else the exception of the refusal's kind
+    /// (`ToolNotInProfile`, ..., every one a `PolicyViolation`) carrying
+    /// the decision and the typed refusal. A tool a person approves call by
+    /// call runs only with `grant`, the signed grant of this very call
+    /// (the runtime's `Context::check_call_granted`: `arguments` a dict,
+    /// `approver_keys` PEM, `now` Unix seconds, None or 0 the system clock);
+    /// otherwise `ApprovalRequired`, its refusal's `grant_error` naming why
+    /// a grant given did not fit.
+    #[pyo3(signature = (name, arguments=None, *, grant=None, approver_keys=None, now=None))]
+    fn check_call(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        arguments: Option<&Bound<'_, PyAny>>,
+        grant: Option<&Bound<'_, PyAny>>,
+        approver_keys: Option<&Bound<'_, PyAny>>,
+        now: Option<u64>,
+    ) -> PyResult<Py<PyDecision>> {
+        let arguments = call_arguments_arg(arguments)?;
+        let grant = grant_arg(grant)?;
+        let keys = approver_keys_arg(approver_keys)?;
         let d = self.decide_impl(py, name)?;
         if d.get().allowed && !d.get().needs_approval {
             return Ok(d);
         }
-        let refusal = self.refusal_of(d.get(), py, true)?;
-        Err(error(py, "_refused", (refusal, d)))
+        let with_grant = arguments.is_some() || grant.is_some() || keys.is_some() || now.is_some();
+        if !with_grant {
+            let refusal = self.refusal_of(d.get(), py, true)?;
+            return Err(error(py, "_refused", (refusal, d)));
+        }
+        let tool = text_of(d.get().tool.bind(py), "tool name")?;
+        let checked = self.rt().check_call_granted(
+            &tool,
+            arguments.as_ref(),
+            grant.as_deref(),
+            keys.as_ref(),
+            rt::host::check_time(now.unwrap_or(0)),
+        );
+        match checked {
+            Ok(_) => Ok(d),
+            Err(refused) => Err(error(py, "_refused", (PyRefusal::from(refused.refusal), d))),
+        }
     }
 
     /// What this consumer is offered and what is held back, the runtime's

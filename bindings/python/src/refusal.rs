@@ -81,9 +81,18 @@ impl PyRefusal {
     fn rule(&self) -> Option<&str> {
         self.refusal.rule.as_deref()
     }
+    /// The gateway's own message, as received; for a grant that did not
+    /// let the call run, why.
     #[getter]
     fn detail(&self) -> Option<&str> {
         self.refusal.detail.as_deref()
+    }
+    /// For `approvalRequired` with a grant that did not let the call run:
+    /// its code (`grantReplayed`, `grantExpired`, `grantOtherArguments`,
+    /// ...); None otherwise.
+    #[getter]
+    fn grant_error(&self) -> Option<&str> {
+        self.refusal.grant_error.as_deref()
     }
     /// The text to show the model.
     #[getter]

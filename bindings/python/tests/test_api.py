@@ -505,6 +505,88 @@ def test_a_hidden_remote_live_tool_is_refused_as_an_unregistered_name() -> None:
     assert not user.decide("payment.status").hidden
 
 
+def test_a_call_with_a_grant_names_why_it_did_not_run() -> None:
+    """The call forms of a check with a grant (docs/approvals.md, "Grants").
+    Every outcome with real keys is the corpus' grants suite
+    (test_conformance.py, ``callGranted``); no grant here is valid, so none
+    is spent before the corpus replays its own."""
+    ctx = toolgate.Table.load(CORPUS / "tables/approvals.tgt").context("support-desk", role="user")
+    keys = (CORPUS / "signed/trusted.pub").read_text()
+    now = 1_800_000_000
+    for kwargs in ({}, {"now": now}, {"approver_keys": keys}, {"now": 0}):
+        for arguments in (None, {}, {"order": 17}):
+            with pytest.raises(toolgate.ApprovalRequired) as e:
+                ctx.check_call("refund.issue", arguments, **kwargs)
+            r = e.value.refusal
+            assert (e.value.grant_error, r.grant_error, r.detail) == (None, None, None)
+            assert "grantError" not in r.to_dict()
+            assert e.value.decision == ctx.decide("refund.issue")
+    for grant in ("not a grant", b"not a grant", bytearray(b"not a grant")):
+        with pytest.raises(toolgate.ApprovalRequired) as e:
+            ctx.check_call("refund.issue", {}, grant=grant, approver_keys=keys, now=now)
+        assert (e.value.grant_error, e.value.refusal.grant_error) == ("grantMalformed", "grantMalformed")
+        assert e.value.refusal.detail == "the grant is not a signed grant: expected ident at line 1 column 2"
+        assert e.value.refusal.to_dict()["grantError"] == "grantMalformed"
+        assert toolgate.Refusal.from_json(e.value.refusal.to_json()) == e.value.refusal
+    # Without approver keys no grant is read: nothing is trusted to approve.
+    with pytest.raises(toolgate.ApprovalRequired) as e:
+        ctx.check_call("refund.issue", grant="not a grant", now=now)
+    assert e.value.grant_error == "grantUntrustedKey"
+    # A tool that needs no approval runs, its grant not read; a refused one
+    # is refused as ever, whatever the grant.
+    assert ctx.check_call("payment.status", {"a": 1}, grant="not a grant", now=now) == ctx.decide("payment.status")
+    with pytest.raises(toolgate.RequiresAdmin) as refused:
+        ctx.check_call("account.close", grant="not a grant", approver_keys=keys, now=now)
+    assert refused.value.grant_error is None
+    # What cannot be read is an error, never a check: for any tool.
+    for tool in ("refund.issue", "payment.status"):
+        with pytest.raises(toolgate.ArgumentError, match="^arguments: expected a dict, got list$"):
+            ctx.check_call(tool, [1])
+        with pytest.raises(toolgate.ArgumentError, match="^arguments: expected a dict, got str$"):
+            ctx.check_call(tool, "{}")
+        with pytest.raises(toolgate.ArgumentError, match="^arguments: not JSON data"):
+            ctx.check_call(tool, {"x": object()})
+        with pytest.raises(toolgate.ArgumentError, match="^arguments: not JSON data"):
+            ctx.check_call(tool, {"x": float("nan")})
+        with pytest.raises(toolgate.ArgumentError, match="^arguments: .*duplicate"):
+            ctx.check_call(tool, {1: "a", "1": "b"})
+        with pytest.raises(toolgate.ArgumentError, match="^approver_keys: "):
+            ctx.check_call(tool, grant="{}", approver_keys="not a key")
+        with pytest.raises(toolgate.ArgumentError, match="^approver_keys: expected str, got bytes$"):
+            ctx.check_call(tool, approver_keys=keys.encode())
+        with pytest.raises(toolgate.ArgumentError, match="^grant: expected str or bytes, got dict$"):
+            ctx.check_call(tool, grant={})
+        with pytest.raises(OverflowError):
+            ctx.check_call(tool, now=-1)
+
+
+def test_an_approval_request_binds_the_call_and_the_table() -> None:
+    """What a person is asked to approve (the runtime's ApprovalRequest);
+    its exact values per corpus call are test_conformance.py's."""
+    table = toolgate.Table.load(CORPUS / "tables/approvals.tgt")
+    ctx = table.context("support-desk", role="user")
+    r = ctx.approval_request("refund.issue", {"b": 1, "a": 2}, "q-1")
+    assert r == {
+        "tool": "refund.issue",
+        "argumentsDigest": r["argumentsDigest"],
+        "configuration": "support-desk",
+        "consumer": None,
+        "role": "user",
+        "tableDigest": table.digest,
+        "requestId": "q-1",
+    }
+    # The digest is of canonical JSON: member order does not change it;
+    # absent arguments are bound as {}.
+    assert ctx.approval_request("refund.issue", {"a": 2, "b": 1}, "q-1") == r
+    assert ctx.approval_request("refund.issue")["argumentsDigest"] == ctx.approval_request("refund.issue", {})["argumentsDigest"]
+    assert ctx.approval_request("refund.issue")["requestId"] == ""
+    assert r["argumentsDigest"] != ctx.approval_request("refund.issue", {"b": 2, "a": 2})["argumentsDigest"]
+    with pytest.raises(toolgate.ArgumentError, match="^arguments: expected a dict, got list$"):
+        ctx.approval_request("refund.issue", [1])
+    with pytest.raises(toolgate.ArgumentError, match="^request_id: expected str, got int$"):
+        ctx.approval_request("refund.issue", None, 7)
+
+
 def test_decision_facts_are_owned_strings() -> None:
     t = toolgate.Table.load(DEMO)
     d = t.context("demo-chat", role="user").decide("get_page_content")

@@ -139,6 +139,34 @@ def expect_context(case: dict[str, Any]) -> dict[str, Any]:
     return e
 
 
+def expect_call_granted(case: dict[str, Any]) -> dict[str, Any]:
+    """Calls checked with grants, in order, in this process's ledger of used
+    grants (each case's grant ids are its own)."""
+    c = case["context"]
+    ctx = table(case["table"]).context(
+        c["configuration"], role=c["role"], consumer=c["consumer"], enforcement=c["enforcement"]
+    )
+    calls = []
+    for call in case["calls"]:
+        arguments = None if call["argumentsJson"] is None else json.loads(call["argumentsJson"])
+        request = ctx.approval_request(call["tool"], arguments, "request-1")
+        try:
+            d = ctx.check_call(
+                call["tool"],
+                arguments,
+                grant=call["grant"],
+                approver_keys=call["approverKeys"],
+                now=call["now"],
+            )
+            calls.append({"decision": d.to_dict(), "refusal": None, "approvalRequest": request})
+        except toolgate.PolicyViolation as e:
+            assert type(e) is toolgate.exception_for(e.refusal.kind)
+            assert e.grant_error == e.refusal.grant_error == e.refusal.to_dict().get("grantError")
+            assert e.decision is not None
+            calls.append({"decision": e.decision.to_dict(), "refusal": e.refusal.to_dict(), "approvalRequest": request})
+    return {"calls": calls}
+
+
 def expect(case: dict[str, Any]) -> dict[str, Any]:
     kind = case["kind"]
     if kind == "load":
@@ -157,6 +185,8 @@ def expect(case: dict[str, Any]) -> dict[str, Any]:
         return toolgate.classify(
             body, origin=a.get("origin"), http_status=a.get("httpStatus"), tool=a.get("tool"), table=t
         ).to_dict()
+    if kind == "callGranted":
+        return expect_call_granted(case)
     if kind == "runStart":
         try:
             r = toolgate.RunState.start(table(case["table"]), case["configuration"], case["skills"])
@@ -175,9 +205,9 @@ def expect(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_corpus_is_whole() -> None:
-    assert len(CASES) == sum(s["cases"] for s in MANIFEST["suites"]) == 3860
+    assert len(CASES) == sum(s["cases"] for s in MANIFEST["suites"]) == 3875
     kinds = {c["kind"] for _, c in CASES}
-    assert kinds == {"load", "context", "classify", "runStart", "runRead", "runResume"}
+    assert kinds == {"load", "context", "classify", "runStart", "runRead", "runResume", "callGranted"}
 
 
 @pytest.mark.parametrize("suite,case", CASES, ids=[c["id"] for _, c in CASES])

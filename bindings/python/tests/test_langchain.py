@@ -394,3 +394,76 @@ def test_the_readme_sketch_runs_as_written_for_the_graph() -> None:
     )
     assert asyncio.run(handle(graph, {"messages": [HumanMessage("pay")]})) == "retried"
     assert type(retried[0]) is toolgate.TrustZone and tools.ran == []
+
+
+def test_a_call_that_needs_approval_interrupts_the_graph_and_runs_once_resumed_with_the_grant(
+    compile_project: Compile, toolgate_bin: Any, tmp_path: Any
+) -> None:
+    """docs/approvals.md: LangGraph's own human in the loop. The thread
+    waits in its checkpoint with the approval request; resumed with the
+    grant `toolgate approve` signed, the call runs once; resumed with None,
+    it is declined; a table swapped while it waited voids the grant."""
+    import subprocess
+
+    from langgraph.types import Command
+
+    subprocess.run([str(toolgate_bin), "keygen", "-o", str(tmp_path / "approver")], check=True, capture_output=True)
+    keys = (tmp_path / "approver.pub").read_text()
+    table = compile_project("approvals")
+
+    def approve(request: dict[str, Any]) -> str:
+        (tmp_path / "request.json").write_text(json.dumps(request))
+        out = subprocess.run(
+            [str(toolgate_bin), "approve", str(tmp_path / "request.json"), "--key", str(tmp_path / "approver.key"),
+             "--approver", "alice"],
+            check=True, capture_output=True, text=True,
+        )
+        return out.stdout.strip()
+
+    def thread(tables: Any, tid: str) -> tuple[Any, Tools, dict[str, Any], dict[str, Any]]:
+        tools = Tools(table.tools)
+        m = model(call("refund.issue", f"call-{tid}", order=17), AIMessage("done"))
+        app = build_graph(tables, "support-desk", tools.tools, m, checkpointer=InMemorySaver(), approver_keys=keys)
+        cfg = {"configurable": {"thread_id": tid}}
+        out = app.invoke({"messages": [HumanMessage("refund order 17")]}, cfg)
+        [pending] = out["__interrupt__"]
+        assert tools.ran == []
+        return app, tools, cfg, pending.value
+
+    # Interrupted with what to approve; resumed with the grant: runs once.
+    app, tools, cfg, asked = thread(table, "t1")
+    request = asked["request"]
+    assert asked["toolgate"] == "approvalRequired" and asked["refusal"]["kind"] == "approvalRequired"
+    assert {k: request[k] for k in ("tool", "configuration", "consumer", "role", "tableDigest", "requestId")} == {
+        "tool": "refund.issue", "configuration": "support-desk", "consumer": None, "role": "user",
+        "tableDigest": table.digest, "requestId": "call-t1",
+    }
+    out = app.invoke(Command(resume=approve(request)), cfg)
+    assert tools.ran == ["refund.issue"]
+    [msg] = tool_messages(out)
+    assert (msg.status, msg.content) == ("success", "refund.issue done")
+
+    # Declined: never runs, and the model is told a person said no.
+    app, tools, cfg, asked = thread(table, "t2")
+    out = app.invoke(Command(resume=False), cfg)
+    assert tools.ran == []
+    [msg] = tool_messages(out)
+    body = json.loads(str(msg.content))
+    assert msg.status == "error" and (body["kind"], body["declined"]) == ("approvalRequired", True)
+
+    # A table swapped while the thread waited: the grant, given for the old
+    # table, does not let the call run; it is refused grantOtherTable.
+    handle = toolgate.TableHandle(table)
+    app, tools, cfg, asked = thread(handle, "t3")
+    grant = approve(asked["request"])
+    handle.swap(compile_project("approvals", "policy.tg", "consumer senior-bot", "consumer senior-bot-2"))
+    out = app.invoke(Command(resume=grant), cfg)
+    assert tools.ran == []
+    [msg] = tool_messages(out)
+    body = json.loads(str(msg.content))
+    assert (body["kind"], body["grantError"]) == ("approvalRequired", "grantOtherTable")
+
+    # Outside a graph nobody can be asked: refused approvalRequired.
+    gate = ToolGate(table.context("support-desk", role="user"), approver_keys=keys)
+    found = gate.check("refund.issue", {"order": 17})
+    assert found is not None and found[1].kind == "approvalRequired"

@@ -12,12 +12,16 @@
 //!   checks its constants against the library it loaded.
 //! - [`file`]: reading a table (or any input) file: a regular file only,
 //!   checked before it is opened, under one size cap.
+//! - [`call`]: a call checked with an approval grant, as hosts hand it in
+//!   (its arguments' JSON, the time of the check).
 
+pub mod call;
 pub mod catalogue;
 pub mod codes;
 mod context;
 pub mod file;
 
+pub use call::{call_arguments, check_time, ArgumentsError};
 pub use catalogue::catalogue;
 pub use codes::Status;
 pub use context::HostContext;

@@ -35,6 +35,8 @@ abstract class PolicyViolationException extends ToolgateException
     public readonly bool $retryable;
     public readonly string $action;
     public readonly string $modelText;
+    /** Why a grant given did not let the call run (Refusal::$grantError), else null. */
+    public readonly ?string $grantError;
 
     public function __construct(public readonly Refusal $refusal, public readonly ?Decision $decision = null)
     {
@@ -48,6 +50,7 @@ abstract class PolicyViolationException extends ToolgateException
         $this->retryable = $refusal->retryable;
         $this->action = $refusal->action;
         $this->modelText = $refusal->modelText;
+        $this->grantError = $refusal->grantError;
     }
 
     /** The exception of a refusal, of its kind's class (a kind this package does not know: a configuration refusal). */

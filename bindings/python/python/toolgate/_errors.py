@@ -160,6 +160,12 @@ class PolicyViolation(ToolgateError):
     def model_text(self) -> str:
         return self.refusal.model_text
 
+    @property
+    def grant_error(self) -> "Optional[str]":
+        """Why a grant given did not let the call run (``grantReplayed``,
+        ``grantExpired``, ...; ``refusal.detail`` says it in words), else None."""
+        return self.refusal.grant_error
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(kind={self.kind!r}, tool_name={self.tool_name!r})"
 

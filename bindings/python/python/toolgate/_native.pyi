@@ -157,9 +157,31 @@ class Context:
         ``__eq__``/``__hash__`` are never used). A str that is not valid
         Unicode raises ArgumentError."""
     def is_allowed(self, name: str) -> bool: ...
-    def check_call(self, name: str) -> Decision:
-        """The decision when allowed; otherwise raises the refusal kind's
-        exception (``ToolNotInProfile``, ..., a ``PolicyViolation``)."""
+    def approval_request(
+        self, name: str, arguments: Optional[dict[str, Any]] = None, request_id: str = ""
+    ) -> dict[str, Any]:
+        """What a person is asked to approve for a call of ``name`` with
+        ``arguments``: ``tool``, ``argumentsDigest``, ``configuration``,
+        ``consumer``, ``role``, ``tableDigest``, ``requestId``. An approver
+        signs it (``toolgate approve REQUEST.json``); the grant lets this
+        very call run once through ``check_call``."""
+    def check_call(
+        self,
+        name: str,
+        arguments: Optional[dict[str, Any]] = None,
+        *,
+        grant: Union[str, Bytes, None] = None,
+        approver_keys: Optional[str] = None,
+        now: Optional[int] = None,
+    ) -> Decision:
+        """The decision when the call may run; otherwise raises the refusal
+        kind's exception (``ToolNotInProfile``, ..., a ``PolicyViolation``).
+        A tool a person approves call by call runs only with ``grant``, the
+        signed grant's JSON of this very call (``arguments``), signed by one
+        of ``approver_keys`` (PEM), unexpired at ``now`` (Unix seconds; None
+        or 0: the system clock), unused in this process; otherwise
+        ``ApprovalRequired``, its ``refusal.grant_error`` naming why a grant
+        given did not fit (None without one)."""
     def tool_set(self, *, audience: Literal["host", "model"] = "host") -> ToolSet:
         """The runtime's ``Context::tool_set``: offered, excluded (with
         ``name_visible``; the model form leaves hidden names out), cost."""
@@ -241,6 +263,10 @@ class Refusal:
     def rule(self) -> Optional[str]: ...
     @property
     def detail(self) -> Optional[str]: ...
+    @property
+    def grant_error(self) -> Optional[str]:
+        """For ``approvalRequired`` with a grant that did not let the call
+        run: its code (``grantReplayed``, ``grantExpired``, ...); else None."""
     @property
     def model_text(self) -> str: ...
     @property

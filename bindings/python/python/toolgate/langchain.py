@@ -34,10 +34,27 @@ The context may be a ``Context`` or a callable returning one (for example a
 context of ``TableHandle.context(...)`` built per call, or one that reads the
 run state from a LangGraph state): every call is decided by the context of
 that moment.
+
+A tool a person approves call by call (``needs-approval``, docs/approvals.md)
+becomes LangGraph's own human in the loop. Inside a graph, its call
+``interrupt``s the run with ``{"toolgate": "approvalRequired", "request":
+..., "refusal": ...}``: the approval request (the call's tool, arguments
+digest, configuration, consumer, role, table digest; ``requestId`` is the tool
+call's id) and the typed refusal. The thread waits in its checkpoint. Resume it
+with ``Command(resume=GRANT)``, where GRANT is the signed grant of that request
+(``toolgate approve``, JSON text or its dict), and the call is decided again
+(``Context.check_call`` with the grant, checked against ``approver_keys``). It
+runs once when the grant fits the call and the table of that moment. A table
+changed while the thread waited voids the grant, so the call is refused with
+``grant_error`` ``grantOtherTable`` and asked again at the next call. Resuming
+with ``False`` declines (LangGraph reads ``Command(resume=None)`` as no
+resume at all), and the call never runs. Outside a graph,
+or without ``approver_keys``, the call is refused ``approvalRequired``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -46,7 +63,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import ConfigDict
 
-from . import ArgumentError, Context, Decision, LiveTool, Refusal, codes
+from . import ArgumentError, Context, Decision, LiveTool, PolicyViolation, Refusal, codes
 from ._errors import _refused
 
 __all__ = ["GuardedTool", "ToolGate", "refusal_message"]
@@ -77,29 +94,46 @@ def _raise_set(raise_on: RaiseOn) -> frozenset[str]:
     return frozenset(chosen)
 
 
-def refusal_message(refusal: Refusal, tool_call_id: str, name: str) -> ToolMessage:
+def refusal_message(refusal: Refusal, tool_call_id: str, name: str, *, declined: bool = False) -> ToolMessage:
     """The tool message a refused call answers with: the typed refusal as
     JSON for the model (its ``modelText`` says what to do), its dict as the
-    artifact for the host."""
+    artifact for the host. A call a person declined says so
+    (``"declined": true``)."""
     return ToolMessage(
-        content=refusal.to_json(),
+        content=_content(refusal, declined),
         tool_call_id=tool_call_id,
         name=name,
         status="error",
-        artifact=refusal.to_dict(),
+        artifact=dict(refusal.to_dict(), declined=True) if declined else refusal.to_dict(),
     )
+
+
+def _content(refusal: Refusal, declined: bool) -> str:
+    if not declined:
+        return refusal.to_json()
+    out = dict(refusal.to_dict())
+    out["declined"] = True
+    out["modelText"] = "A person declined this call: it did not run. Do not retry it on your own."
+    return json.dumps(out)
 
 
 class ToolGate:
     """The table's view of a set of LangChain tools, for one context."""
 
     def __init__(
-        self, context: ContextSource, *, log: Optional[logging.Logger] = None, raise_on: RaiseOn = None
+        self,
+        context: ContextSource,
+        *,
+        log: Optional[logging.Logger] = None,
+        raise_on: RaiseOn = None,
+        approver_keys: Optional[str] = None,
     ) -> None:
         self._context = context
         self._log = log or logger
         #: The refusal kinds this gate raises (the others answer the model).
         self.raise_on: frozenset[str] = _raise_set(raise_on)
+        #: The public keys (PEM) approvers sign grants with; None: no grant lets a call run.
+        self.approver_keys = approver_keys
 
     def context(self) -> Context:
         c = self._context
@@ -128,36 +162,95 @@ class ToolGate:
         gate guards is wrapped again, so this gate's refusals always hold."""
         return [t if isinstance(t, GuardedTool) and t.gate is self else GuardedTool.wrap(t, self) for t in tools]
 
-    def check(self, name: str) -> Optional[tuple[Decision, Refusal]]:
-        """``None`` when a call of ``name`` may run; else the decision (the
-        true reason, for the host) and the typed refusal (for the model),
-        logged."""
+    def check(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, call_id: Optional[str] = None
+    ) -> Optional[tuple[Decision, Refusal]]:
+        """``None`` when a call of ``name`` with ``arguments`` may run; else
+        the decision (the true reason, for the host) and the typed refusal
+        (for the model), logged. A call that needs a person's approval
+        interrupts the graph it runs in (see the module's text)."""
+        found = self._verdict(name, arguments, call_id)
+        return None if found is None else found[:2]
+
+    def _verdict(
+        self, name: str, arguments: Optional[Mapping[str, Any]], call_id: Optional[str]
+    ) -> Optional[tuple[Decision, Refusal, bool]]:
         ctx = self.context()
-        decision = ctx.decide(name)
-        if decision.allowed:
+        try:
+            ctx.check_call(name)
             return None
-        refusal = ctx.refusal(decision)
-        assert refusal is not None, "a refused decision has a refusal"
+        except PolicyViolation as e:
+            decision, refusal = e.decision, e.refusal
+        declined = False
+        if refusal.kind == "approvalRequired":
+            args = dict(arguments or {})
+            answer = self._ask(ctx, name, args, call_id, refusal)
+            if answer is _DECLINED:
+                declined = True
+            elif answer is not None:
+                try:
+                    ctx.check_call(name, args, grant=answer, approver_keys=self.approver_keys)
+                    return None
+                except PolicyViolation as e:
+                    decision, refusal = e.decision, e.refusal
         self._log.warning(
             "toolgate refused tool call %r: %s (configuration %s, consumer %s)",
             name,
-            decision.reason,
+            "declined by a person" if declined else (refusal.grant_error or decision.reason or refusal.kind),
             ctx.configuration,
             ctx.consumer,
             extra={
                 "toolgate_tool": name,
                 "toolgate_reason": decision.reason,
                 "toolgate_kind": refusal.kind,
+                "toolgate_grant_error": refusal.grant_error,
+                "toolgate_declined": declined,
                 "toolgate_configuration": ctx.configuration,
                 "toolgate_consumer": ctx.consumer,
             },
         )
-        return decision, refusal
+        return decision, refusal, declined
+
+    def _ask(
+        self, ctx: Context, name: str, arguments: dict[str, Any], call_id: Optional[str], refusal: Refusal
+    ) -> Any:
+        """The person's answer through LangGraph's ``interrupt``: the grant
+        (as JSON text), ``_DECLINED``, or None outside a graph. The first
+        time, ``interrupt`` stops the run here (it raises LangGraph's own
+        ``GraphInterrupt``, which is let through)."""
+        try:
+            from langgraph.types import interrupt
+        except ImportError:  # langchain-core without langgraph: nobody to ask
+            return None
+        request = ctx.approval_request(name, arguments, call_id or "")
+        try:
+            answer = interrupt({"toolgate": "approvalRequired", "request": request, "refusal": refusal.to_dict()})
+        except RuntimeError:  # not inside a graph's run: nobody to ask
+            return None
+        if answer is None or answer is False:
+            return _DECLINED
+        if isinstance(answer, Mapping):
+            return json.dumps(dict(answer))
+        return answer
+
+
+#: The person declined (a resume value of False; None is also read as no).
+_DECLINED = object()
 
 
 def _tool_call_id(value: Any) -> Optional[str]:
     if isinstance(value, dict) and value.get("type") == "tool_call":
         return value.get("id")
+    return None
+
+
+def _arguments(value: Any) -> Optional[Mapping[str, Any]]:
+    """A call's arguments: a tool call's ``args``, or the input dict itself."""
+    if isinstance(value, dict):
+        if value.get("type") == "tool_call":
+            args = value.get("args")
+            return args if isinstance(args, Mapping) else None
+        return value
     return None
 
 
@@ -182,17 +275,17 @@ class GuardedTool(BaseTool):
         )
 
     def _refused(self, value: Any) -> Any:
-        found = self.gate.check(self.name)
+        found = self.gate._verdict(self.name, _arguments(value), _tool_call_id(value))
         if found is None:
             return None
-        decision, refusal = found
+        decision, refusal, declined = found
         if refusal.kind in self.gate.raise_on:
             raise _refused(refusal, decision)
         call_id = _tool_call_id(value)
         if call_id is not None:
-            return refusal_message(refusal, call_id, self.name)
+            return refusal_message(refusal, call_id, self.name, declined=declined)
         # Called directly (not from a model's tool call): the refusal's JSON.
-        return refusal.to_json()
+        return _content(refusal, declined)
 
     def invoke(self, input: Any, config: Optional[RunnableConfig] = None, **kwargs: Any) -> Any:
         refused = self._refused(input)
@@ -215,7 +308,7 @@ class GuardedTool(BaseTool):
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         # Reached through BaseTool.run() only (invoke is overridden above).
         value = self._input(args, kwargs)
-        refused = self._refused(None)
+        refused = self._refused(value)
         if refused is not None:
             return refused
         return self.inner.invoke(value)
@@ -224,7 +317,7 @@ class GuardedTool(BaseTool):
         # Reached through BaseTool.arun() only (ainvoke is overridden above):
         # the inner tool's own async path, so a coroutine-only tool works.
         value = self._input(args, kwargs)
-        refused = self._refused(None)
+        refused = self._refused(value)
         if refused is not None:
             return refused
         return await self.inner.ainvoke(value)
