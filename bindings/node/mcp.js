@@ -26,8 +26,11 @@ function registryName(server, name) {
 
 function checkOptions(ctx, server, what) {
   if (!(ctx instanceof Context)) throw new ArgumentError(`${what}: expected a toolgate Context`);
-  if (server !== null && (typeof server !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(server))) {
-    throw new ArgumentError(`${what}: server ${JSON.stringify(server)} is not an MCP server name ([A-Za-z0-9_-]{1,64})`);
+  if (server === null) return;
+  // The runtime's naming rule, the one the gateway and the registry apply.
+  const problem = typeof server === 'string' ? native.remoteNameProblem(server) : 'it is not a string';
+  if (problem !== null) {
+    throw new ArgumentError(`${what}: server ${JSON.stringify(server)} is not an MCP server name ([A-Za-z0-9_-]{1,64}): ${problem}`);
   }
 }
 

@@ -265,6 +265,13 @@ export interface Provenance {
 export declare function refusalError(refusal: any, provenance?: Provenance | undefined | null, stealth?: boolean | undefined | null): any
 
 /**
+ * What is wrong with an MCP server or tool name under MCP's naming rule
+ * (`[A-Za-z0-9_-]{1,64}`), or `null`: the runtime's check, which the
+ * gateway and the registry apply too.
+ */
+export declare function remoteNameProblem(name: string): string | null
+
+/**
  * The registry name of server `server`'s tool `name` (`mcp_<server>_<name>`,
  * as `registry import-mcp --server` writes it: the runtime's rule).
  */

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::AsyncReadExt;
-use toolgate_compiler::registry::mcp_pages::{List, Pages};
+use toolgate_compiler::registry::mcp_pages::{List, Pages, MAX_BYTES};
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -80,10 +80,19 @@ async fn ask(
         Endpoint::Command(argv) => {
             let (program, args) = argv.split_first().ok_or("no command given after `--`")?;
             let mut cmd = tokio::process::Command::new(program);
-            cmd.args(args).kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
+            cmd.args(args)
+                .kill_on_drop(true)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = cmd
                 .spawn()
+                .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+            let stderr = child.stderr.take();
+            // The gateway's stdio transport, the one connector: each line
+            // bounded (by the listing's own byte bound), the child killed
+            // when the transport goes.
+            let transport = toolgate_gateway::stdio::transport(child, program, MAX_BYTES)
                 .map_err(|e| format!("cannot start `{program}`: {e}"))?;
             if let Some(mut stderr) = stderr {
                 tokio::spawn(async move {

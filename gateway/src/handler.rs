@@ -28,6 +28,7 @@ use toolgate_runtime::log::{
 };
 use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_service::metrics::DecisionLabels;
+use toolgate_service::page_token;
 
 use crate::approvals::{self, Verdict};
 use crate::identity::{admitted, Identity};
@@ -120,24 +121,21 @@ fn context<'t>(
     Ok(ctx.role(id.role).consumer(id.consumer.as_deref()))
 }
 
-/// A page cursor: the catalog generation and table it was made for, and
-/// the offset. A cursor of another list is refused, never guessed at.
-fn cursor(generation: u64, digest: &str, offset: usize) -> String {
-    format!("{generation}.{}.{offset}", &digest[..16])
+/// A list's page cursor (`toolgate_service::page_token`, the one scheme of
+/// both fronts), scoped to the list's kind and the catalog generation it
+/// was made for: a cursor of another list, catalog or table is refused.
+fn cursor(kind: &str, generation: u64, digest: &str, offset: usize) -> String {
+    page_token::encode(offset, digest, &format!("{kind}.{generation}"))
 }
 
-fn offset_of(c: &str, generation: u64, digest: &str) -> Result<usize, ErrorData> {
-    let mut parts = c.splitn(3, '.');
-    let ok = parts.next() == Some(generation.to_string().as_str())
-        && parts.next() == Some(&digest[..16]);
-    match parts.next().and_then(|o| o.parse().ok()) {
-        Some(o) if ok => Ok(o),
-        _ => Err(ErrorData::new(
+fn offset_of(c: &str, kind: &str, generation: u64, digest: &str) -> Result<usize, ErrorData> {
+    page_token::offset(c, digest, &format!("{kind}.{generation}")).ok_or_else(|| {
+        ErrorData::new(
             ErrorCode::INVALID_PARAMS,
             "this cursor is not one of the current list (the tools or the table changed): list again from the start",
             None,
-        )),
-    }
+        )
+    })
 }
 
 /// One page of `items` after the cursor of `request` (a list of kind
@@ -153,19 +151,13 @@ fn page<T>(
     let generation = gw.catalog.load().generation;
     let start = match request.and_then(|r| r.cursor.as_deref()) {
         None => 0,
-        Some(c) => match c.strip_prefix(kind).and_then(|c| c.strip_prefix(':')) {
-            Some(rest) => offset_of(rest, generation, digest)?,
-            None => offset_of("", generation, digest)?,
-        },
+        Some(c) => offset_of(c, kind, generation, digest)?,
     };
     let size = gw.config.limits.list_page_size;
     let mut out = Vec::new();
     for (i, item) in items.enumerate().skip(start) {
         if out.len() == size {
-            return Ok((
-                out,
-                Some(format!("{kind}:{}", cursor(generation, digest, i))),
-            ));
+            return Ok((out, Some(cursor(kind, generation, digest, i))));
         }
         out.push(item);
     }
@@ -599,7 +591,7 @@ impl ServerHandler for Handler {
         let digest = table.digest_hex();
         let start = match request.as_ref().and_then(|r| r.cursor.as_deref()) {
             None => 0,
-            Some(c) => offset_of(c, catalog.generation, &digest)?,
+            Some(c) => offset_of(c, "tools", catalog.generation, &digest)?,
         };
         let page = gw.config.limits.list_page_size;
         let mut tools = Vec::new();
@@ -614,7 +606,7 @@ impl ServerHandler for Handler {
             }
             if seen >= start {
                 if tools.len() == page {
-                    next = Some(cursor(catalog.generation, &digest, seen));
+                    next = Some(cursor("tools", catalog.generation, &digest, seen));
                     break;
                 }
                 tools.push(e.tool.clone());

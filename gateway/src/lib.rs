@@ -35,7 +35,7 @@ mod metrics;
 pub mod offerings;
 pub mod pins;
 mod session;
-mod stdio;
+pub mod stdio;
 pub mod upstream;
 
 pub use error::Error;

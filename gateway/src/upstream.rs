@@ -5,7 +5,6 @@
 //! upstream timeout; a listing takes at most `max-pages` pages and
 //! `max-tools` tools, and a cursor sent twice stops it.
 
-use std::collections::HashSet;
 use std::process::Stdio;
 use std::sync::Arc;
 
@@ -19,6 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ClientHandler;
 use rmcp::ClientServiceExt;
 use tokio::sync::Notify;
+use toolgate_runtime::page_walk::{PageStop, PageWalk};
 
 use crate::config::file::UpstreamProtocol;
 use crate::config::{Limits, Transport, Upstream};
@@ -719,58 +719,16 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
 
 /// Every tool `c` lists, within the bounds.
 pub(crate) async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> {
-    let mut tools: Vec<Tool> = Vec::new();
-    let mut cursors: HashSet<String> = HashSet::new();
-    let mut cursor: Option<String> = None;
-    for page in 1..=limits.max_pages {
-        let params = cursor
-            .clone()
-            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-        let answer =
-            tokio::time::timeout(limits.upstream_timeout, c.service.peer().list_tools(params))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "upstream `{}`: `tools/list` page {page} took over {} ms",
-                        c.name,
-                        limits.upstream_timeout.as_millis()
-                    )
-                })?
-                .map_err(|e| {
-                    format!(
-                        "upstream `{}`: `tools/list` page {page} failed: {e}",
-                        c.name
-                    )
-                })?;
-        tools.extend(answer.tools);
-        if tools.len() > limits.max_tools {
-            return Err(format!(
-                "upstream `{}` lists more than {} tools (max-tools)",
-                c.name, limits.max_tools
-            ));
-        }
-        match answer.next_cursor {
-            None => return Ok(tools),
-            Some(next) => {
-                if !cursors.insert(next.clone()) {
-                    return Err(format!(
-                        "upstream `{}`: `tools/list` page {page} repeats an earlier `nextCursor`: its pagination goes round in a loop",
-                        c.name
-                    ));
-                }
-                cursor = Some(next);
-            }
-        }
-    }
-    Err(format!(
-        "upstream `{}`: `tools/list` goes on past {} pages (max-pages)",
-        c.name, limits.max_pages
-    ))
+    let peer = c.service.peer();
+    pages(c, limits, "tools/list", |p| async move {
+        peer.list_tools(p).await.map(|r| (r.tools, r.next_cursor))
+    })
+    .await
 }
 
-/// Every page of one list (`what`, for errors) within the bounds: at most
-/// `max-pages` pages and `max-tools` items, each page within the upstream
-/// timeout, and no cursor twice.
+/// Every page of one list (`what`, for errors) within the bounds of the
+/// one walk ([`PageWalk`]): at most `max-pages` pages and `max-tools`
+/// items, no cursor twice, each page within the upstream timeout.
 async fn pages<T, F, Fut>(
     c: &Connection,
     limits: &Limits,
@@ -782,12 +740,11 @@ where
     Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), rmcp::ServiceError>>,
 {
     let mut items = Vec::new();
-    let mut cursors: HashSet<String> = HashSet::new();
+    let mut walk = PageWalk::new(limits.max_pages, limits.max_tools);
     let mut cursor: Option<String> = None;
-    for page in 1..=limits.max_pages {
-        let params = cursor
-            .clone()
-            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+    loop {
+        let page = walk.pages() + 1;
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
         let (got, next) = tokio::time::timeout(limits.upstream_timeout, fetch(params))
             .await
             .map_err(|_| {
@@ -798,25 +755,28 @@ where
                 )
             })?
             .map_err(|e| format!("upstream `{}`: `{what}` page {page} failed: {e}", c.name))?;
+        let count = got.len();
         items.extend(got);
-        if items.len() > limits.max_tools {
-            return Err(format!(
-                "upstream `{}` lists more than {} items in `{what}` (max-tools)",
-                c.name, limits.max_tools
-            ));
-        }
-        match next {
-            None => return Ok(items),
-            Some(n) if !cursors.insert(n.clone()) => {
-                return Err(format!("upstream `{}`: `{what}` page {page} repeats an earlier `nextCursor`: its pagination goes round in a loop", c.name));
+        cursor = match walk.next(count, next) {
+            Ok(None) => return Ok(items),
+            Ok(Some(next)) => Some(next),
+            Err(PageStop::TooManyItems { max }) => {
+                return Err(format!(
+                    "upstream `{}` lists more than {max} items in `{what}` (max-tools)",
+                    c.name
+                ))
             }
-            Some(n) => cursor = Some(n),
-        }
+            Err(PageStop::RepeatedCursor { again, .. }) => {
+                return Err(format!("upstream `{}`: `{what}` page {again} repeats an earlier `nextCursor`: its pagination goes round in a loop", c.name));
+            }
+            Err(PageStop::TooManyPages { max }) => {
+                return Err(format!(
+                    "upstream `{}`: `{what}` goes on past {max} pages (max-pages)",
+                    c.name
+                ))
+            }
+        };
     }
-    Err(format!(
-        "upstream `{}`: `{what}` goes on past {} pages (max-pages)",
-        c.name, limits.max_pages
-    ))
 }
 
 /// The resources, templates and prompts `c` lists, for what it declared it

@@ -47,6 +47,7 @@ pub mod live;
 pub mod log;
 pub mod mcp;
 pub mod names;
+pub mod page_walk;
 pub mod pattern;
 pub mod phf;
 mod policy_json;

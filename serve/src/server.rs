@@ -16,6 +16,7 @@ use axum::Router;
 use serde::Serialize;
 use toolgate_runtime::log::ServiceRecord;
 use toolgate_runtime::Table;
+use toolgate_service::page_token;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -654,27 +655,15 @@ fn request_key(key: String) -> String {
     toolgate_runtime::format::sha256_hex(key.as_bytes())[..16].to_string()
 }
 
-/// A page token: the offset of the next result, the table and the request
-/// it belongs to.
-fn page_token(offset: usize, digest: &str, asked: &str) -> String {
-    format!("{offset}.{}.{asked}", &digest[..16.min(digest.len())])
-}
-
+/// The offset a search's page token names (`toolgate_service::page_token`,
+/// scoped to the search's request key).
 fn page_offset(token: &str, digest: &str, asked: &str) -> Result<usize, ApiError> {
-    let stale = || {
+    page_token::offset(token, digest, asked).ok_or_else(|| {
         ApiError::bad(
             "badPageToken",
             "the page token is not one of this search's (another subject, action, context or table, which may have been reloaded): start the search again",
         )
-    };
-    let mut parts = token.splitn(3, '.');
-    let (Some(offset), Some(of), Some(by)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(stale());
-    };
-    if !digest.starts_with(of) || of.len() != 16.min(digest.len()) || by != asked {
-        return Err(stale());
-    }
-    offset.parse().map_err(|_| stale())
+    })
 }
 
 async fn search_resource(
@@ -724,7 +713,7 @@ async fn search_resource(
                 let limit = p.limit.unwrap_or(offered.len()).max(1);
                 let end = start.saturating_add(limit).min(offered.len());
                 let next = if end < offered.len() {
-                    page_token(end, &digest, &asked)
+                    page_token::encode(end, &digest, &asked)
                 } else {
                     String::new()
                 };

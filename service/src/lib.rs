@@ -20,6 +20,7 @@ pub mod decision_log;
 mod error;
 pub mod listener;
 pub mod metrics;
+pub mod page_token;
 pub mod poll;
 pub mod source;
 pub mod stamps;

@@ -89,3 +89,11 @@ pub fn mcp_revision() -> String {
 pub fn remote_tool_name(server: String, name: String) -> String {
     toolgate_runtime::names::remote_tool_name(&server, &name)
 }
+
+/// What is wrong with an MCP server or tool name under MCP's naming rule
+/// (`[A-Za-z0-9_-]{1,64}`), or `null`: the runtime's check, which the
+/// gateway and the registry apply too.
+#[napi]
+pub fn remote_name_problem(name: String) -> Option<String> {
+    toolgate_runtime::names::remote_name_problem(&name)
+}

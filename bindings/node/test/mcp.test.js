@@ -77,6 +77,13 @@ test('a governed client decides before sending and classifies the answer', async
     // Everything else is the client's own.
     assert.equal(gov.getServerVersion().name, 'toolgate-test');
     assert.throws(() => governedClient(client, {}), toolgate.ArgumentError);
+    // The server name under the runtime's naming rule, its problem named.
+    assert.throws(() => governedClient(client, supportBot(), { server: 'crm.v2' }), {
+      name: 'ArgumentError',
+      message: 'governedClient: server "crm.v2" is not an MCP server name ([A-Za-z0-9_-]{1,64}): it contains `.`, outside [a-zA-Z0-9_-]',
+    });
+    assert.throws(() => governedClient(client, supportBot(), { server: 'x'.repeat(65) }), /it is 65 characters long, over 64$/);
+    assert.throws(() => governedClient(client, supportBot(), { server: 7 }), /: it is not a string$/);
   } finally {
     await client.close();
   }

@@ -4,11 +4,13 @@
 //! of a refused call and of an unknown tool, and their codes. Nothing here
 //! is computed by the binding: every value is the runtime's.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use serde_json::Value;
 use toolgate_runtime::mcp as rtmcp;
 use toolgate_runtime::names;
+use toolgate_runtime::page_walk;
 
 use crate::args::{bytes_of, is_bytes_like, str_arg, str_list_arg, type_name};
 use crate::convert::to_py;
@@ -184,8 +186,43 @@ impl PyNameMap {
 }
 
 /// The constants of the MCP contract, added to the module.
+/// The walk through a peer's pages of one list, under the bounds every
+/// toolgate client of MCP keeps (`toolgate_runtime::page_walk`): at most
+/// `max_pages` pages and `max_items` items, no cursor twice.
+#[pyclass(name = "PageWalk", module = "toolgate._native")]
+pub struct PyPageWalk(page_walk::PageWalk);
+
+#[pymethods]
+impl PyPageWalk {
+    #[new]
+    fn new(max_pages: usize, max_items: usize) -> PyPageWalk {
+        PyPageWalk(page_walk::PageWalk::new(max_pages, max_items))
+    }
+
+    /// A page came with `items` items and `next_cursor`: the cursor to ask
+    /// the next page with, None when the list is whole; a `ValueError`
+    /// saying why the walk stops ("listed more than 7 pages ...",
+    /// "repeated the cursor ...").
+    fn next(&mut self, items: usize, next_cursor: Option<String>) -> PyResult<Option<String>> {
+        self.0
+            .next(items, next_cursor.filter(|c| !c.is_empty()))
+            .map_err(|stop| PyValueError::new_err(stop.to_string()))
+    }
+
+    #[getter]
+    fn pages(&self) -> usize {
+        self.0.pages()
+    }
+
+    #[getter]
+    fn items(&self) -> usize {
+        self.0.items()
+    }
+}
+
 pub(crate) fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNameMap>()?;
+    m.add_class::<PyPageWalk>()?;
     m.add_function(wrap_pyfunction!(definition_digest, m)?)?;
     m.add_function(wrap_pyfunction!(unknown_tool_error, m)?)?;
     m.add_function(wrap_pyfunction!(refusal_error, m)?)?;

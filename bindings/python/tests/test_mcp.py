@@ -327,6 +327,21 @@ def test_bounded_pagination() -> None:
     run(scenario)
 
 
+def test_the_page_walk_is_the_runtimes() -> None:
+    """``toolgate.PageWalk``: the runtime's one walk, with its words."""
+    walk = toolgate.PageWalk(3, 5)
+    assert walk.next(2, "a") == "a"
+    assert walk.next(2, "") is None  # an empty cursor ends the list, as MCP says
+    assert (walk.pages, walk.items) == (2, 4)
+    walk = toolgate.PageWalk(3, 5)
+    with pytest.raises(ValueError, match="^listed more than 5 items$"):
+        walk.next(6, None)
+    walk = toolgate.PageWalk(100, 5)
+    walk.next(0, "a")
+    with pytest.raises(ValueError, match='^repeated the cursor "a" \\(page 2 has the `nextCursor` page 1 had\\)'):
+        walk.next(0, "a")
+
+
 def test_dns_rebinding_is_refused(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with proxy_for(mcp_profiles(), tmp_path, consumer="support-bot") as (url, up, _):

@@ -11,7 +11,7 @@
 //! The result is a `tools/list` answer's JSON text, read by
 //! [`crate::registry::import_mcp`] like a captured file.
 
-use std::collections::HashMap;
+use toolgate_runtime::page_walk::{PageStop, PageWalk};
 
 /// The most pages one listing may take.
 pub const MAX_PAGES: usize = 100;
@@ -99,11 +99,10 @@ impl std::fmt::Display for PageError {
 /// The pages read so far.
 #[derive(Debug)]
 pub struct Pages {
-    pages: usize,
+    /// The one walk's bounds: pages, tools, no cursor twice.
+    walk: PageWalk,
     tools: usize,
     bytes: usize,
-    /// Each cursor sent, with the page that sent it.
-    cursors: HashMap<String, usize>,
     out: String,
 }
 
@@ -113,27 +112,19 @@ impl Default for Pages {
     }
 }
 
-fn cut(cursor: &str) -> String {
-    match cursor.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &cursor[..i]),
-        None => cursor.to_string(),
-    }
-}
-
 impl Pages {
     pub fn new() -> Pages {
         Pages {
-            pages: 0,
+            walk: PageWalk::new(MAX_PAGES, MAX_TOOLS),
             tools: 0,
             bytes: 0,
-            cursors: HashMap::new(),
             out: String::from("{\"tools\": [\n"),
         }
     }
 
     /// Pages read so far.
     pub fn pages(&self) -> usize {
-        self.pages
+        self.walk.pages()
     }
 
     /// Add one page: each tool as its JSON text, and the page's
@@ -144,7 +135,7 @@ impl Pages {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        self.pages += 1;
+        let before = self.tools;
         for t in tools {
             let t = t.as_ref();
             self.tools += 1;
@@ -161,23 +152,25 @@ impl Pages {
             self.out.push_str("  ");
             self.out.push_str(t);
         }
-        let Some(next) = next else { return Ok(None) };
-        self.bytes += next.len();
+        self.bytes += next.as_ref().map_or(0, String::len);
         if self.bytes > MAX_BYTES {
             return Err(PageError::TooManyBytes);
         }
-        if self.pages >= MAX_PAGES {
-            return Err(PageError::TooManyPages);
-        }
-        if let Some(&first) = self.cursors.get(&next) {
-            return Err(PageError::RepeatedCursor {
-                cursor: cut(&next),
-                first,
-                again: self.pages,
-            });
-        }
-        self.cursors.insert(next.clone(), self.pages);
-        Ok(Some(next))
+        self.walk
+            .next(self.tools - before, next)
+            .map_err(|stop| match stop {
+                PageStop::TooManyPages { .. } => PageError::TooManyPages,
+                PageStop::TooManyItems { .. } => PageError::TooManyTools,
+                PageStop::RepeatedCursor {
+                    cursor,
+                    first,
+                    again,
+                } => PageError::RepeatedCursor {
+                    cursor,
+                    first,
+                    again,
+                },
+            })
     }
 
     /// The listing as the JSON text of one `tools/list` result, one tool a line.

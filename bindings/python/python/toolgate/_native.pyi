@@ -82,6 +82,20 @@ class NameMap:
     def __len__(self) -> int: ...
     def __contains__(self, registry_name: object) -> bool: ...
 
+@final
+class PageWalk:
+    """The walk through a peer's pages of one list (the runtime's
+    ``page_walk``): at most ``max_pages`` pages and ``max_items`` items, no
+    cursor twice."""
+    def __init__(self, max_pages: int, max_items: int) -> None: ...
+    def next(self, items: int, next_cursor: Optional[str]) -> Optional[str]:
+        """The cursor to ask the next page with, None when the list is whole;
+        raises ValueError saying why the walk stops."""
+    @property
+    def pages(self) -> int: ...
+    @property
+    def items(self) -> int: ...
+
 def codes() -> dict[str, Any]:
     """Every code of the library, as data (the runtime's catalogue): ``gates``
     (``code``, ``number``, ``letter``, ``message``, in gate order),

@@ -51,9 +51,11 @@ the host did not name are never read. A consumer the table does not know
 required, is refused (code -31001, no tool listed, nothing forwarded),
 never an unscoped consumer.
 
-The upstream is paged through at most ``max_pages`` pages (default 100); a
-cursor seen twice stops it with an error, and every upstream step has a
-``timeout`` (seconds, default 30).
+The upstream is paged through the runtime's one page walk (``PageWalk``,
+the gateway's and ``registry import-mcp``'s too): at most ``max_pages``
+pages (default 100) and ``max_tools`` tools (default 100,000); a cursor seen
+twice stops it with an error, and every upstream step has a ``timeout``
+(seconds, default 30).
 
 :func:`serve_streamable_http` serves the proxy over streamable HTTP on
 127.0.0.1 by default, with the SDK's DNS rebinding protection on (the Host
@@ -98,6 +100,7 @@ from . import (
     Context,
     LiveTool,
     NameMap,
+    PageWalk,
     Refusal,
     RunState,
     Table,
@@ -189,6 +192,7 @@ class GoverningProxy:
         pins: Union[None, Mapping[str, str], str, "os.PathLike[str]"] = None,
         stealth: bool = False,
         max_pages: int = 100,
+        max_tools: int = 100_000,
         timeout: float = 30.0,
         name: str = "toolgate-proxy",
     ) -> None:
@@ -197,8 +201,8 @@ class GoverningProxy:
             raise ArgumentError(
                 "who the client is comes from one place: give consumer=, authenticate= or trusted_consumer_header=, not several"
             )
-        if max_pages < 1:
-            raise ArgumentError("max_pages must be at least 1")
+        if max_pages < 1 or max_tools < 1:
+            raise ArgumentError("max_pages and max_tools must be at least 1")
         # The runtime's naming rule for the server name (NameMap checks it).
         NameMap([(server, [])])
         self.upstream = upstream
@@ -214,6 +218,7 @@ class GoverningProxy:
         self.pins = load_pins(pins)
         self.stealth = stealth
         self.max_pages = max_pages
+        self.max_tools = max_tools
         self.timeout = timeout
         self.server: Server[Any] = Server(name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         # Fail early: an unknown configuration, role or consumer raises here.
@@ -279,12 +284,14 @@ class GoverningProxy:
     # -- the upstream
 
     async def upstream_tools(self) -> list[types.Tool]:
-        """Every tool the upstream lists: at most ``max_pages`` pages, each
-        within ``timeout``; a repeated cursor raises ``UpstreamError``."""
+        """Every tool the upstream lists, within the runtime's one page walk
+        (``PageWalk``): at most ``max_pages`` pages and ``max_tools`` tools,
+        each page within ``timeout``, no cursor twice; past a bound,
+        ``UpstreamError``."""
         tools: list[types.Tool] = []
+        walk = PageWalk(self.max_pages, self.max_tools)
         cursor: Optional[str] = None
-        seen: set[str] = set()
-        for _ in range(self.max_pages):
+        while True:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             try:
                 with anyio.fail_after(self.timeout):
@@ -292,13 +299,12 @@ class GoverningProxy:
             except TimeoutError:
                 raise UpstreamError(f"the upstream did not list its tools within {self.timeout}s") from None
             tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
+            try:
+                cursor = walk.next(len(page.tools), page.next_cursor)
+            except ValueError as e:
+                raise UpstreamError(f"the upstream {e}: listing stopped") from None
+            if cursor is None:
                 return tools
-            if cursor in seen:
-                raise UpstreamError(f"the upstream repeated the cursor {cursor!r}: listing stopped")
-            seen.add(cursor)
-        raise UpstreamError(f"the upstream listed more than {self.max_pages} pages: listing stopped")
 
     async def _mapped(self) -> tuple[NameMap, dict[str, types.Tool]]:
         """The upstream's tools by registry name (the runtime's NameMap)."""
@@ -462,6 +468,7 @@ class GovernedSession:
         origin: Optional[str] = None,
         timeout: float = 30.0,
         max_pages: int = 100,
+        max_tools: int = 100_000,
     ) -> None:
         self.client = client
         self._context = context
@@ -469,6 +476,7 @@ class GovernedSession:
         self.origin = origin
         self.timeout = timeout
         self.max_pages = max_pages
+        self.max_tools = max_tools
         self._names: Optional[NameMap] = None
 
     def context(self) -> Context:
@@ -479,21 +487,19 @@ class GovernedSession:
         """The server's tools the table offers, under their registry names."""
         offered = set(self.context().offered())
         tools: list[types.Tool] = []
+        walk = PageWalk(self.max_pages, self.max_tools)
         cursor: Optional[str] = None
-        seen: set[str] = set()
-        for _ in range(self.max_pages):
+        while True:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             with anyio.fail_after(self.timeout):
                 page = await self.client.list_tools(params=params)
             tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
+            try:
+                cursor = walk.next(len(page.tools), page.next_cursor)
+            except ValueError as e:
+                raise UpstreamError(f"the server {e}: listing stopped") from None
+            if cursor is None:
                 break
-            if cursor in seen:
-                raise UpstreamError(f"the server repeated the cursor {cursor!r}: listing stopped")
-            seen.add(cursor)
-        else:
-            raise UpstreamError(f"the server listed more than {self.max_pages} pages: listing stopped")
         if self.server is None:
             return [t for t in tools if t.name in offered]
         self._names = NameMap([(self.server, [t.name for t in tools])])
