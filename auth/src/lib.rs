@@ -102,7 +102,7 @@ impl std::fmt::Display for AuthError {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct File {
+struct KeysFile {
     #[serde(default)]
     key: Vec<KeyEntry>,
     jwt: Option<JwtEntry>,
@@ -259,7 +259,7 @@ impl Authenticator {
         dir: &Path,
         fetch: Option<Fetch<'_>>,
     ) -> Result<Authenticator, String> {
-        let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+        let file: KeysFile = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut keys = HashMap::new();
         for k in file.key {
             let what = format!("key `{}`", k.name);

@@ -270,7 +270,7 @@ impl Handler {
         let decision_id = self.gw.core.ids.next_id();
         log.record(ServiceRecord {
             decision_id: decision_id.clone(),
-            timestamp: toolgate_service::stamps::rfc3339(SystemTime::now()),
+            timestamp: toolgate_service::record_stamps::rfc3339(SystemTime::now()),
             path: format!(
                 "mcp/tools/{}",
                 if stage == "offer" { "list" } else { "call" }

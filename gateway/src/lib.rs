@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use toolgate_runtime::{Table, TrustedKeys};
-use toolgate_service::{Core, CoreBuilder, Limits as CoreLimits, LogTarget, Source};
+use toolgate_service::{Core, CoreBuilder, LogTarget, RequestLimits, Source};
 
 pub mod approvals;
 pub mod catalog;
@@ -211,14 +211,14 @@ impl Gateway {
             transport,
             approvals,
         } = Checked::of(&config).await?;
-        let limits = CoreLimits {
+        let limits = RequestLimits {
             max_body_bytes: config.limits.max_body_bytes,
             max_connections: config.limits.max_connections,
             header_timeout: config.limits.header_timeout,
             // A call waits for its upstream (bounded on its own); the
             // request deadline leaves room for it.
             request_timeout: config.limits.upstream_timeout + Duration::from_secs(5),
-            ..CoreLimits::default()
+            ..RequestLimits::default()
         };
         let log = config.decision_log.as_ref().map(|p| {
             if p == "-" {

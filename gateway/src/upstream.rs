@@ -21,7 +21,7 @@ use tokio::sync::Notify;
 use toolgate_runtime::page_walk::{PageStop, PageWalk};
 
 use crate::config::file::UpstreamProtocol;
-use crate::config::{Limits, Transport, Upstream};
+use crate::config::{GatewayLimits, Transport, Upstream};
 
 /// The client side of one upstream: it wakes the gateway when the server
 /// says a list changed, relays its progress notifications to the client
@@ -615,7 +615,7 @@ fn is_modern(c: &Connection) -> bool {
 /// Connect to `u` within the upstream timeout.
 pub async fn connect(
     u: &Upstream,
-    limits: &Limits,
+    limits: &GatewayLimits,
     wake: Wake,
 ) -> Result<Connection, crate::Error> {
     connect_text(u, limits, wake)
@@ -623,7 +623,11 @@ pub async fn connect(
         .map_err(crate::Error::Upstream)
 }
 
-async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Connection, String> {
+async fn connect_text(
+    u: &Upstream,
+    limits: &GatewayLimits,
+    wake: Wake,
+) -> Result<Connection, String> {
     let listener = Listener {
         server: u.name.as_str().into(),
         changed: wake.changed,
@@ -718,7 +722,7 @@ async fn connect_text(u: &Upstream, limits: &Limits, wake: Wake) -> Result<Conne
 }
 
 /// Every tool `c` lists, within the bounds.
-pub(crate) async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, String> {
+pub(crate) async fn list(c: &Connection, limits: &GatewayLimits) -> Result<Vec<Tool>, String> {
     let peer = c.service.peer();
     pages(c, limits, "tools/list", |p| async move {
         peer.list_tools(p).await.map(|r| (r.tools, r.next_cursor))
@@ -731,7 +735,7 @@ pub(crate) async fn list(c: &Connection, limits: &Limits) -> Result<Vec<Tool>, S
 /// items, no cursor twice, each page within the upstream timeout.
 async fn pages<T, F, Fut>(
     c: &Connection,
-    limits: &Limits,
+    limits: &GatewayLimits,
     what: &str,
     mut fetch: F,
 ) -> Result<Vec<T>, String>
@@ -783,7 +787,7 @@ where
 /// serves (nothing is asked of a server that declared neither).
 pub(crate) async fn list_offerings(
     c: &Connection,
-    limits: &Limits,
+    limits: &GatewayLimits,
 ) -> Result<crate::offerings::Listed, String> {
     let peer = c.service.peer();
     let caps = peer
@@ -824,7 +828,7 @@ pub(crate) async fn list_offerings(
 /// upstream, an answer over `max-result-bytes` as an error naming it.
 pub async fn relay<T: Measured>(
     c: &Connection,
-    limits: &Limits,
+    limits: &GatewayLimits,
     answer: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
 ) -> Result<T, ErrorData> {
     match tokio::time::timeout(limits.upstream_timeout, answer).await {
@@ -851,7 +855,7 @@ pub async fn relay<T: Measured>(
 /// An upstream's failure as the client gets it: the server's own JSON-RPC
 /// error as it is, an answer over the SDK's size bounds as the
 /// `max-result-bytes` error, anything else an internal error naming it.
-fn upstream_error(c: &Connection, limits: &Limits, e: rmcp::ServiceError) -> ErrorData {
+fn upstream_error(c: &Connection, limits: &GatewayLimits, e: rmcp::ServiceError) -> ErrorData {
     match e {
         rmcp::ServiceError::McpError(e) => e,
         e if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
@@ -946,7 +950,7 @@ impl Measured for rmcp::model::GetPromptResponse {
 }
 
 /// The error of an upstream answer over `max-result-bytes`.
-fn over_result_bound(server: &str, limits: &Limits) -> ErrorData {
+fn over_result_bound(server: &str, limits: &GatewayLimits) -> ErrorData {
     ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
         crate::stdio::over_bound_message(server, limits.max_result_bytes),
@@ -976,7 +980,7 @@ pub async fn call(
     client: CallOf,
     progress: Option<ProgressTo>,
     cancelled: impl std::future::Future<Output = ()>,
-    limits: &Limits,
+    limits: &GatewayLimits,
 ) -> Result<CallToolResponse, ErrorData> {
     // The client's call under the server's own name: its arguments and, on
     // 2026-07-28, the answers to an `InputRequiredResult` with the server's
@@ -1021,7 +1025,7 @@ pub async fn call(
 async fn ask_client(
     client: &CallOf,
     requests: Option<rmcp::model::InputRequests>,
-    limits: &Limits,
+    limits: &GatewayLimits,
 ) -> Result<rmcp::model::InputResponses, ErrorData> {
     use rmcp::model::{ClientResult, InputRequest, ServerRequest};
     let mut answers = rmcp::model::InputResponses::new();
@@ -1075,7 +1079,7 @@ async fn call_once(
     client: CallOf,
     progress: Option<ProgressTo>,
     cancelled: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
-    limits: &Limits,
+    limits: &GatewayLimits,
 ) -> Result<CallToolResponse, ErrorData> {
     use rmcp::model::{ClientRequest, ServerResult};
     let peer = c.service.peer();

@@ -68,10 +68,12 @@ pub fn say(text: &str) {
 }
 
 pub use toolgate_service::Error as CoreError;
-pub use toolgate_service::{decision_log, listener, metrics, poll, source, stamps, transport};
 pub use toolgate_service::{
-    default_max_connections, open_files_limit, shutdown_signal, Limits, LogTarget, ReloadStatus,
-    Source, TlsFiles, Watch, DESCRIPTOR_HEADROOM, RETRY_FIRST, RETRY_MOST,
+    decision_log, listener, metrics, poll, record_stamps, source, transport,
+};
+pub use toolgate_service::{
+    default_max_connections, open_files_limit, shutdown_signal, LogTarget, ReloadStatus,
+    RequestLimits, Source, TlsFiles, Watch, DESCRIPTOR_HEADROOM, RETRY_FIRST, RETRY_MOST,
 };
 
 /// What a policy enforcement point may assert in a request. The service
@@ -142,7 +144,7 @@ pub struct Options {
     pub addr: SocketAddr,
     /// The base URL the discovery document names (default `http://ADDR`).
     pub public_url: Option<String>,
-    pub limits: Limits,
+    pub limits: RequestLimits,
     pub decision_log: Option<LogTarget>,
     /// Decision log records queued at most; beyond, records are dropped and counted.
     pub log_buffer: usize,
@@ -188,7 +190,7 @@ impl Options {
             source,
             addr: SocketAddr::from(([127, 0, 0, 1], 8181)),
             public_url: None,
-            limits: Limits::default(),
+            limits: RequestLimits::default(),
             decision_log: None,
             log_buffer: 65_536,
             watch: true,
@@ -259,7 +261,7 @@ impl Service {
     pub fn new(
         table: Table,
         source: Option<Source>,
-        limits: Limits,
+        limits: RequestLimits,
         public_url: String,
         decision_log: Option<(&LogTarget, usize)>,
     ) -> Service {
@@ -271,7 +273,7 @@ impl Service {
     pub fn with_trusted_keys(
         table: Table,
         source: Option<Source>,
-        limits: Limits,
+        limits: RequestLimits,
         public_url: String,
         decision_log: Option<(&LogTarget, usize)>,
         trusted_keys: Option<TrustedKeys>,

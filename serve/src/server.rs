@@ -27,7 +27,7 @@ use crate::api::{
     SearchRequest, Semantic, Stage, UnavailableRequest,
 };
 use crate::metrics::DecisionLabels;
-use crate::stamps::{rfc3339, unix_ms};
+use crate::record_stamps::{rfc3339, unix_ms};
 use crate::writer::{error_response, is_json, json, json_capped};
 use crate::ServiceState;
 
@@ -117,7 +117,7 @@ pub fn router_with(shared: Arc<ServiceState>, console: Option<String>) -> Router
 /// bounds, which the console's data routes share.
 fn bounded<S: Clone + Send + Sync + 'static>(
     r: Router<S>,
-    limits: &crate::Limits,
+    limits: &crate::RequestLimits,
     slots: &Arc<tokio::sync::Semaphore>,
 ) -> Router<S> {
     r.layer(tower_http::timeout::TimeoutLayer::with_status_code(

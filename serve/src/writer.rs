@@ -31,7 +31,7 @@ pub(crate) fn json<T: Serialize>(status: StatusCode, value: &T, digest: Option<&
 }
 
 /// A writer that refuses to grow past its cap: an answer is never built
-/// beyond [`crate::Limits::max_answer_bytes`].
+/// beyond [`crate::RequestLimits::max_answer_bytes`].
 struct Capped {
     buf: Vec<u8>,
     cap: usize,

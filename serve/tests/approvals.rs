@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use toolgate_runtime::Table;
-use toolgate_serve::Limits;
+use toolgate_serve::RequestLimits;
 
 const POLICY: &str = "provider p { zone local }
 group g { class publicContent }
@@ -25,7 +25,7 @@ fn ask(action: &str, tool: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_that_needs_approval_is_refused_and_its_offer_is_marked() {
     let table = Table::load(&table_bytes(REG, POLICY)).expect("loads");
-    let s = start(table, None, Limits::default(), None).await;
+    let s = start(table, None, RequestLimits::default(), None).await;
     let offered = s
         .post_json("/access/v1/evaluation", &ask("offer", "b"))
         .await;
@@ -119,7 +119,7 @@ async fn a_call_with_a_grant_signed_by_an_approver_key_runs_once() {
     let s = start_with(
         table,
         None,
-        Limits::default(),
+        RequestLimits::default(),
         Some((toolgate_serve::LogTarget::File(log_path.clone()), 1024)),
         |s| {
             s.with_trust(toolgate_serve::Trust::everything())

@@ -13,7 +13,7 @@ use ed25519_dalek::SigningKey;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
 use toolgate_auth::{key_digest, Authenticator};
-use toolgate_serve::Limits;
+use toolgate_serve::RequestLimits;
 
 const KEY: &str = "pep-key-9d1c0e5b2a";
 /// A key bound to configuration support-chat-eu.
@@ -63,7 +63,7 @@ async fn start_authenticated() -> (Running, tempfile::TempDir) {
     let auth = Authenticator::from_file(&path).expect("credentials load");
     let source = profiles_source();
     let t = source.load().expect("compiles");
-    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+    let s = start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_auth(auth)
     })
     .await;

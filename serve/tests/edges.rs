@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use toolgate_serve::{Limits, LogTarget};
+use toolgate_serve::{LogTarget, RequestLimits};
 
 fn ask(consumer: Value, tool: &str) -> Value {
     json!({
@@ -170,7 +170,7 @@ async fn a_request_without_context_takes_the_default_configuration() {
     s.stop().await;
     let source = profiles_source();
     let t = source.load().expect("compiles");
-    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+    let s = start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
     })
     .await;
@@ -179,7 +179,8 @@ async fn a_request_without_context_takes_the_default_configuration() {
     assert_eq!(a.json["context"]["reason"], json!("notInProfile"));
     s.stop().await;
     let t = profiles_source().load().expect("compiles");
-    let svc = toolgate_serve::Service::new(t, None, Limits::default(), "http://x".into(), None);
+    let svc =
+        toolgate_serve::Service::new(t, None, RequestLimits::default(), "http://x".into(), None);
     let e = svc
         .with_default_configuration(Some("suport-chat".into()))
         .build()
@@ -285,10 +286,10 @@ async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_idle_and_surplus_connections_are_closed() {
-    let limits = Limits {
+    let limits = RequestLimits {
         max_connections: 3,
         header_timeout: Duration::from_millis(300),
-        ..Limits::default()
+        ..RequestLimits::default()
     };
     let source = profiles_source();
     let t = source.load().expect("compiles");
@@ -330,9 +331,9 @@ async fn stalled_idle_and_surplus_connections_are_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_that_trickles_past_the_deadline_is_408() {
-    let limits = Limits {
+    let limits = RequestLimits {
         request_timeout: Duration::from_millis(300),
-        ..Limits::default()
+        ..RequestLimits::default()
     };
     let source = profiles_source();
     let t = source.load().expect("compiles");
@@ -359,9 +360,9 @@ async fn a_body_that_trickles_past_the_deadline_is_408() {
 async fn an_answer_is_capped_and_a_log_record_bounded() {
     let dir = tempfile::tempdir().expect("a directory");
     let log = dir.path().join("decisions.jsonl");
-    let limits = Limits {
+    let limits = RequestLimits {
         max_answer_bytes: 8 << 10,
-        ..Limits::default()
+        ..RequestLimits::default()
     };
     let source = profiles_source();
     let t = source.load().expect("compiles");
@@ -465,7 +466,7 @@ async fn by_default_a_caller_may_not_claim_admin_or_set_the_enforcement() {
 async fn the_shapes_the_authzen_interop_harnesses_send_are_answered() {
     let source = profiles_source();
     let t = source.load().expect("compiles");
-    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+    let s = start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
     })
     .await;

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::Limits;
+use toolgate_serve::RequestLimits;
 
 fn user(consumer: Option<&str>) -> Value {
     match consumer {
@@ -376,11 +376,11 @@ async fn evaluations_apply_defaults_and_all_three_semantics() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_path_is_a_4xx_with_an_error_body_never_an_allow() {
     let t = table();
-    let limits = Limits {
+    let limits = RequestLimits {
         max_body_bytes: 4096,
         max_evaluations: 3,
         max_concurrency: 8,
-        ..Limits::default()
+        ..RequestLimits::default()
     };
     let s = start(t, Some(profiles_source()), limits, None).await;
     let good = eval(
@@ -753,9 +753,9 @@ async fn metrics_count_decisions_by_reason_and_configuration_with_latency_and_th
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_beyond_the_concurrency_limit_wait_for_a_slot() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let limits = Limits {
+    let limits = RequestLimits {
         max_concurrency: 1,
-        ..Limits::default()
+        ..RequestLimits::default()
     };
     let s = start(table(), None, limits, None).await;
     // The first request holds the only slot while its body is still coming.

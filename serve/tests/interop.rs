@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use toolgate_serve::Limits;
+use toolgate_serve::RequestLimits;
 
 const SPEC: &str = include_str!("fixtures/authzen/spec-batch-examples.json");
 const TODO: &str = include_str!("fixtures/authzen/todo-backend-decisions.json");
@@ -20,7 +20,7 @@ const TODO: &str = include_str!("fixtures/authzen/todo-backend-decisions.json");
 async fn start_for_harness(answer_context: bool) -> Running {
     let source = profiles_source();
     let t = source.load().expect("compiles");
-    start_with(t, Some(source), Limits::default(), None, |svc| {
+    start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_default_configuration(Some("support-chat".into()))
             .with_answer_context(answer_context)
     })

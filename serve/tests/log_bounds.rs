@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use toolgate_runtime::log::{LogStats, ServiceRecord};
-use toolgate_serve::{Limits, LogTarget};
+use toolgate_serve::{LogTarget, RequestLimits};
 
 /// A batch of `items` empty evaluations whose defaults carry a stored run of
 /// about `run_bytes` (and the shape: 1,000 items, 11.7 KB of run).
@@ -31,7 +31,7 @@ async fn logging(log: &std::path::Path) -> Running {
     start(
         t,
         Some(source),
-        Limits::default(),
+        RequestLimits::default(),
         Some((LogTarget::File(log.to_path_buf()), 65_536)),
     )
     .await

@@ -20,7 +20,7 @@ use hostile::{Hostile, Mode, OTHER_DIGEST};
 use serde_json::{json, Value};
 use toolgate_oci::{Distribution, DistributionOptions};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::{BuiltService, Limits, Service, Source};
+use toolgate_serve::{BuiltService, RequestLimits, Service, Source};
 
 struct Served {
     base: String,
@@ -82,7 +82,7 @@ async fn serve_from(host: String, reference: &str, deadline: Duration) -> Served
     let service = Service::with_trusted_keys(
         table,
         Some(source),
-        Limits::default(),
+        RequestLimits::default(),
         base.clone(),
         None,
         Some(keys),

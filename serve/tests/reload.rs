@@ -11,7 +11,7 @@ use common::*;
 use serde_json::{json, Value};
 use toolgate_runtime::log::{LogStats, ServiceRecord};
 use toolgate_runtime::{Role, Table};
-use toolgate_serve::{Limits, LogTarget, Source};
+use toolgate_serve::{LogTarget, RequestLimits, Source};
 
 const POLICY_A: &str = "provider p { zone local } configuration c { provider p exclude [a] }";
 const POLICY_B: &str =
@@ -53,7 +53,7 @@ async fn every_answer_matches_the_table_that_made_it_while_the_table_is_swapped_
             expected[&tb.digest_hex()][tool]
         );
     }
-    let s = Arc::new(start(ta, None, Limits::default(), None).await);
+    let s = Arc::new(start(ta, None, RequestLimits::default(), None).await);
     let done = Arc::new(AtomicBool::new(false));
     let answers = Arc::new(AtomicU64::new(0));
     let mut clients = Vec::new();
@@ -189,7 +189,7 @@ async fn a_watched_table_file_is_reloaded_and_a_bad_one_never_replaces_the_curre
     let s = start(
         source.load().unwrap(),
         Some(source),
-        Limits::default(),
+        RequestLimits::default(),
         None,
     )
     .await;
@@ -268,7 +268,7 @@ async fn a_project_with_errors_never_replaces_the_table_compiled_from_it() {
     let source = Source::Project(dir.path().to_path_buf());
     let t = source.load().unwrap();
     let da = t.digest_hex();
-    let s = start(t, Some(source), Limits::default(), None).await;
+    let s = start(t, Some(source), RequestLimits::default(), None).await;
     std::fs::write(
         dir.path().join("policy.tg"),
         "configuration c { provider nowhere }",
@@ -303,7 +303,7 @@ async fn the_decision_log_has_opa_field_names_and_toolgate_stats_reads_it() {
     let s = start(
         t,
         None,
-        Limits::default(),
+        RequestLimits::default(),
         Some((LogTarget::File(log.clone()), 1024)),
     )
     .await;
@@ -418,7 +418,7 @@ async fn a_full_log_buffer_drops_and_counts_and_never_holds_a_decision() {
     let s = start(
         t,
         None,
-        Limits::default(),
+        RequestLimits::default(),
         Some((LogTarget::File(fifo.clone()), 1)),
     )
     .await;
@@ -469,7 +469,7 @@ async fn graceful_shutdown_finishes_and_then_refuses_connections() {
     let s = start(
         Table::load(&table_bytes(REG, POLICY_A)).unwrap(),
         None,
-        Limits::default(),
+        RequestLimits::default(),
         None,
     )
     .await;
@@ -540,7 +540,7 @@ async fn a_table_in_a_configmap_volume_is_reloaded_when_the_kubelet_swaps_its_da
     let s = start(
         source.load().unwrap(),
         Some(source),
-        Limits::default(),
+        RequestLimits::default(),
         None,
     )
     .await;
@@ -617,7 +617,7 @@ async fn a_failed_reload_is_retried_until_the_table_loads_without_another_change
     let s = start(
         source.load().unwrap(),
         Some(source),
-        Limits::default(),
+        RequestLimits::default(),
         None,
     )
     .await;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use common::*;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use toolgate_serve::{Limits, TlsFiles};
+use toolgate_serve::{RequestLimits, TlsFiles};
 
 struct Pki {
     dir: tempfile::TempDir,
@@ -107,7 +107,7 @@ async fn the_service_speaks_tls_and_can_require_client_certificates() {
     let source = profiles_source();
     let t = source.load().expect("compiles");
     let config = p.files(false).server_config().expect("TLS config");
-    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+    let s = start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_tls(config)
     })
     .await;
@@ -123,7 +123,7 @@ async fn the_service_speaks_tls_and_can_require_client_certificates() {
     let source = profiles_source();
     let t = source.load().expect("compiles");
     let config = p.files(true).server_config().expect("TLS config");
-    let s = start_with(t, Some(source), Limits::default(), None, |svc| {
+    let s = start_with(t, Some(source), RequestLimits::default(), None, |svc| {
         svc.with_tls(config)
     })
     .await;

@@ -22,8 +22,8 @@ pub mod listener;
 pub mod metrics;
 pub mod page_token;
 pub mod poll;
+pub mod record_stamps;
 pub mod source;
-pub mod stamps;
 pub mod transport;
 
 pub use decision_log::LogTarget;
@@ -32,7 +32,7 @@ pub use source::Source;
 
 /// Limits on what one request may ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct RequestLimits {
     /// Largest request body, in bytes (413 beyond it).
     pub max_body_bytes: usize,
     /// Most evaluations in one `evaluations` request (400 beyond it).
@@ -78,9 +78,9 @@ pub fn open_files_limit() -> Option<u64> {
     (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
 }
 
-impl Default for Limits {
+impl Default for RequestLimits {
     fn default() -> Self {
-        Limits {
+        RequestLimits {
             max_body_bytes: 1 << 20,
             max_evaluations: 1000,
             max_concurrency: 1024,
@@ -167,10 +167,10 @@ pub struct ReloadStatus {
 pub struct Core {
     pub handle: TableHandle,
     pub source: Option<Source>,
-    pub limits: Limits,
+    pub limits: RequestLimits,
     pub metrics: metrics::Metrics,
     pub log: Option<decision_log::DecisionLogSink>,
-    pub ids: stamps::IdGen,
+    pub ids: record_stamps::IdGen,
     pub public_url: String,
     /// Reloads accept only tables signed by these keys, when set.
     pub trusted_keys: Option<TrustedKeys>,
@@ -189,7 +189,7 @@ pub struct CoreBuilder {
     front: &'static str,
     table: Table,
     source: Option<Source>,
-    limits: Limits,
+    limits: RequestLimits,
     public_url: String,
     decision_log: Option<(LogTarget, usize)>,
     trusted_keys: Option<TrustedKeys>,
@@ -203,7 +203,7 @@ impl CoreBuilder {
     pub fn new(
         front: &'static str,
         table: Table,
-        limits: Limits,
+        limits: RequestLimits,
         public_url: String,
     ) -> CoreBuilder {
         CoreBuilder {
@@ -278,7 +278,7 @@ impl CoreBuilder {
             limits: self.limits,
             metrics,
             log,
-            ids: stamps::IdGen::default(),
+            ids: record_stamps::IdGen::default(),
             public_url: self.public_url,
             trusted_keys: self.trusted_keys,
             tls: self.tls,
@@ -303,7 +303,7 @@ pub fn say(front: &str, text: &str) {
 }
 
 fn unix_s(t: SystemTime) -> f64 {
-    stamps::unix_ms(t) as f64 / 1000.0
+    record_stamps::unix_ms(t) as f64 / 1000.0
 }
 
 impl Core {

@@ -1,5 +1,5 @@
 //! The listener both fronts serve on: connections accepted under the
-//! bounds of [`crate::Limits`] (a connection limit, a header timeout, TLS
+//! bounds of [`crate::RequestLimits`] (a connection limit, a header timeout, TLS
 //! when configured), every route behind the Host/Origin checks
 //! ([`crate::transport`]), the peer's address in each request, graceful
 //! shutdown; and `/health`.

@@ -130,7 +130,7 @@ pub struct ServeArgs {
 }
 
 pub fn serve(a: ServeArgs) -> Res {
-    use toolgate_serve::{Limits, LogTarget, Options, Source};
+    use toolgate_serve::{LogTarget, Options, RequestLimits, Source};
     let source = match (a.table, a.project, a.oci) {
         (Some(t), _, _) => Source::Table(t),
         (None, Some(p), _) => Source::Project(p),
@@ -150,7 +150,7 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.poll_interval = std::time::Duration::from_secs(a.poll_interval);
     opts.addr = a.addr;
     opts.public_url = a.public_url;
-    opts.limits = Limits {
+    opts.limits = RequestLimits {
         max_body_bytes: a.max_body_bytes,
         max_evaluations: a.max_evaluations,
         max_concurrency: a.max_concurrency.max(1),

@@ -16,7 +16,7 @@ fn role_named(name: &str) -> Result<Role, ConfigError> {
 }
 
 /// Where the table comes from: exactly one of `table`, `project` and `oci`.
-fn table_source(f: &File, dir: &Path) -> Result<TableSource, ConfigError> {
+fn table_source(f: &ConfigFile, dir: &Path) -> Result<TableSource, ConfigError> {
     match (&f.table, &f.project, &f.oci) {
         (Some(t), None, None) => Ok(TableSource::Table(dir.join(t))),
         (None, Some(p), None) => Ok(TableSource::Project(dir.join(p))),
@@ -28,7 +28,7 @@ fn table_source(f: &File, dir: &Path) -> Result<TableSource, ConfigError> {
     }
 }
 
-fn listen_address(f: &File) -> Result<SocketAddr, ConfigError> {
+fn listen_address(f: &ConfigFile) -> Result<SocketAddr, ConfigError> {
     f.listen
         .as_deref()
         .unwrap_or("127.0.0.1:8800")
@@ -64,7 +64,7 @@ fn check_exposure(listen: SocketAddr, identity: &IdentityMode) -> Result<(), Con
 
 /// The `[[upstream]]` servers, in file order: at least one, each named
 /// once, each with one transport.
-fn upstreams(f: &File, dir: &Path) -> Result<Vec<Upstream>, ConfigError> {
+fn upstreams(f: &ConfigFile, dir: &Path) -> Result<Vec<Upstream>, ConfigError> {
     if f.upstream.is_empty() {
         return Err(ConfigError::new(
             "no `[[upstream]]`: the gateway would have no tools",
@@ -208,9 +208,9 @@ fn transport(u: &UpstreamFile) -> Result<Transport, ConfigError> {
 
 /// The `[limits]` given, the defaults for the rest, each raised to the
 /// least value that still lets the gateway work.
-fn limits(l: &LimitsFile) -> Limits {
-    let d = Limits::default();
-    Limits {
+fn limits(l: &LimitsFile) -> GatewayLimits {
+    let d = GatewayLimits::default();
+    GatewayLimits {
         max_pages: l.max_pages.unwrap_or(d.max_pages).max(1),
         max_tools: l.max_tools.unwrap_or(d.max_tools).max(1),
         upstream_timeout: l
@@ -260,7 +260,7 @@ fn approvals(a: &ApprovalsFile, dir: &Path) -> Result<ApprovalSettings, ConfigEr
 
 /// The `Host` headers accepted: those given, or the loopback names and the
 /// public URL's host.
-fn allowed_hosts(f: &File) -> Vec<String> {
+fn allowed_hosts(f: &ConfigFile) -> Vec<String> {
     let mut allowed_hosts = f.allowed_hosts.clone().unwrap_or_else(|| {
         let mut h = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
         if let Some(host) = f.public_url.as_deref().and_then(url_host) {
@@ -272,7 +272,7 @@ fn allowed_hosts(f: &File) -> Vec<String> {
     allowed_hosts
 }
 
-pub(super) fn check(f: File, dir: &Path) -> Result<Config, ConfigError> {
+pub(super) fn check(f: ConfigFile, dir: &Path) -> Result<Config, ConfigError> {
     for c in &f.configurations {
         let path_safe = !c.is_empty()
             && c.bytes()

@@ -10,7 +10,8 @@ use serde::Deserialize;
 /// The file as written.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct File {
+#[schemars(rename = "File")]
+pub struct ConfigFile {
     /// Where clients connect (default `127.0.0.1:8800`). An address other
     /// than loopback needs `[identity] auth` (or a trusted header with a
     /// shared secret): a client's own word is never its identity.
@@ -212,7 +213,8 @@ pub struct ValueFrom {
 
 /// The JSON Schema of the configuration file (docs/gateway-config.schema.json).
 pub fn schema() -> String {
-    let mut text = serde_json::to_string_pretty(&schemars::schema_for!(File)).unwrap_or_default();
+    let mut text =
+        serde_json::to_string_pretty(&schemars::schema_for!(ConfigFile)).unwrap_or_default();
     text.push('\n');
     text
 }
@@ -222,7 +224,7 @@ pub fn schema() -> String {
 pub fn keys() -> &'static [String] {
     static KEYS: OnceLock<Vec<String>> = OnceLock::new();
     KEYS.get_or_init(|| {
-        let schema = serde_json::to_value(schemars::schema_for!(File)).unwrap_or_default();
+        let schema = serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or_default();
         let mut out = Vec::new();
         collect_keys(&schema, &mut out);
         out.sort();

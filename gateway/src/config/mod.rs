@@ -23,7 +23,7 @@ pub mod file;
 
 pub use error::ConfigError;
 pub use file::{
-    schema, ApprovalsFile, File, IdentityFile, LimitsFile, TrustedHeaderFile, UpstreamFile,
+    schema, ApprovalsFile, ConfigFile, IdentityFile, LimitsFile, TrustedHeaderFile, UpstreamFile,
     ValueFrom,
 };
 
@@ -104,7 +104,7 @@ pub enum IdentityMode {
 
 /// The bounds (docs/gateway.md, "Bounds").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct GatewayLimits {
     pub max_pages: usize,
     pub max_tools: usize,
     pub upstream_timeout: Duration,
@@ -116,9 +116,9 @@ pub struct Limits {
     pub relist_interval: Duration,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for GatewayLimits {
+    fn default() -> GatewayLimits {
+        GatewayLimits {
             max_pages: 100,
             max_tools: 100_000,
             upstream_timeout: Duration::from_secs(30),
@@ -170,7 +170,7 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     pub decision_log: Option<String>,
     pub identity: IdentityMode,
-    pub limits: Limits,
+    pub limits: GatewayLimits,
     pub approvals: ApprovalSettings,
     pub upstreams: Vec<Upstream>,
 }
@@ -188,7 +188,7 @@ impl Config {
 
     /// Check TOML text; relative paths in it start at `dir`.
     pub fn from_toml(text: &str, dir: &Path) -> Result<Config, ConfigError> {
-        let file: File = toml::from_str(text).map_err(|e| {
+        let file: ConfigFile = toml::from_str(text).map_err(|e| {
             let message = e.message().to_string();
             let help = message
                 .strip_prefix("unknown field `")

@@ -15,7 +15,7 @@ fn a_plain_file_gives_loopback_pins_and_the_defaults() {
             role: Role::User
         }
     );
-    assert_eq!(c.limits, Limits::default());
+    assert_eq!(c.limits, GatewayLimits::default());
     assert_eq!(c.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
     assert!(c.allowed_origins.is_empty());
 }

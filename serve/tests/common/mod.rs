@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolgate_compiler::lower;
 use toolgate_compiler::project::Project;
 use toolgate_runtime::Table;
-use toolgate_serve::{BuiltService, Limits, LogTarget, Service, Source};
+use toolgate_serve::{BuiltService, LogTarget, RequestLimits, Service, Source};
 
 pub fn project(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +44,7 @@ pub struct Running {
 pub async fn start(
     table: Table,
     source: Option<Source>,
-    limits: Limits,
+    limits: RequestLimits,
     log: Option<(LogTarget, usize)>,
 ) -> Running {
     // The tests ask as a caller the operator vouches for; the default trust
@@ -59,7 +59,7 @@ pub async fn start(
 pub async fn start_with(
     table: Table,
     source: Option<Source>,
-    limits: Limits,
+    limits: RequestLimits,
     log: Option<(LogTarget, usize)>,
     adjust: impl FnOnce(Service) -> Service,
 ) -> Running {
@@ -100,14 +100,14 @@ pub async fn start_with(
 pub async fn start_profiles() -> Running {
     let source = profiles_source();
     let table = source.load().expect("mcp-profiles compiles");
-    start(table, Some(source), Limits::default(), None).await
+    start(table, Some(source), RequestLimits::default(), None).await
 }
 
 /// The profiles example under the service's default trust.
 pub async fn start_profiles_default_trust() -> Running {
     let source = profiles_source();
     let table = source.load().expect("mcp-profiles compiles");
-    start_with(table, Some(source), Limits::default(), None, |s| s).await
+    start_with(table, Some(source), RequestLimits::default(), None, |s| s).await
 }
 
 pub struct Answer {
