@@ -7,6 +7,10 @@
 //!
 //! `cargo run --release -p toolgate-gateway --example latency [-- TOOLS CALLS]`
 //!
+//! With `--otel`: a call through three gateways in one run, interleaved:
+//! OpenTelemetry export off, on (to an in-process OTLP/HTTP collector that
+//! takes everything), and on with the collector down (docs/observability.md).
+//!
 //! The upstream is an MCP server on the official Rust SDK (streamable HTTP,
 //! JSON answers), listing TOOLS tools; the gateway runs in this process as
 //! `toolgate gateway` does, with pins on and a consumer whose profile holds
@@ -232,9 +236,19 @@ async fn start_gateway(
     n: usize,
     up: &str,
 ) -> (Arc<toolgate_gateway::Gateway>, String) {
+    start_gateway_with(dir, n, up, "").await
+}
+
+/// [`start_gateway`] with `extra` configuration (a `[telemetry]` table).
+async fn start_gateway_with(
+    dir: &std::path::Path,
+    n: usize,
+    up: &str,
+    extra: &str,
+) -> (Arc<toolgate_gateway::Gateway>, String) {
     let cfg = format!(
         "listen = \"127.0.0.1:0\"\nproject = \".\"\nregistry = \"registry.toml\"\nconfiguration = \"chat\"\n\
-         [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nurl = {up:?}\n"
+         [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nurl = {up:?}\n{extra}"
     );
     let config = toolgate_gateway::Config::from_toml(&cfg, dir).expect("a configuration");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -309,8 +323,78 @@ fn print_table(n: usize, calls: usize, rows: &mut [(String, Vec<Duration>)]) {
     }
 }
 
+/// An OTLP/HTTP collector that takes everything (answers 200 with an
+/// empty export response): the cost of export, not of a collector.
+async fn serve_collector() -> String {
+    let app = axum::Router::new().fallback(axum::routing::post(|| async { "" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+/// `--otel`: a call through three gateways in front of the same upstream,
+/// interleaved call by call: export off, on (to a collector that takes
+/// everything) and on with the collector down (nothing listens).
+async fn otel(dir: &std::path::Path, n: usize, calls: usize, up: &str) {
+    let collector = serve_collector().await;
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let a = l.local_addr().expect("addr");
+        drop(l);
+        format!("http://{a}")
+    };
+    let (_off, off_url) = start_gateway(dir, n, up).await;
+    let (_on, on_url) = start_gateway_with(
+        dir,
+        n,
+        up,
+        &format!("[telemetry]\nendpoint = {collector:?}\n"),
+    )
+    .await;
+    let (down_gw, down_url) =
+        start_gateway_with(dir, n, up, &format!("[telemetry]\nendpoint = {down:?}\n")).await;
+    let call = request(
+        "tools/call",
+        json!({"name": "mcp_up_tool_00002", "arguments": {"id": "1"}}),
+    );
+    let clients = [
+        reqwest::Client::new(),
+        reqwest::Client::new(),
+        reqwest::Client::new(),
+    ];
+    let urls = [&off_url, &on_url, &down_url];
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for round in 0..(calls + 200) {
+        for i in 0..3 {
+            let t = send(&clients[i], urls[i], &call, Some("mcp_up_tool_00002")).await;
+            if round >= 200 {
+                times[i].push(t);
+            }
+        }
+    }
+    let lost = down_gw.core.telemetry.dropped.spans.get();
+    let [off, on, down] = times;
+    print_table(
+        n,
+        calls,
+        &mut [
+            ("tools/call through the gateway, export off".into(), off),
+            ("tools/call through the gateway, export on".into(), on),
+            (
+                "tools/call through the gateway, export on, collector down".into(),
+                down,
+            ),
+        ],
+    );
+    println!("spans counted lost with the collector down: {lost}");
+}
+
 #[tokio::main]
 async fn main() {
+    let otel_mode = std::env::args().any(|a| a == "--otel");
     let args: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -322,6 +406,11 @@ async fn main() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a directory");
     project(&dir, n);
+    if otel_mode {
+        otel(&dir, n, calls, &up).await;
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     let (gw, gw_url) = start_gateway(&dir, n, &up).await;
 
     let call = |name: &str| {

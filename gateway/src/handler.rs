@@ -29,6 +29,7 @@ use toolgate_runtime::log::{
 use toolgate_runtime::{mcp, Context, Decision, Table};
 use toolgate_service::metrics::DecisionLabels;
 use toolgate_service::page_token;
+use toolgate_service::telemetry::{self, DecisionType, Finding, KeyValue, Operation};
 
 use crate::approvals::{self, Verdict};
 use crate::identity::{admitted, Identity};
@@ -266,9 +267,12 @@ impl Handler {
         d: &Decision<'_>,
         approval: Option<LogApproval>,
     ) -> Option<String> {
-        let log = self.gw.core.log.as_ref()?;
-        let decision_id = self.gw.core.ids.next_id();
-        log.record(ServiceRecord {
+        let core = &self.gw.core;
+        if !core.keeps_decisions() {
+            return None;
+        }
+        let decision_id = core.ids.next_id();
+        let rec = ServiceRecord {
             decision_id: decision_id.clone(),
             timestamp: toolgate_service::record_stamps::rfc3339(SystemTime::now()),
             path: format!(
@@ -311,8 +315,69 @@ impl Handler {
                     approval,
                 },
             },
-        });
+        };
+        core.export_decision(&rec);
+        if let Some(log) = &core.log {
+            log.record(rec);
+        }
         Some(decision_id)
+    }
+
+    /// The SERVER span of a request a client sent (docs/observability.md),
+    /// continuing its trace (`_meta.traceparent`, else the HTTP header).
+    fn operation(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        cx: &RequestContext<RoleServer>,
+        mut attributes: Vec<KeyValue>,
+    ) -> Operation {
+        let t = &self.gw.core.telemetry;
+        if !t.is_on() {
+            return Operation::default();
+        }
+        let parts = cx.extensions.get::<axum::http::request::Parts>();
+        let carrier = telemetry::carrier(
+            |k| cx.meta.0 .0.get(k).and_then(|v| v.as_str()),
+            parts.map(|p| &p.headers),
+        );
+        attributes.push(KeyValue::new("jsonrpc.request.id", cx.id.to_string()));
+        attributes.push(KeyValue::new(
+            "toolgate.configuration",
+            self.configuration.to_string(),
+        ));
+        if let Some(v) = cx.protocol_version() {
+            attributes.push(KeyValue::new("mcp.protocol.version", v.to_string()));
+        }
+        t.server(method, target, &carrier, attributes)
+    }
+
+    /// A decision as a finding on `op` (`tool_call`, or `tool_definition`
+    /// for a definition withheld against its pin).
+    fn finding(
+        &self,
+        op: &Operation,
+        d: &Decision<'_>,
+        digest: &str,
+        target_type: &'static str,
+        reason: Option<&str>,
+    ) {
+        if !self.gw.core.telemetry.is_on() {
+            return;
+        }
+        let decision = match (d.allowed, reason) {
+            (true, None) if d.observed_only => DecisionType::Audit,
+            (true, None) => DecisionType::Allow,
+            _ => DecisionType::Deny,
+        };
+        op.finding(&Finding {
+            decision,
+            reason: reason.or(d.reason.map(|r| r.code())),
+            policy: &self.configuration,
+            version: digest,
+            target_type,
+            target: self.gw.core.telemetry.tool_name(d.tool, !d.hidden),
+        });
     }
 
     /// What to do with a call of a tool that needs approval, from the
@@ -453,6 +518,7 @@ impl Handler {
                 request: cx.id.clone(),
                 capabilities: caps.clone(),
                 modern,
+                trace: Default::default(),
             };
             let answer = crate::upstream::from_client(
                 "elicitation/create",
@@ -532,16 +598,14 @@ impl Handler {
     }
 
     fn count(&self, stage: &str, reason: &str, n: u64) {
-        self.gw
-            .core
-            .metrics
-            .decisions
-            .get_or_create(&DecisionLabels {
+        self.gw.core.count_decisions(
+            DecisionLabels {
                 configuration: self.configuration.to_string(),
                 reason: reason.to_string(),
                 stage: stage.to_string(),
-            })
-            .inc_by(n);
+            },
+            n,
+        );
     }
 }
 
@@ -555,33 +619,65 @@ fn reason_label(d: &Decision<'_>, offered: bool) -> &'static str {
     }
 }
 
-impl ServerHandler for Handler {
-    fn get_info(&self) -> InitializeResult {
-        // Everything an upstream may offer is relayed; what none offers is
-        // answered as a server without it would (an empty list, no
-        // completions), never refused as unknown.
-        #[allow(deprecated)]
-        let capabilities = ServerCapabilities::builder()
-            .enable_completions()
-            .enable_logging()
-            .enable_prompts()
-            .enable_resources()
-            .enable_tools()
-            .enable_prompts_list_changed()
-            .enable_resources_list_changed()
-            .enable_resources_subscribe()
-            .enable_tool_list_changed()
-            .build();
-        InitializeResult::new(capabilities).with_server_info(Implementation::new(
-            "toolgate-gateway",
-            env!("CARGO_PKG_VERSION"),
-        ))
+/// End `op` with the JSON-RPC error of its request, if any
+/// (`error.type` and `rpc.response.status_code` are its code).
+fn ended(op: Operation, error: Option<&ErrorData>) {
+    match error {
+        None => op.end(None),
+        Some(e) => {
+            let code = i64::from(e.code.0);
+            op.end(Some((&code.to_string(), Some(code))));
+        }
+    }
+}
+
+impl Handler {
+    async fn read_resource_in(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let Some(c) = self
+            .gw
+            .resource_upstream(&self.configuration, &id, &request.uri)
+        else {
+            return Err(no_resource(&request.uri));
+        };
+        let limits = &self.gw.config.limits;
+        crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await
     }
 
-    async fn list_tools(
+    async fn get_prompt_in(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let (id, _) = identity(&cx)?;
+        let table = self.gw.table();
+        let ctx = context(&self.configuration, &table, &id)?;
+        let offerings = self.gw.offerings.load();
+        let Some(p) = pinned_prompt(&self.gw, &table, &offerings, &request.name) else {
+            return Err(no_prompt(&request.name));
+        };
+        let (server, own) = (p.server.as_str(), p.own.as_str());
+        if !ctx.sees_server(server) {
+            return Err(no_prompt(&request.name));
+        }
+        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
+            return Err(no_prompt(&request.name));
+        };
+        let mut forwarded = request.clone();
+        forwarded.name = own.to_string();
+        let limits = &self.gw.config.limits;
+        crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await
+    }
+
+    async fn list_tools_in(
         &self,
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
+        op: &Operation,
     ) -> Result<ListToolsResult, ErrorData> {
         let (id, request_id) = identity(&cx)?;
         let gw = &self.gw;
@@ -601,6 +697,16 @@ impl ServerHandler for Handler {
         for (e, d, offered) in catalog.offered(&ctx, &table, &gw.pins) {
             *tally.entry(reason_label(&d, offered)).or_default() += 1;
             self.log(&id, request_id.as_deref(), &digest, "offer", &d, None);
+            if d.allowed && !offered {
+                // Listed by its server with another definition than the pin.
+                self.finding(
+                    op,
+                    &d,
+                    &digest,
+                    "tool_definition",
+                    Some("definitionChanged"),
+                );
+            }
             if !offered {
                 continue;
             }
@@ -625,10 +731,11 @@ impl ServerHandler for Handler {
         Ok(result)
     }
 
-    async fn call_tool(
+    async fn call_tool_in(
         &self,
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
+        op: &Operation,
     ) -> Result<CallToolResponse, ErrorData> {
         let (id, request_id) = identity(&cx)?;
         let gw = &self.gw;
@@ -640,6 +747,19 @@ impl ServerHandler for Handler {
         let name_owned = request.name.to_string();
         let name = name_owned.as_str();
         let d = ctx.decide(name);
+        let telemetry = &gw.core.telemetry;
+        if let Some(shown) = telemetry.tool_name(name, !d.hidden) {
+            op.rename(format!("tools/call {shown}"));
+            op.set(vec![KeyValue::new("gen_ai.tool.name", shown.to_string())]);
+        }
+        if telemetry.record_arguments {
+            if let Some(a) = &request.arguments {
+                op.set(vec![KeyValue::new(
+                    "gen_ai.tool.call.arguments",
+                    serde_json::Value::Object(a.clone()).to_string(),
+                )]);
+            }
+        }
         // A tool a person approves call by call runs only with a grant
         // (approvals.rs); asking, waiting and refusing are answered here.
         let verdict = if d.allowed && d.needs_approval {
@@ -658,6 +778,11 @@ impl ServerHandler for Handler {
             decision_id: decision_id.as_deref(),
             table_digest: Some(&digest),
         };
+        let approval_reason = match &verdict {
+            Some(Verdict::Ask(..) | Verdict::Refuse { .. }) => Some("approvalRequired"),
+            _ => None,
+        };
+        self.finding(op, &d, &digest, "tool_call", approval_reason);
         match verdict {
             Some(Verdict::Ask(asked, _)) => {
                 self.count("call", "approvalAsked", 1);
@@ -707,6 +832,16 @@ impl ServerHandler for Handler {
                         request.progress_token()
                     })
                     .map(|t| (cx.peer.clone(), t));
+                // The CLIENT span toward the upstream, its context sent on.
+                let client_op = op.client(
+                    "tools/call",
+                    telemetry.tool_name(route.name, !d.hidden),
+                    vec![
+                        KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                        KeyValue::new("toolgate.upstream", route.server.to_string()),
+                    ],
+                );
+                let trace = client_op.carrier();
                 // A client's `notifications/cancelled` (or, on 2026-07-28,
                 // its going away) cancels the upstream call too.
                 let answer = crate::upstream::call(
@@ -718,12 +853,19 @@ impl ServerHandler for Handler {
                         request: cx.id.clone(),
                         capabilities: cx.client_capabilities().unwrap_or_default(),
                         modern: cx.protocol_version().is_some_and(|v| !v.has_initialize()),
+                        trace,
                     },
                     progress,
                     cx.ct.cancelled(),
                     &gw.config.limits,
                 )
                 .await;
+                match &answer {
+                    Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => {
+                        client_op.end(Some(("tool_error", None)))
+                    }
+                    r => ended(client_op, r.as_ref().err()),
+                }
                 if c.is_down() {
                     // Its tools are withheld and a restart scheduled now,
                     // not at the next relisting.
@@ -732,6 +874,62 @@ impl ServerHandler for Handler {
                 answer
             }
         }
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> InitializeResult {
+        // Everything an upstream may offer is relayed; what none offers is
+        // answered as a server without it would (an empty list, no
+        // completions), never refused as unknown.
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .enable_prompts_list_changed()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_tool_list_changed()
+            .build();
+        InitializeResult::new(capabilities).with_server_info(Implementation::new(
+            "toolgate-gateway",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let op = self.operation("tools/list", None, &cx, vec![]);
+        let r = self.list_tools_in(request, cx, &op).await;
+        ended(op, r.as_ref().err());
+        r
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let op = self.operation(
+            "tools/call",
+            None,
+            &cx,
+            vec![KeyValue::new("gen_ai.operation.name", "execute_tool")],
+        );
+        let r = self.call_tool_in(request, cx, &op).await;
+        match &r {
+            Ok(CallToolResponse::Complete(c)) if c.is_error == Some(true) => {
+                op.end(Some(("tool_error", None)))
+            }
+            _ => ended(op, r.as_ref().err()),
+        }
+        r
     }
 
     async fn list_resources(
@@ -783,15 +981,17 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let (id, _) = identity(&cx)?;
-        let Some(c) = self
-            .gw
-            .resource_upstream(&self.configuration, &id, &request.uri)
-        else {
-            return Err(no_resource(&request.uri));
-        };
-        let limits = &self.gw.config.limits;
-        crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await
+        let op = self.operation("resources/read", None, &cx, vec![]);
+        let uri = request.uri.clone();
+        let r = self.read_resource_in(request, cx).await;
+        // Named only once the caller was let read it (a server it may not
+        // see answers as if the resource did not exist).
+        if r.is_ok() {
+            op.rename(format!("resources/read {uri}"));
+            op.set(vec![KeyValue::new("mcp.resource.uri", uri)]);
+        }
+        ended(op, r.as_ref().err());
+        r
     }
 
     async fn list_prompts(
@@ -827,24 +1027,15 @@ impl ServerHandler for Handler {
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let (id, _) = identity(&cx)?;
-        let table = self.gw.table();
-        let ctx = context(&self.configuration, &table, &id)?;
-        let offerings = self.gw.offerings.load();
-        let Some(p) = pinned_prompt(&self.gw, &table, &offerings, &request.name) else {
-            return Err(no_prompt(&request.name));
-        };
-        let (server, own) = (p.server.as_str(), p.own.as_str());
-        if !ctx.sees_server(server) {
-            return Err(no_prompt(&request.name));
+        let op = self.operation("prompts/get", None, &cx, vec![]);
+        let name = request.name.to_string();
+        let r = self.get_prompt_in(request, cx).await;
+        if r.is_ok() {
+            op.rename(format!("prompts/get {name}"));
+            op.set(vec![KeyValue::new("gen_ai.prompt.name", name)]);
         }
-        let Some(c) = self.gw.upstreams.get(server).map(|s| s.load_full()) else {
-            return Err(no_prompt(&request.name));
-        };
-        let mut forwarded = request.clone();
-        forwarded.name = own.to_string();
-        let limits = &self.gw.config.limits;
-        crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await
+        ended(op, r.as_ref().err());
+        r
     }
 
     async fn complete(

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use toolgate_runtime::{Table, TrustedKeys};
+use toolgate_service::telemetry::Telemetry;
 use toolgate_service::{Core, CoreBuilder, LogTarget, RequestLimits, Source};
 
 pub mod approvals;
@@ -227,11 +228,18 @@ impl Gateway {
                 LogTarget::File(p.into())
             }
         });
+        // Made on a blocking thread (the OTLP HTTP client blocks), inside
+        // the runtime (gRPC needs it).
+        let otel = config.telemetry.clone();
+        let telemetry = tokio::task::spawn_blocking(move || Telemetry::start(&otel))
+            .await
+            .map_err(|e| toolgate_service::Error::Telemetry(e.to_string()))??;
         let core = CoreBuilder::new("gateway", table, limits, public_url.clone())
             .source(Some(source))
             .decision_log(log.map(|t| (t, 65_536)))
             .trusted_keys(keys)
             .transport(transport)
+            .telemetry(telemetry)
             .build()?;
         let changed = Arc::new(tokio::sync::Notify::new());
         let (events, _) = tokio::sync::broadcast::channel(upstream::EVENTS_QUEUED);
@@ -535,6 +543,11 @@ pub async fn serve(
     if let Some(log) = &gw.core.log {
         log.close();
     }
+    // What is queued goes out (within 5 s a signal) before the process ends.
+    let telemetry = gw.core.telemetry.clone();
+    let _ =
+        tokio::task::spawn_blocking(move || telemetry.shutdown(std::time::Duration::from_secs(5)))
+            .await;
     r
 }
 

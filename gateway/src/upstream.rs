@@ -63,6 +63,9 @@ pub struct CallOf {
     /// `elicitation/create` or `sampling/createMessage` by the gateway,
     /// which retries the call with the answers (never answering itself).
     pub modern: bool,
+    /// The W3C trace context (`traceparent`, `tracestate`) of the gateway's
+    /// CLIENT span, sent on in the call's `_meta` (empty: none).
+    pub trace: std::collections::HashMap<String, String>,
 }
 
 impl CallOf {
@@ -1088,9 +1091,18 @@ async fn call_once(
     let listener = c.service.service();
     // On 2026-07-28 a call says what its caller can answer (the upstream
     // asks only for that); the gateway's own session declares nothing.
-    let options = if is_modern(c) {
+    // The trace continues into the upstream (MCP's `_meta.traceparent`).
+    let modern = is_modern(c);
+    let options = if modern || !client.trace.is_empty() {
         let mut meta = rmcp::model::RequestMetaObject::new();
-        meta.set_client_capabilities(client.relayed_capabilities());
+        if modern {
+            meta.set_client_capabilities(client.relayed_capabilities());
+        }
+        for (k, v) in &client.trace {
+            meta.0
+                 .0
+                .insert(k.clone(), serde_json::Value::String(v.clone()));
+        }
         rmcp::service::PeerRequestOptions::no_options().with_meta(meta)
     } else {
         rmcp::service::PeerRequestOptions::no_options()

@@ -69,7 +69,7 @@ pub fn say(text: &str) {
 
 pub use toolgate_service::Error as CoreError;
 pub use toolgate_service::{
-    decision_log, listener, metrics, poll, record_stamps, source, transport,
+    decision_log, listener, metrics, poll, record_stamps, source, telemetry, transport,
 };
 pub use toolgate_service::{
     default_max_connections, open_files_limit, shutdown_signal, LogTarget, ReloadStatus,
@@ -182,6 +182,9 @@ pub struct Options {
     /// `--approver-key`: the keys a grant in `context.grant` must be signed
     /// by (docs/approvals.md); without them no grant lets a call run.
     pub approver_keys: Option<TrustedKeys>,
+    /// OpenTelemetry export (docs/observability.md); `None`: as the
+    /// standard `OTEL_*` variables say.
+    pub telemetry: Option<toolgate_service::telemetry::TelemetryConfig>,
 }
 
 impl Options {
@@ -198,6 +201,7 @@ impl Options {
             poll_interval: Duration::from_secs(30),
             default_configuration: None,
             trust: Trust::default(),
+            telemetry: None,
             allow_unauthenticated: false,
             auth: None,
             tls: None,
@@ -292,6 +296,12 @@ impl Service {
         }
     }
 
+    /// Export traces, metrics and decision log records over OTLP.
+    pub fn with_telemetry(mut self, t: toolgate_service::telemetry::Telemetry) -> Service {
+        self.core = self.core.telemetry(t);
+        self
+    }
+
     /// Take a grant (`context.grant`) signed by one of `keys` for a call
     /// that needs approval (`--approver-key`).
     pub fn with_approver_keys(mut self, keys: Option<TrustedKeys>) -> Service {
@@ -369,6 +379,20 @@ impl Service {
 
     /// The service `opts` describe, its table loaded (an error when it does not load).
     pub fn from_options(opts: &Options, public_url: String) -> Result<BuiltService, Error> {
+        Service::from_options_with(
+            opts,
+            public_url,
+            toolgate_service::telemetry::Telemetry::off(),
+        )
+    }
+
+    /// [`Service::from_options`], exporting with `telemetry` (started by
+    /// the caller, inside its runtime).
+    pub fn from_options_with(
+        opts: &Options,
+        public_url: String,
+        telemetry: toolgate_service::telemetry::Telemetry,
+    ) -> Result<BuiltService, Error> {
         let table = opts.source.load_with(opts.trusted_keys.as_ref())?;
         let mut s = Service::with_trusted_keys(
             table,
@@ -381,7 +405,8 @@ impl Service {
         .with_default_configuration(opts.default_configuration.clone())
         .with_trust(opts.trust.clone())
         .with_answer_context(opts.answer_context)
-        .with_approver_keys(opts.approver_keys.clone());
+        .with_approver_keys(opts.approver_keys.clone())
+        .with_telemetry(telemetry);
         if let Some(path) = &opts.auth {
             s = s.with_auth(toolgate_auth::Authenticator::from_file(path)?);
         }
@@ -421,6 +446,12 @@ impl BuiltService {
         let r =
             toolgate_service::listener::accept_loop(listener, self.router(), core, shutdown).await;
         self.shared.core.close_log();
+        // What is queued goes out (within 5 s a signal) before the end.
+        let telemetry = self.shared.core.telemetry.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            telemetry.shutdown(std::time::Duration::from_secs(5))
+        })
+        .await;
         r
     }
 
@@ -491,7 +522,18 @@ pub fn run(opts: Options) -> Result<(), Error> {
             let scheme = if opts.tls.is_some() { "https" } else { "http" };
             format!("{scheme}://{addr}")
         });
-        let service = Service::from_options(&opts, public_url)?;
+        let otel = match &opts.telemetry {
+            Some(c) => c.clone(),
+            None => toolgate_service::telemetry::TelemetryConfig::from_env("toolgate-serve")?,
+        };
+        // Made on a blocking thread (the OTLP HTTP client blocks), inside
+        // the runtime (gRPC needs it).
+        let telemetry = tokio::task::spawn_blocking(move || {
+            toolgate_service::telemetry::Telemetry::start(&otel)
+        })
+        .await
+        .map_err(|e| Error::Io(e.to_string()))??;
+        let service = Service::from_options_with(&opts, public_url, telemetry)?;
         let _watch = if opts.watch {
             Some(service.watch(opts.poll_interval)?)
         } else {

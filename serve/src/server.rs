@@ -17,6 +17,7 @@ use serde::Serialize;
 use toolgate_runtime::log::ServiceRecord;
 use toolgate_runtime::Table;
 use toolgate_service::page_token;
+use toolgate_service::telemetry::{self, DecisionType, Finding, Operation};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -269,15 +270,14 @@ impl<'t> DecisionCounts<'t> {
 
     fn flush(self, shared: &ServiceState) {
         for (configuration, reason, stage, n) in self.rows {
-            shared
-                .metrics
-                .decisions
-                .get_or_create(&DecisionLabels {
+            shared.count_decisions(
+                DecisionLabels {
                     configuration: configuration.to_string(),
                     reason: reason.to_string(),
                     stage: stage.as_str().to_string(),
-                })
-                .inc_by(n);
+                },
+                n,
+            );
         }
     }
 }
@@ -309,6 +309,8 @@ struct Batch<'t, 'r> {
     /// The log bytes this request may still write
     /// ([`crate::decision_log::request_budget`]).
     log_left: usize,
+    /// The request's span: each decision is a finding on it.
+    op: Operation,
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -320,6 +322,44 @@ fn or_default<'a, T>(
     own.as_ref()
         .or(default.as_ref())
         .ok_or_else(|| ApiError::bad("badRequest", format!("{what} is required")))
+}
+
+/// The decision as a `gen_ai.security.finding` on the request's span
+/// (docs/observability.md): the tool named only when the subject may
+/// see it, or the operator asked for true names.
+fn finding(
+    shared: &ServiceState,
+    op: &Operation,
+    digest: &str,
+    ctx: &toolgate_runtime::Context<'_>,
+    resource: &api::Resource<'_>,
+    d: &api::ToolDecision,
+) {
+    let telemetry = &shared.telemetry;
+    if !telemetry.is_on() {
+        return;
+    }
+    let decision = match (d.allowed, d.observed_only) {
+        (true, true) => DecisionType::Audit,
+        (true, false) => DecisionType::Allow,
+        (false, _) => DecisionType::Deny,
+    };
+    let reason = match d.reason {
+        Some(r) => Some(r.code()),
+        None if !d.allowed && d.needs_approval => Some("approvalRequired"),
+        None => None,
+    };
+    op.finding(&Finding {
+        decision,
+        reason,
+        policy: ctx.configuration_name(),
+        version: digest,
+        target_type: "tool_call",
+        target: resource
+            .id
+            .as_deref()
+            .and_then(|n| telemetry.tool_name(n, d.name_visible)),
+    });
 }
 
 impl<'t, 'r> Batch<'t, 'r> {
@@ -349,6 +389,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             run_logged: None,
             properties_logged: None,
             log_left: crate::decision_log::MIN_LOG_BYTES_PER_REQUEST,
+            op: Operation::default(),
         }
     }
 
@@ -404,8 +445,16 @@ impl<'t, 'r> Batch<'t, 'r> {
             },
             stage,
         );
+        finding(
+            self.shared,
+            &self.op,
+            self.digest,
+            &resolved.ctx,
+            resource,
+            &decision,
+        );
         let mut decision_id = None;
-        if let Some(log) = &self.shared.log {
+        if self.shared.keeps_decisions() {
             let id = self.shared.ids.next_id();
             let (mut input, result) =
                 api::log_parts(subject, action, resource, context, resolved, &decision);
@@ -425,19 +474,21 @@ impl<'t, 'r> Batch<'t, 'r> {
                     input.resource.properties = Some(crate::decision_log::same_as(first));
                 }
             }
-            let queued = log.record_within(
-                ServiceRecord {
-                    decision_id: id.clone(),
-                    timestamp: rfc3339(SystemTime::now()),
-                    path: self.path.to_string(),
-                    request_id: self.request_id.map(str::to_string),
-                    table_digest: self.digest.to_string(),
-                    stage: stage.as_str().to_string(),
-                    input,
-                    result,
-                },
-                &mut self.log_left,
-            );
+            let rec = ServiceRecord {
+                decision_id: id.clone(),
+                timestamp: rfc3339(SystemTime::now()),
+                path: self.path.to_string(),
+                request_id: self.request_id.map(str::to_string),
+                table_digest: self.digest.to_string(),
+                stage: stage.as_str().to_string(),
+                input,
+                result,
+            };
+            self.shared.export_decision(&rec);
+            let queued = match &self.shared.log {
+                Some(log) => log.record_within(rec, &mut self.log_left),
+                None => false,
+            };
             // Referred to only once it is on its way to the log (a dropped
             // record is no reference).
             if queued && shares_run && self.run_logged.is_none() {
@@ -480,6 +531,11 @@ async fn evaluation(
             "access/v1/evaluation",
             rid.as_deref(),
             trust,
+        );
+        batch.op = shared.telemetry.http_server(
+            "/access/v1/evaluation",
+            &telemetry::carrier(|_| None, Some(&headers)),
+            vec![],
         );
         batch.log_left = crate::decision_log::request_budget(bytes.len());
         let out = batch.one(&item)?;
@@ -543,6 +599,11 @@ async fn evaluations(
             "access/v1/evaluations",
             rid.as_deref(),
             trust,
+        );
+        batch.op = shared.telemetry.http_server(
+            "/access/v1/evaluations",
+            &telemetry::carrier(|_| None, Some(&headers)),
+            vec![],
         );
         batch.log_left = crate::decision_log::request_budget(bytes.len());
         batch.digest_per_answer = items.is_empty();

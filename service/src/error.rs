@@ -19,6 +19,9 @@ pub enum Error {
     /// The TLS certificate, key or client CA could not be used.
     #[error("{0}")]
     Tls(String),
+    /// OpenTelemetry export could not be set up.
+    #[error("{0}")]
+    Telemetry(String),
 }
 
 impl Error {
@@ -30,6 +33,7 @@ impl Error {
             Error::Watch(_) => "watch",
             Error::Transport(_) => "transport",
             Error::Tls(_) => "tls",
+            Error::Telemetry(_) => "telemetry",
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod page_token;
 pub mod poll;
 pub mod record_stamps;
 pub mod source;
+pub mod telemetry;
 pub mod transport;
 
 pub use decision_log::LogTarget;
@@ -181,6 +182,8 @@ pub struct Core {
     /// The front this core serves (`serve`, `gateway`): how its lines for
     /// the operator begin ([`say`]).
     pub front: &'static str,
+    /// OpenTelemetry export (off unless configured).
+    pub telemetry: telemetry::Telemetry,
     status: Mutex<ReloadStatus>,
 }
 
@@ -195,6 +198,7 @@ pub struct CoreBuilder {
     trusted_keys: Option<TrustedKeys>,
     tls: Option<Arc<rustls::ServerConfig>>,
     transport: Option<transport::HostCheck>,
+    telemetry: telemetry::Telemetry,
 }
 
 impl CoreBuilder {
@@ -216,7 +220,14 @@ impl CoreBuilder {
             trusted_keys: None,
             tls: None,
             transport: None,
+            telemetry: telemetry::Telemetry::off(),
         }
+    }
+
+    /// Export traces, metrics and decision log records over OTLP.
+    pub fn telemetry(mut self, t: telemetry::Telemetry) -> CoreBuilder {
+        self.telemetry = t;
+        self
     }
 
     /// Where reloads read from.
@@ -252,7 +263,10 @@ impl CoreBuilder {
 
     /// The core, its decision log opened.
     pub fn build(self) -> Result<Arc<Core>, Error> {
-        let metrics = metrics::Metrics::default();
+        let mut metrics = metrics::Metrics::default();
+        if self.telemetry.is_on() {
+            metrics.register_otel(&self.telemetry.dropped);
+        }
         let now = SystemTime::now();
         metrics.set_table(None, &self.table.digest_hex(), unix_s(now));
         let log = match self.decision_log {
@@ -284,6 +298,7 @@ impl CoreBuilder {
             tls: self.tls,
             transport: Arc::new(transport),
             front: self.front,
+            telemetry: self.telemetry,
             status: Mutex::new(ReloadStatus {
                 loaded_at: now,
                 last_attempt: None,
@@ -307,6 +322,40 @@ fn unix_s(t: SystemTime) -> f64 {
 }
 
 impl Core {
+    /// Whether decisions are recorded anywhere: a decision log, or OTLP.
+    pub fn keeps_decisions(&self) -> bool {
+        self.log.is_some() || self.telemetry.is_on()
+    }
+
+    /// Count `n` decisions in `/metrics` and, when exporting, over OTLP:
+    /// one call, both readers.
+    pub fn count_decisions(&self, labels: metrics::DecisionLabels, n: u64) {
+        self.telemetry
+            .count_decisions(&labels.stage, &labels.reason, &labels.configuration, n);
+        self.metrics.decisions.get_or_create(&labels).inc_by(n);
+    }
+
+    /// A decision record as an OTLP log record, when exporting: the tool of
+    /// a caller who may not see its name is `(hidden)` there unless the
+    /// operator asked for true names (the decision log file keeps it).
+    pub fn export_decision(&self, rec: &toolgate_runtime::log::ServiceRecord) {
+        if !self.telemetry.is_on() {
+            return;
+        }
+        let visible = rec.result.context.name_visible;
+        let json = if visible || self.telemetry.true_names {
+            serde_json::to_string(rec)
+        } else {
+            let mut rec = rec.clone();
+            rec.input.resource.id = "(hidden)".into();
+            serde_json::to_string(&rec)
+        };
+        if let Ok(json) = json {
+            self.telemetry
+                .log_decision(&json, &rec.decision_id, rec.result.decision);
+        }
+    }
+
     pub fn reload_status(&self) -> ReloadStatus {
         match self.status.lock() {
             Ok(s) => s.clone(),

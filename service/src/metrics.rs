@@ -190,6 +190,22 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// `toolgate_otel_dropped_spans_total` and `_logs_total`: what the OTLP
+    /// collector refused or never took (crate::telemetry), when export is
+    /// on. The counters are the exporters' own: one count, two readers.
+    pub fn register_otel(&mut self, dropped: &crate::telemetry::Dropped) {
+        self.registry.register(
+            "otel_dropped_spans",
+            "Spans the OTLP collector refused or never took",
+            dropped.spans.clone(),
+        );
+        self.registry.register(
+            "otel_dropped_logs",
+            "Decision log records the OTLP collector refused or never took",
+            dropped.logs.clone(),
+        );
+    }
+
     /// The digest gauge now names `digest` only.
     pub fn set_table(&self, old: Option<&str>, digest: &str, loaded_unix_s: f64) {
         if let Some(old) = old {

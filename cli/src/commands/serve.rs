@@ -127,6 +127,12 @@ pub struct ServeArgs {
     /// used once (docs/approvals.md; repeatable). Without it no grant does.
     #[arg(long = "approver-key", value_name = "FILE")]
     approver_key: Vec<PathBuf>,
+    /// With OpenTelemetry export on (the standard `OTEL_EXPORTER_OTLP_*`
+    /// variables; docs/observability.md), put the names of tools a subject
+    /// may not see into spans and log records too. By default they are
+    /// left out, or `(hidden)`.
+    #[arg(long)]
+    otel_true_names: bool,
 }
 
 pub fn serve(a: ServeArgs) -> Res {
@@ -199,6 +205,10 @@ pub fn serve(a: ServeArgs) -> Res {
     opts.allowed_hosts = (!a.allowed_hosts.is_empty()).then_some(a.allowed_hosts);
     opts.allowed_origins = a.allowed_origins;
     opts.answer_context = a.answer_context;
+    let mut otel = toolgate_serve::telemetry::TelemetryConfig::from_env("toolgate-serve")
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    otel.true_names = a.otel_true_names;
+    opts.telemetry = Some(otel);
     toolgate_serve::run(opts).map_err(|e| Failure::Usage(e.to_string()))?;
     Ok(0)
 }

@@ -24,9 +24,9 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 
-const SUPPORT_KEY: &str = "support-key-5b1e";
+pub(crate) const SUPPORT_KEY: &str = "support-key-5b1e";
 const BILLING_KEY: &str = "billing-key-77aa";
-const ADMIN_KEY: &str = "admin-key-0c3d";
+pub(crate) const ADMIN_KEY: &str = "admin-key-0c3d";
 /// billing-bot's key bound to configuration billing-chat.
 const BOUND_KEY: &str = "bound-key-19fe";
 /// A key bound to a configuration no gateway here serves.
@@ -43,7 +43,7 @@ fn mcp_bin() -> PathBuf {
     PathBuf::from(dir)
 }
 
-fn python() -> String {
+pub(crate) fn python() -> String {
     mcp_bin().join("python").to_string_lossy().into_owned()
 }
 
@@ -127,7 +127,7 @@ const CRM_POLICY: &str = include_str!("../fixtures/gateway/policy.tg");
 
 /// A project whose registry is what the crm server lists, imported live
 /// by `registry import-mcp --server crm`.
-fn crm_project(name: &str, env: &[(&str, String)]) -> PathBuf {
+pub(crate) fn crm_project(name: &str, env: &[(&str, String)]) -> PathBuf {
     let dir = temp(name);
     let mut cmd = bin();
     cmd.args(["registry", "import-mcp", "--server", "crm", "-o"])
@@ -150,9 +150,9 @@ fn crm_project(name: &str, env: &[(&str, String)]) -> PathBuf {
 }
 
 /// A running `toolgate gateway`; killed when dropped.
-struct Gateway {
+pub(crate) struct Gateway {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
@@ -166,7 +166,7 @@ impl Drop for Gateway {
 impl Gateway {
     /// Stop it as an operator does (SIGTERM) and wait for it to finish:
     /// the requests in flight and the decision log.
-    fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         let pid = self.child.id().to_string();
         let o = Command::new("kill").args(["-TERM", &pid]).output().unwrap();
         assert!(o.status.success());
@@ -194,7 +194,7 @@ impl Gateway {
 /// for its address, or for it to exit: `Err` with what it said.
 // The child is waited for: by `Gateway`'s `Drop` once it is moved there.
 #[allow(clippy::zombie_processes)]
-fn start(config: &Path, env: &[(&str, String)]) -> Result<Gateway, String> {
+pub(crate) fn start(config: &Path, env: &[(&str, String)]) -> Result<Gateway, String> {
     let mut cmd = bin();
     cmd.args(["gateway", "-c"])
         .arg(config)
@@ -247,7 +247,7 @@ fn start(config: &Path, env: &[(&str, String)]) -> Result<Gateway, String> {
     panic!("the gateway did not start within 60 s")
 }
 
-fn config(dir: &Path, project: &Path, upstreams: &str, extra: &str) -> PathBuf {
+pub(crate) fn config(dir: &Path, project: &Path, upstreams: &str, extra: &str) -> PathBuf {
     let creds = credentials(dir);
     let text = format!(
         "listen = \"127.0.0.1:0\"\nproject = {:?}\nregistry = {:?}\nconfiguration = \"support-chat\"\n{extra}\n\
@@ -262,7 +262,7 @@ fn config(dir: &Path, project: &Path, upstreams: &str, extra: &str) -> PathBuf {
 }
 
 /// The crm upstream, its calls logged to `log`.
-fn crm_upstream_logged(log: &Path) -> String {
+pub(crate) fn crm_upstream_logged(log: &Path) -> String {
     format!(
         "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\nenv = {{ CRM_CALL_LOG = {{ value = {:?} }} }}\n",
         python(),
@@ -271,7 +271,7 @@ fn crm_upstream_logged(log: &Path) -> String {
     )
 }
 
-fn crm_upstream() -> String {
+pub(crate) fn crm_upstream() -> String {
     format!(
         "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\n",
         python(),
@@ -279,7 +279,7 @@ fn crm_upstream() -> String {
     )
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -287,7 +287,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// An official-SDK client of `url` with a bearer token, on `version`.
-async fn client(
+pub(crate) async fn client(
     url: &str,
     token: &str,
     version: ProtocolVersion,
@@ -346,7 +346,10 @@ async fn listed<H: rmcp::ClientHandler>(c: &RunningService<RoleClient, H>) -> BT
 
 /// The answer of a call: `Ok(text)` when the server answered, `Err(error
 /// object)` when the gateway (or the server) answered an error.
-async fn call(c: &RunningService<RoleClient, ClientConfig>, name: &str) -> Result<String, Value> {
+pub(crate) async fn call(
+    c: &RunningService<RoleClient, ClientConfig>,
+    name: &str,
+) -> Result<String, Value> {
     let mut p = CallToolRequestParams::new(name.to_string());
     p.arguments = json!({"id": "7", "repo_path": "/nonexistent", "timezone": "Etc/UTC", "url": "http://127.0.0.1:9/"})
         .as_object()
@@ -484,7 +487,11 @@ fn each_consumer_is_offered_and_may_call_exactly_its_profile_and_a_refused_call_
     drop(gw);
 }
 
-async fn post(url: &str, headers: &[(&str, &str)], body: Value) -> (u16, String, String) {
+pub(crate) async fn post(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> (u16, String, String) {
     let client = reqwest::Client::new();
     let mut req = client
         .post(url)
@@ -1295,7 +1302,7 @@ fn a_caller_naming_no_consumer_meets_consumers_without_profile() {
 }
 
 /// A free port on 127.0.0.1 (bound, read, released).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -40,6 +40,7 @@ mod lsp;
 mod man;
 mod mcp_hostile;
 mod mcp_live;
+mod observability;
 mod offered;
 mod outputs;
 mod projects;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use toolgate_runtime::names::remote_name_problem;
 use toolgate_runtime::Role;
+use toolgate_service::telemetry::{OtlpProtocol, TelemetryConfig};
 
 use super::*;
 
@@ -330,8 +331,34 @@ pub(super) fn check(f: ConfigFile, dir: &Path) -> Result<Config, ConfigError> {
         identity,
         limits: limits(&f.limits),
         approvals: approvals(&f.approvals, dir)?,
+        telemetry: telemetry(&f.telemetry)?,
         upstreams,
     })
+}
+
+/// `[telemetry]` over the standard environment: the file's endpoint turns
+/// export on; what it leaves out the `OTEL_*` variables say.
+fn telemetry(t: &TelemetryFile) -> Result<TelemetryConfig, ConfigError> {
+    let service = t.service_name.as_deref().unwrap_or("toolgate-gateway");
+    let mut c = TelemetryConfig::from_env(service)
+        .map_err(|e| ConfigError::new(format!("OTEL_EXPORTER_OTLP_PROTOCOL: {e}"), None))?;
+    if let Some(p) = &t.protocol {
+        c.protocol = OtlpProtocol::parse(p)
+            .map_err(|e| ConfigError::new(format!("[telemetry] protocol: {e}"), None))?;
+    }
+    if let Some(e) = &t.endpoint {
+        if !(e.starts_with("http://") || e.starts_with("https://")) {
+            return Err(ConfigError::new(
+                format!("[telemetry] endpoint `{e}` is not an http:// or https:// URL"),
+                None,
+            ));
+        }
+        c.endpoint = Some(e.clone());
+        c.enabled = true;
+    }
+    c.true_names = t.true_names.unwrap_or(false);
+    c.record_arguments = t.record_arguments.unwrap_or(false);
+    Ok(c)
 }
 
 /// The host of an `http(s)://host[:port]/...` URL.

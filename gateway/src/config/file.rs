@@ -60,6 +60,9 @@ pub struct ConfigFile {
     /// (docs/approvals.md, "At the gateway").
     #[serde(default)]
     pub approvals: ApprovalsFile,
+    /// OpenTelemetry export (docs/observability.md).
+    #[serde(default)]
+    pub telemetry: TelemetryFile,
     /// The MCP servers behind the gateway.
     #[serde(default)]
     pub upstream: Vec<UpstreamFile>,
@@ -124,6 +127,26 @@ pub struct LimitsFile {
     /// announced a change (ms, default 60000): a server that changes a
     /// definition without saying so has it withheld within this time.
     pub relist_interval_ms: Option<u64>,
+}
+
+/// `[telemetry]`: OTLP export of traces, metrics and decision log records.
+/// Without `endpoint`, the standard `OTEL_EXPORTER_OTLP_*` variables turn it
+/// on and say where.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TelemetryFile {
+    /// The collector's base address (`http://127.0.0.1:4318`, or `:4317`
+    /// for gRPC); it turns export on.
+    pub endpoint: Option<String>,
+    /// `http/protobuf` (default) or `grpc`.
+    pub protocol: Option<String>,
+    /// `service.name` (default `toolgate-gateway`; `OTEL_SERVICE_NAME` wins).
+    pub service_name: Option<String>,
+    /// Put the names of tools a caller may not see into spans and log
+    /// records too (default false: they are left out, or `(hidden)`).
+    pub true_names: Option<bool>,
+    /// Put a call's arguments into its span (default false).
+    pub record_arguments: Option<bool>,
 }
 
 /// `[approvals]`.

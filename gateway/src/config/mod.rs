@@ -23,8 +23,8 @@ pub mod file;
 
 pub use error::ConfigError;
 pub use file::{
-    schema, ApprovalsFile, ConfigFile, IdentityFile, LimitsFile, TrustedHeaderFile, UpstreamFile,
-    ValueFrom,
+    schema, ApprovalsFile, ConfigFile, IdentityFile, LimitsFile, TelemetryFile, TrustedHeaderFile,
+    UpstreamFile, ValueFrom,
 };
 
 /// The largest configuration file read.
@@ -172,6 +172,7 @@ pub struct Config {
     pub identity: IdentityMode,
     pub limits: GatewayLimits,
     pub approvals: ApprovalSettings,
+    pub telemetry: toolgate_service::telemetry::TelemetryConfig,
     pub upstreams: Vec<Upstream>,
 }
 

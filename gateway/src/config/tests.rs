@@ -216,6 +216,11 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
         "expiry-seconds",
         "max-pending",
         "signing-key",
+        "telemetry",
+        "endpoint",
+        "service-name",
+        "true-names",
+        "record-arguments",
     ];
     want.sort();
     assert_eq!(file::keys(), want);
@@ -259,4 +264,40 @@ fn approvals_take_their_defaults_and_refuse_what_would_let_no_call_wait() {
     }
     let e = with("ask-callers = true").unwrap_err();
     assert_eq!(e.help.as_deref(), Some("did you mean `ask-caller`?"));
+}
+
+#[test]
+fn telemetry_is_off_until_an_endpoint_says_where_and_refuses_what_it_cannot_speak() {
+    // The test process sets no OTEL_* variable.
+    let c = Config::from_toml(BASE, Path::new("/")).unwrap();
+    assert!(!c.telemetry.enabled);
+    assert_eq!(c.telemetry.service_name, "toolgate-gateway");
+    let with =
+        |text: &str| Config::from_toml(&format!("{BASE}\n[telemetry]\n{text}\n"), Path::new("/d"));
+    let c = with("endpoint = \"http://127.0.0.1:4317\"\nprotocol = \"grpc\"\ntrue-names = true")
+        .unwrap();
+    assert_eq!(
+        (
+            c.telemetry.enabled,
+            c.telemetry.endpoint.as_deref(),
+            c.telemetry.protocol,
+            c.telemetry.true_names,
+            c.telemetry.record_arguments
+        ),
+        (
+            true,
+            Some("http://127.0.0.1:4317"),
+            toolgate_service::telemetry::OtlpProtocol::Grpc,
+            true,
+            false
+        )
+    );
+    for (text, message) in [
+        ("endpoint = \"127.0.0.1:4318\"", "[telemetry] endpoint `127.0.0.1:4318` is not an http:// or https:// URL"),
+        ("protocol = \"http/json\"", "[telemetry] protocol: OTLP protocol `http/json` is not supported: use `http/protobuf` or `grpc`"),
+    ] {
+        assert_eq!(with(text).unwrap_err().message, message, "{text}");
+    }
+    let e = with("true-name = true").unwrap_err();
+    assert_eq!(e.help.as_deref(), Some("did you mean `true-names`?"));
 }

@@ -20,10 +20,16 @@ pub struct Served {
 
 /// Start `toolgate serve ARGS --addr 127.0.0.1:0` and wait for its listening line.
 pub fn serve<S: AsRef<OsStr>>(args: &[S]) -> Served {
+    serve_with_env(args, &[])
+}
+
+/// [`serve`] with `env` set for it.
+pub fn serve_with_env<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .arg("serve")
         .args(args)
         .args(["--addr", "127.0.0.1:0"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stderr(Stdio::piped())
         .spawn()
         .expect("toolgate serve");
