@@ -619,15 +619,47 @@ fn reason_label(d: &Decision<'_>, offered: bool) -> &'static str {
     }
 }
 
-/// End `op` with the JSON-RPC error of its request, if any
-/// (`error.type` and `rpc.response.status_code` are its code).
-fn ended(op: Operation, error: Option<&ErrorData>) {
-    match error {
-        None => op.end(None),
-        Some(e) => {
-            let code = i64::from(e.code.0);
-            op.end(Some((&code.to_string(), Some(code))));
+/// How a request ended, for its span and its duration.
+enum Ended<'e> {
+    Ok,
+    /// A `tools/call` answered with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error: `error.type` and `rpc.response.status_code` are
+    /// its code.
+    Error(&'e ErrorData),
+}
+
+impl<'e> Ended<'e> {
+    fn of<T>(r: &'e Result<T, ErrorData>) -> Ended<'e> {
+        match r {
+            Ok(_) => Ended::Ok,
+            Err(e) => Ended::Error(e),
         }
+    }
+
+    fn of_call(r: &'e Result<CallToolResponse, ErrorData>) -> Ended<'e> {
+        match r {
+            Ok(CallToolResponse::Complete(c)) if c.is_error == Some(true) => Ended::ToolError,
+            r => Ended::of(r),
+        }
+    }
+}
+
+impl Handler {
+    /// End `op` (`method`, toward an upstream when `client`): its span,
+    /// and the one duration both OpenTelemetry and `/metrics` read.
+    fn ended(&self, op: Operation, method: &str, client: bool, how: Ended<'_>) {
+        let error = match how {
+            Ended::Ok => None,
+            Ended::ToolError => Some(("tool_error".to_string(), None)),
+            Ended::Error(e) => {
+                let code = i64::from(e.code.0);
+                Some((code.to_string(), Some(code)))
+            }
+        };
+        let took = op.end(error.as_ref().map(|(t, c)| (t.as_str(), *c)));
+        let error_type = error.as_ref().map(|(t, _)| t.as_str());
+        self.gw.metrics.operation(client, method, error_type, took);
     }
 }
 
@@ -860,12 +892,7 @@ impl Handler {
                     &gw.config.limits,
                 )
                 .await;
-                match &answer {
-                    Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => {
-                        client_op.end(Some(("tool_error", None)))
-                    }
-                    r => ended(client_op, r.as_ref().err()),
-                }
+                self.ended(client_op, "tools/call", true, Ended::of_call(&answer));
                 if c.is_down() {
                     // Its tools are withheld and a restart scheduled now,
                     // not at the next relisting.
@@ -907,7 +934,7 @@ impl ServerHandler for Handler {
     ) -> Result<ListToolsResult, ErrorData> {
         let op = self.operation("tools/list", None, &cx, vec![]);
         let r = self.list_tools_in(request, cx, &op).await;
-        ended(op, r.as_ref().err());
+        self.ended(op, "tools/list", false, Ended::of(&r));
         r
     }
 
@@ -923,12 +950,7 @@ impl ServerHandler for Handler {
             vec![KeyValue::new("gen_ai.operation.name", "execute_tool")],
         );
         let r = self.call_tool_in(request, cx, &op).await;
-        match &r {
-            Ok(CallToolResponse::Complete(c)) if c.is_error == Some(true) => {
-                op.end(Some(("tool_error", None)))
-            }
-            _ => ended(op, r.as_ref().err()),
-        }
+        self.ended(op, "tools/call", false, Ended::of_call(&r));
         r
     }
 
@@ -990,7 +1012,7 @@ impl ServerHandler for Handler {
             op.rename(format!("resources/read {uri}"));
             op.set(vec![KeyValue::new("mcp.resource.uri", uri)]);
         }
-        ended(op, r.as_ref().err());
+        self.ended(op, "resources/read", false, Ended::of(&r));
         r
     }
 
@@ -1034,7 +1056,7 @@ impl ServerHandler for Handler {
             op.rename(format!("prompts/get {name}"));
             op.set(vec![KeyValue::new("gen_ai.prompt.name", name)]);
         }
-        ended(op, r.as_ref().err());
+        self.ended(op, "prompts/get", false, Ended::of(&r));
         r
     }
 

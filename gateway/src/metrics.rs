@@ -6,11 +6,26 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct UpstreamLabels {
     pub upstream: String,
+}
+
+/// An MCP operation's labels, as OpenTelemetry's `mcp.*.operation.duration`
+/// has them (docs/observability.md): the method, and the error's type
+/// (empty on success). No tool names: the cardinality stays the methods'.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OperationLabels {
+    pub method: String,
+    pub error_type: String,
+}
+
+/// The MCP conventions' buckets, in seconds: OpenTelemetry's own.
+fn operation_histogram() -> Histogram {
+    Histogram::new(toolgate_service::telemetry::DURATION_BUCKETS)
 }
 
 pub struct GatewayMetrics {
@@ -22,6 +37,8 @@ pub struct GatewayMetrics {
     upstream_errors: Family<UpstreamLabels, Counter>,
     upstream_restarts: Family<UpstreamLabels, Counter>,
     events_dropped: Counter,
+    server_operations: Family<OperationLabels, Histogram, fn() -> Histogram>,
+    client_operations: Family<OperationLabels, Histogram, fn() -> Histogram>,
 }
 
 impl Default for GatewayMetrics {
@@ -34,6 +51,20 @@ impl Default for GatewayMetrics {
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
         let upstream_restarts = Family::<UpstreamLabels, Counter>::default();
         let events_dropped = Counter::default();
+        let server_operations =
+            Family::new_with_constructor(operation_histogram as fn() -> Histogram);
+        let client_operations =
+            Family::new_with_constructor(operation_histogram as fn() -> Histogram);
+        registry.register(
+            "toolgate_gateway_mcp_server_operation_duration_seconds",
+            "How long the gateway took to answer an MCP request, by method and error type (mcp.server.operation.duration)",
+            server_operations.clone(),
+        );
+        registry.register(
+            "toolgate_gateway_mcp_client_operation_duration_seconds",
+            "How long an upstream took to answer a request the gateway sent, by method and error type (mcp.client.operation.duration)",
+            client_operations.clone(),
+        );
         registry.register(
             "toolgate_gateway_events_dropped",
             "Upstream log messages and resource updates a session was too slow to take",
@@ -78,6 +109,8 @@ impl Default for GatewayMetrics {
             upstream_errors,
             upstream_restarts,
             events_dropped,
+            server_operations,
+            client_operations,
         }
     }
 }
@@ -107,6 +140,28 @@ impl GatewayMetrics {
                 upstream: upstream.to_string(),
             })
             .inc();
+    }
+
+    /// An MCP operation's duration: the one measurement OpenTelemetry
+    /// exports too (`Operation::end`).
+    pub fn operation(
+        &self,
+        client: bool,
+        method: &str,
+        error_type: Option<&str>,
+        took: std::time::Duration,
+    ) {
+        let family = if client {
+            &self.client_operations
+        } else {
+            &self.server_operations
+        };
+        family
+            .get_or_create(&OperationLabels {
+                method: method.to_string(),
+                error_type: error_type.unwrap_or_default().to_string(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     pub fn events_dropped(&self, n: u64) {

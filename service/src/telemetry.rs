@@ -149,7 +149,7 @@ impl std::fmt::Debug for Telemetry {
 }
 
 /// The MCP conventions' buckets for operation durations, in seconds.
-const DURATION_BUCKETS: [f64; 14] = [
+pub const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
@@ -316,11 +316,11 @@ impl Telemetry {
         Operation {
             on: Some(Running {
                 cx: parent.with_span(span),
-                started: Instant::now(),
                 inner: inner.clone(),
                 client: false,
                 metric: None,
             }),
+            started: Instant::now(),
         }
     }
 
@@ -350,11 +350,11 @@ impl Telemetry {
         Operation {
             on: Some(Running {
                 cx: parent.with_span(span),
-                started: Instant::now(),
                 inner: inner.clone(),
                 client: kind == SpanKind::Client,
                 metric,
             }),
+            started: Instant::now(),
         }
     }
 
@@ -460,18 +460,28 @@ pub struct Finding<'a> {
 
 struct Running {
     cx: Context,
-    started: Instant,
     inner: Arc<Inner>,
     client: bool,
     /// The MCP duration's attributes; `None`: not an MCP operation.
     metric: Option<Vec<KeyValue>>,
 }
 
-/// A request in flight, with its span; the duration is recorded at
-/// [`Operation::end`]. Dropped without `end`, it ends as a success.
-#[derive(Default)]
+/// A request in flight, with its span; the duration is measured always
+/// (the front's Prometheus reads it from [`Operation::end`]) and recorded
+/// over OTLP when exporting. Dropped without `end`, it ends as a success.
 pub struct Operation {
     on: Option<Running>,
+    started: Instant,
+}
+
+impl Default for Operation {
+    /// An operation that exports nothing, timed from now.
+    fn default() -> Operation {
+        Operation {
+            on: None,
+            started: Instant::now(),
+        }
+    }
 }
 
 impl Operation {
@@ -542,8 +552,10 @@ impl Operation {
 
     /// End the span and record the duration: `error` is `error.type` and
     /// the JSON-RPC code (`rpc.response.status_code`) of a failed request.
-    pub fn end(mut self, error: Option<(&str, Option<i64>)>) {
+    /// Returns the duration, for the front's own metrics.
+    pub fn end(mut self, error: Option<(&str, Option<i64>)>) -> Duration {
         self.finish(error);
+        self.started.elapsed()
     }
 
     fn finish(&mut self, error: Option<(&str, Option<i64>)>) {
@@ -561,7 +573,7 @@ impl Operation {
         }
         span.end();
         let Some(metric) = &r.metric else { return };
-        let took = r.started.elapsed().as_secs_f64();
+        let took = self.started.elapsed().as_secs_f64();
         let h = if r.client {
             &r.inner.client_duration
         } else {

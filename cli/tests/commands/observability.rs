@@ -470,6 +470,13 @@ fn a_collector_that_is_down_costs_a_call_nothing_and_what_is_lost_is_counted() {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0);
             if dropped >= 40 {
+                // The one duration of each call, on /metrics too.
+                for line in [
+                    "toolgate_gateway_mcp_server_operation_duration_seconds_count{method=\"tools/call\",error_type=\"\"} 20",
+                    "toolgate_gateway_mcp_client_operation_duration_seconds_count{method=\"tools/call\",error_type=\"\"} 20",
+                ] {
+                    assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+                }
                 break;
             }
             assert!(
