@@ -222,6 +222,21 @@ fn a_call_through_the_gateway_is_one_trace_from_the_client_to_the_upstream_with_
         .await;
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("-32602"), "{body}");
+        let mut read = call_request(3, "", None);
+        read["method"] = json!("resources/read");
+        read["params"] = json!({"uri": "crm://policy/refunds", "_meta": read["params"]["_meta"]});
+        let (status, _, body) = post(
+            &url,
+            &[
+                ("authorization", &support),
+                ("mcp-method", "resources/read"),
+                ("mcp-name", "crm://policy/refunds"),
+            ],
+            read,
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("crm://policy/refunds"), "{body}");
     });
     // Metrics go out every 200 ms here: wait for the export after both calls.
     wait_for(&r, "the two calls' spans and durations", |all| {
@@ -229,7 +244,7 @@ fn a_call_through_the_gateway_is_one_trace_from_the_client_to_the_upstream_with_
             .iter()
             .filter(|s| s["kind"] == "SPAN_KIND_SERVER")
             .count()
-            >= 2
+            >= 3
             && all
                 .iter()
                 .any(|(s, b)| s == "metrics" && b.to_string().contains("-32602"))
@@ -284,6 +299,13 @@ fn a_call_through_the_gateway_is_one_trace_from_the_client_to_the_upstream_with_
         seen.lines().collect::<Vec<_>>(),
         [format!("00-{TRACE}-{}-01", hex_id(&client["spanId"]))],
         "the upstream received the CLIENT span's traceparent"
+    );
+    // A read: named by its URI once the caller was let read it.
+    let read = named(&spans, "resources/read crm://policy/refunds");
+    let a = attrs(&read["attributes"]);
+    assert_eq!(
+        (&a["mcp.method.name"], &a["mcp.resource.uri"]),
+        (&json!("resources/read"), &json!("crm://policy/refunds"))
     );
     // The refused call: its SERVER span names no tool, a new trace.
     let refused = spans
