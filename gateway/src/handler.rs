@@ -619,6 +619,20 @@ fn reason_label(d: &Decision<'_>, offered: bool) -> &'static str {
     }
 }
 
+/// The CLIENT span's trace context in a request's `_meta`, in place of
+/// whatever the client sent there (the upstream's parent is the gateway's
+/// span); nothing when not exporting.
+fn with_trace(meta: &mut Option<rmcp::model::RequestMetaObject>, op: &Operation) {
+    let carrier = op.carrier();
+    if carrier.is_empty() {
+        return;
+    }
+    let m = meta.get_or_insert_with(rmcp::model::RequestMetaObject::new);
+    for (k, v) in carrier {
+        m.0 .0.insert(k, serde_json::Value::String(v));
+    }
+}
+
 /// How a request ended, for its span and its duration.
 enum Ended<'e> {
     Ok,
@@ -668,6 +682,7 @@ impl Handler {
         &self,
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
+        op: &Operation,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let (id, _) = identity(&cx)?;
         let Some(c) = self
@@ -677,13 +692,24 @@ impl Handler {
             return Err(no_resource(&request.uri));
         };
         let limits = &self.gw.config.limits;
-        crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await
+        let mut request = request;
+        let client_op = op.client(
+            "resources/read",
+            Some(&request.uri),
+            vec![KeyValue::new("toolgate.upstream", c.name.clone())],
+        );
+        with_trace(&mut request.meta, &client_op);
+        let r =
+            crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await;
+        self.ended(client_op, "resources/read", true, Ended::of(&r));
+        r
     }
 
     async fn get_prompt_in(
         &self,
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
+        op: &Operation,
     ) -> Result<GetPromptResponse, ErrorData> {
         let (id, _) = identity(&cx)?;
         let table = self.gw.table();
@@ -702,7 +728,16 @@ impl Handler {
         let mut forwarded = request.clone();
         forwarded.name = own.to_string();
         let limits = &self.gw.config.limits;
-        crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await
+        let client_op = op.client(
+            "prompts/get",
+            Some(own),
+            vec![KeyValue::new("toolgate.upstream", server.to_string())],
+        );
+        with_trace(&mut forwarded.meta, &client_op);
+        let r =
+            crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await;
+        self.ended(client_op, "prompts/get", true, Ended::of(&r));
+        r
     }
 
     async fn list_tools_in(
@@ -1005,7 +1040,7 @@ impl ServerHandler for Handler {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let op = self.operation("resources/read", None, &cx, vec![]);
         let uri = request.uri.clone();
-        let r = self.read_resource_in(request, cx).await;
+        let r = self.read_resource_in(request, cx, &op).await;
         // Named only once the caller was let read it (a server it may not
         // see answers as if the resource did not exist).
         if r.is_ok() {
@@ -1051,7 +1086,7 @@ impl ServerHandler for Handler {
     ) -> Result<GetPromptResponse, ErrorData> {
         let op = self.operation("prompts/get", None, &cx, vec![]);
         let name = request.name.to_string();
-        let r = self.get_prompt_in(request, cx).await;
+        let r = self.get_prompt_in(request, cx, &op).await;
         if r.is_ok() {
             op.rename(format!("prompts/get {name}"));
             op.set(vec![KeyValue::new("gen_ai.prompt.name", name)]);

@@ -301,7 +301,19 @@ fn a_call_through_the_gateway_is_one_trace_from_the_client_to_the_upstream_with_
         "the upstream received the CLIENT span's traceparent"
     );
     // A read: named by its URI once the caller was let read it.
-    let read = named(&spans, "resources/read crm://policy/refunds");
+    let read = spans
+        .iter()
+        .find(|s| {
+            s["name"] == "resources/read crm://policy/refunds" && s["kind"] == "SPAN_KIND_SERVER"
+        })
+        .expect("the read's SERVER span");
+    let upstream_read = spans
+        .iter()
+        .find(|s| {
+            s["name"] == "resources/read crm://policy/refunds" && s["kind"] == "SPAN_KIND_CLIENT"
+        })
+        .expect("the read's CLIENT span");
+    assert_eq!(upstream_read["parentSpanId"], read["spanId"]);
     let a = attrs(&read["attributes"]);
     assert_eq!(
         (&a["mcp.method.name"], &a["mcp.resource.uri"]),
