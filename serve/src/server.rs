@@ -310,7 +310,25 @@ struct Batch<'t, 'r> {
     /// ([`crate::decision_log::request_budget`]).
     log_left: usize,
     /// The request's span: each decision is a finding on it.
-    op: Operation,
+    op: &'r Operation,
+}
+
+/// The span of a request that has none (telemetry off, or not set).
+static NO_SPAN: std::sync::LazyLock<Operation> = std::sync::LazyLock::new(Operation::default);
+
+/// End a request's span with its answer's status: a 4xx or 5xx is an
+/// error, its `error.type` the status code.
+fn end_span(op: Operation, response: &Response) {
+    let status = response.status();
+    op.set(vec![telemetry::KeyValue::new(
+        "http.response.status_code",
+        i64::from(status.as_u16()),
+    )]);
+    if status.is_client_error() || status.is_server_error() {
+        op.end(Some((status.as_str(), None)));
+    } else {
+        op.end(None);
+    }
 }
 
 /// An evaluation's own member, else the request's default for it.
@@ -389,7 +407,7 @@ impl<'t, 'r> Batch<'t, 'r> {
             run_logged: None,
             properties_logged: None,
             log_left: crate::decision_log::MIN_LOG_BYTES_PER_REQUEST,
-            op: Operation::default(),
+            op: &NO_SPAN,
         }
     }
 
@@ -447,7 +465,7 @@ impl<'t, 'r> Batch<'t, 'r> {
         );
         finding(
             self.shared,
-            &self.op,
+            self.op,
             self.digest,
             &resolved.ctx,
             resource,
@@ -516,7 +534,13 @@ async fn evaluation(
 ) -> Response {
     let trust = trust_of(&shared, caller);
     let trust = &*trust;
-    timed_answer(&shared, 0, b, |bytes| {
+    // The request's span, ended with its answer's status.
+    let op = shared.telemetry.http_server(
+        "/access/v1/evaluation",
+        &telemetry::carrier(|_| None, Some(&headers)),
+        vec![],
+    );
+    let response = timed_answer(&shared, 0, b, |bytes| {
         let item: Evaluation = parse(bytes)?;
         item.check()?;
         let table = shared.handle.current();
@@ -532,17 +556,15 @@ async fn evaluation(
             rid.as_deref(),
             trust,
         );
-        batch.op = shared.telemetry.http_server(
-            "/access/v1/evaluation",
-            &telemetry::carrier(|_| None, Some(&headers)),
-            vec![],
-        );
+        batch.op = &op;
         batch.log_left = crate::decision_log::request_budget(bytes.len());
         let out = batch.one(&item)?;
         let response = json(StatusCode::OK, &out, Some(&digest));
         batch.counts.flush(&shared);
         Ok::<_, ApiError>(response)
-    })
+    });
+    end_span(op, &response);
+    response
 }
 
 #[derive(Serialize)]
@@ -566,7 +588,13 @@ async fn evaluations(
 ) -> Response {
     let trust = trust_of(&shared, caller);
     let trust = &*trust;
-    timed_answer(&shared, 1, b, |bytes| {
+    // The request's span, ended with its answer's status.
+    let op = shared.telemetry.http_server(
+        "/access/v1/evaluations",
+        &telemetry::carrier(|_| None, Some(&headers)),
+        vec![],
+    );
+    let response = timed_answer(&shared, 1, b, |bytes| {
         let req: EvaluationsRequest = parse(bytes)?;
         req.check()?;
         let semantic = Semantic::parse(req.options.as_ref())?;
@@ -600,11 +628,7 @@ async fn evaluations(
             rid.as_deref(),
             trust,
         );
-        batch.op = shared.telemetry.http_server(
-            "/access/v1/evaluations",
-            &telemetry::carrier(|_| None, Some(&headers)),
-            vec![],
-        );
+        batch.op = &op;
         batch.log_left = crate::decision_log::request_budget(bytes.len());
         batch.digest_per_answer = items.is_empty();
         batch.refusals = req
@@ -656,7 +680,9 @@ async fn evaluations(
         };
         batch.counts.flush(&shared);
         Ok(response)
-    })
+    });
+    end_span(op, &response);
+    response
 }
 
 // ------------------------------------------------------------------ search

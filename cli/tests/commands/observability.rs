@@ -556,8 +556,15 @@ fn serve_continues_its_callers_trace_from_the_standard_variables_and_reports_obs
     let other_trace = "0af7651916cd43dd8448eb211c80319c";
     let refused = ask("get_env_raw", &format!("00-{other_trace}-{CLIENT_SPAN}-01"));
     assert_eq!(refused["decision"], json!(false));
-    wait_for(&r, "both requests' spans and log records", |all| {
-        spans(all).len() >= 2
+    // A request the service cannot read: its span is an error, status 400.
+    let bad_trace = "1af7651916cd43dd8448eb211c80319d";
+    let answer = served.evaluate(
+        &format!("traceparent: 00-{bad_trace}-{CLIENT_SPAN}-01\r\n"),
+        "{\"subject\":",
+    );
+    assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
+    wait_for(&r, "the requests' spans and log records", |all| {
+        spans(all).len() >= 3
             && all
                 .iter()
                 .filter(|(s, b)| s == "logs" && b.to_string().contains("get_env_raw"))
@@ -592,6 +599,18 @@ fn serve_continues_its_callers_trace_from_the_standard_variables_and_reports_obs
     assert_eq!(f["gen_ai.security.policy.id"], "global-chat");
     assert_eq!(f["gen_ai.security.policy.version"], digest.as_str());
     assert_eq!(f["gen_ai.security.target.id"], "read_source");
+    let bad = of(bad_trace);
+    let a = attrs(&bad["attributes"]);
+    assert_eq!(
+        (&a["error.type"], &a["http.response.status_code"]),
+        (&json!("400"), &json!("400"))
+    );
+    assert_eq!(bad["status"]["code"], "STATUS_CODE_ERROR");
+    assert!(
+        bad.get("events").is_none(),
+        "no decision, no finding: {bad:#}"
+    );
+    assert_eq!(attrs(&s["attributes"])["http.response.status_code"], "200");
     let f = attrs(&of(other_trace)["events"][0]["attributes"]);
     assert_eq!(f["gen_ai.security.decision.type"], "deny");
     assert_eq!(f["gen_ai.security.decision.reason"], "requiresAdmin");
