@@ -264,10 +264,12 @@ def main(toolgate: str, proxy_bin: str, n: int, calls: int) -> None:
             "toolgate": (f"http://127.0.0.1:{gw_port}/mcp", "mcp_up_tool_00002"),
             "mcp-proxy": (f"http://127.0.0.1:{px_port}/mcp", "tool_00002"),
         }
-        time.sleep(1)
+        # Ready when each answers a whole listing (a port may accept before
+        # its server has listed its upstream); idle is measured after.
+        lists = {k: asyncio.run(list_all(url)) for k, (url, _) in targets.items()}
+        time.sleep(2)
         idle = {"toolgate": rss_mib(gw.pid), "mcp-proxy": rss_mib(px.pid)}
         times = asyncio.run(latency(targets, calls))
-        lists = {k: asyncio.run(list_all(url)) for k, (url, _) in targets.items()}
         load = {}
         for k, (url, tool) in targets.items():
             pid = {"toolgate": gw.pid, "mcp-proxy": px.pid}.get(k)

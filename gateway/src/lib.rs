@@ -341,6 +341,9 @@ impl Gateway {
         }
         self.report();
         let _ = self.changes.send(changed);
+        // The listing's transient copies (every tool parsed, mapped and
+        // pinned) are freed now: back to the system, not kept at the peak.
+        toolgate_service::release_freed_memory();
     }
 
     /// The connection of `u`, started again when it is down and its
