@@ -73,11 +73,7 @@ impl ServerHandler for Upstream {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
-            "brief",
-            Some("A brief"),
-            None,
-        )]))
+        Ok(ListPromptsResult::with_all_items(prompts()))
     }
 
     async fn get_prompt(
@@ -107,6 +103,11 @@ impl ServerHandler for Upstream {
     ) -> Result<CallToolResponse, ErrorData> {
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} done", r.name))]).into())
     }
+}
+
+/// The upstream's one prompt, as it lists it (and the registry pins it).
+fn prompts() -> Vec<Prompt> {
+    vec![Prompt::new("brief", Some("A brief"), None)]
 }
 
 fn tools(n: usize) -> Vec<Tool> {
@@ -154,7 +155,9 @@ async fn serve_upstream(n: usize) -> String {
 /// import-mcp --server up` writes it), with a consumer whose profile holds
 /// the even-numbered tools.
 fn project(dir: &std::path::Path, n: usize) {
-    let listing = json!({"tools": tools(n)}).to_string();
+    // Tools and the prompt, as `registry import-mcp` reads a live server:
+    // a prompt the registry does not pin is withheld.
+    let listing = json!({"tools": tools(n), "prompts": prompts()}).to_string();
     let (registry, problems) = toolgate_compiler::registry::import_mcp(
         toolgate_compiler::source::FileId(0),
         &listing,
