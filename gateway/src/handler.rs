@@ -330,12 +330,13 @@ impl Handler {
         method: &str,
         target: Option<&str>,
         cx: &RequestContext<RoleServer>,
-        mut attributes: Vec<KeyValue>,
+        attributes: impl FnOnce() -> Vec<KeyValue>,
     ) -> Operation {
         let t = &self.gw.core.telemetry;
         if !t.is_on() {
             return Operation::default();
         }
+        let mut attributes = attributes();
         let parts = cx.extensions.get::<axum::http::request::Parts>();
         let carrier = telemetry::carrier(
             |k| cx.meta.0 .0.get(k).and_then(|v| v.as_str()),
@@ -627,10 +628,10 @@ fn with_trace(meta: &mut Option<rmcp::model::RequestMetaObject>, op: &Operation)
     if carrier.is_empty() {
         return;
     }
-    let m = meta.get_or_insert_with(rmcp::model::RequestMetaObject::new);
-    for (k, v) in carrier {
-        m.0 .0.insert(k, serde_json::Value::String(v));
-    }
+    crate::upstream::put_trace(
+        meta.get_or_insert_with(rmcp::model::RequestMetaObject::new),
+        &carrier,
+    );
 }
 
 /// How a request ended, for its span and its duration.
@@ -693,11 +694,9 @@ impl Handler {
         };
         let limits = &self.gw.config.limits;
         let mut request = request;
-        let client_op = op.client(
-            "resources/read",
-            Some(&request.uri),
-            vec![KeyValue::new("toolgate.upstream", c.name.clone())],
-        );
+        let client_op = op.client("resources/read", Some(&request.uri), || {
+            vec![KeyValue::new("toolgate.upstream", c.name.clone())]
+        });
         with_trace(&mut request.meta, &client_op);
         let r =
             crate::upstream::relay(&c, limits, c.service.peer().read_resource_once(request)).await;
@@ -728,11 +727,9 @@ impl Handler {
         let mut forwarded = request.clone();
         forwarded.name = own.to_string();
         let limits = &self.gw.config.limits;
-        let client_op = op.client(
-            "prompts/get",
-            Some(own),
-            vec![KeyValue::new("toolgate.upstream", server.to_string())],
-        );
+        let client_op = op.client("prompts/get", Some(own), || {
+            vec![KeyValue::new("toolgate.upstream", server.to_string())]
+        });
         with_trace(&mut forwarded.meta, &client_op);
         let r =
             crate::upstream::relay(&c, limits, c.service.peer().get_prompt_once(forwarded)).await;
@@ -816,16 +813,16 @@ impl Handler {
         let d = ctx.decide(name);
         let telemetry = &gw.core.telemetry;
         if let Some(shown) = telemetry.tool_name(name, !d.hidden) {
-            op.rename(format!("tools/call {shown}"));
-            op.set(vec![KeyValue::new("gen_ai.tool.name", shown.to_string())]);
+            op.rename(|| format!("tools/call {shown}"));
+            op.set(|| vec![KeyValue::new("gen_ai.tool.name", shown.to_string())]);
         }
-        if telemetry.record_arguments {
-            if let Some(a) = &request.arguments {
-                op.set(vec![KeyValue::new(
+        if let (true, Some(a)) = (telemetry.record_arguments, &request.arguments) {
+            op.set(|| {
+                vec![KeyValue::new(
                     "gen_ai.tool.call.arguments",
                     serde_json::Value::Object(a.clone()).to_string(),
-                )]);
-            }
+                )]
+            });
         }
         // A tool a person approves call by call runs only with a grant
         // (approvals.rs); asking, waiting and refusing are answered here.
@@ -903,10 +900,12 @@ impl Handler {
                 let client_op = op.client(
                     "tools/call",
                     telemetry.tool_name(route.name, !d.hidden),
-                    vec![
-                        KeyValue::new("gen_ai.operation.name", "execute_tool"),
-                        KeyValue::new("toolgate.upstream", route.server.to_string()),
-                    ],
+                    || {
+                        vec![
+                            KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                            KeyValue::new("toolgate.upstream", route.server.to_string()),
+                        ]
+                    },
                 );
                 let trace = client_op.carrier();
                 // A client's `notifications/cancelled` (or, on 2026-07-28,
@@ -967,7 +966,7 @@ impl ServerHandler for Handler {
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let op = self.operation("tools/list", None, &cx, vec![]);
+        let op = self.operation("tools/list", None, &cx, Vec::new);
         let r = self.list_tools_in(request, cx, &op).await;
         self.ended(op, "tools/list", false, Ended::of(&r));
         r
@@ -978,12 +977,9 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let op = self.operation(
-            "tools/call",
-            None,
-            &cx,
-            vec![KeyValue::new("gen_ai.operation.name", "execute_tool")],
-        );
+        let op = self.operation("tools/call", None, &cx, || {
+            vec![KeyValue::new("gen_ai.operation.name", "execute_tool")]
+        });
         let r = self.call_tool_in(request, cx, &op).await;
         self.ended(op, "tools/call", false, Ended::of_call(&r));
         r
@@ -1038,14 +1034,14 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let op = self.operation("resources/read", None, &cx, vec![]);
-        let uri = request.uri.clone();
+        let op = self.operation("resources/read", None, &cx, Vec::new);
+        let uri = op.is_on().then(|| request.uri.clone());
         let r = self.read_resource_in(request, cx, &op).await;
         // Named only once the caller was let read it (a server it may not
         // see answers as if the resource did not exist).
-        if r.is_ok() {
-            op.rename(format!("resources/read {uri}"));
-            op.set(vec![KeyValue::new("mcp.resource.uri", uri)]);
+        if let (Ok(_), Some(uri)) = (&r, uri) {
+            op.rename(|| format!("resources/read {uri}"));
+            op.set(|| vec![KeyValue::new("mcp.resource.uri", uri)]);
         }
         self.ended(op, "resources/read", false, Ended::of(&r));
         r
@@ -1084,12 +1080,12 @@ impl ServerHandler for Handler {
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let op = self.operation("prompts/get", None, &cx, vec![]);
-        let name = request.name.to_string();
+        let op = self.operation("prompts/get", None, &cx, Vec::new);
+        let name = op.is_on().then(|| request.name.to_string());
         let r = self.get_prompt_in(request, cx, &op).await;
-        if r.is_ok() {
-            op.rename(format!("prompts/get {name}"));
-            op.set(vec![KeyValue::new("gen_ai.prompt.name", name)]);
+        if let (Ok(_), Some(name)) = (&r, name) {
+            op.rename(|| format!("prompts/get {name}"));
+            op.set(|| vec![KeyValue::new("gen_ai.prompt.name", name)]);
         }
         self.ended(op, "prompts/get", false, Ended::of(&r));
         r

@@ -68,6 +68,20 @@ pub struct CallOf {
     pub trace: std::collections::HashMap<String, String>,
 }
 
+/// A W3C trace context (`traceparent`, `tracestate`) in a request's
+/// `_meta`, in place of what was there: the upstream's parent is the
+/// gateway's CLIENT span.
+pub(crate) fn put_trace(
+    meta: &mut rmcp::model::RequestMetaObject,
+    carrier: &std::collections::HashMap<String, String>,
+) {
+    for (k, v) in carrier {
+        meta.0
+             .0
+            .insert(k.clone(), serde_json::Value::String(v.clone()));
+    }
+}
+
 impl CallOf {
     /// The capabilities an upstream on 2026-07-28 is told the caller has:
     /// what the gateway relays of the client's (elicitation, sampling, roots).
@@ -1098,11 +1112,7 @@ async fn call_once(
         if modern {
             meta.set_client_capabilities(client.relayed_capabilities());
         }
-        for (k, v) in &client.trace {
-            meta.0
-                 .0
-                .insert(k.clone(), serde_json::Value::String(v.clone()));
-        }
+        put_trace(&mut meta, &client.trace);
         rmcp::service::PeerRequestOptions::no_options().with_meta(meta)
     } else {
         rmcp::service::PeerRequestOptions::no_options()

@@ -320,10 +320,12 @@ static NO_SPAN: std::sync::LazyLock<Operation> = std::sync::LazyLock::new(Operat
 /// error, its `error.type` the status code.
 fn end_span(op: Operation, response: &Response) {
     let status = response.status();
-    op.set(vec![telemetry::KeyValue::new(
-        "http.response.status_code",
-        i64::from(status.as_u16()),
-    )]);
+    op.set(|| {
+        vec![telemetry::KeyValue::new(
+            "http.response.status_code",
+            i64::from(status.as_u16()),
+        )]
+    });
     if status.is_client_error() || status.is_server_error() {
         op.end(Some((status.as_str(), None)));
     } else {
@@ -535,11 +537,9 @@ async fn evaluation(
     let trust = trust_of(&shared, caller);
     let trust = &*trust;
     // The request's span, ended with its answer's status.
-    let op = shared.telemetry.http_server(
-        "/access/v1/evaluation",
-        &telemetry::carrier(|_| None, Some(&headers)),
-        vec![],
-    );
+    let op = shared
+        .telemetry
+        .http_server("/access/v1/evaluation", &headers);
     let response = timed_answer(&shared, 0, b, |bytes| {
         let item: Evaluation = parse(bytes)?;
         item.check()?;
@@ -589,11 +589,9 @@ async fn evaluations(
     let trust = trust_of(&shared, caller);
     let trust = &*trust;
     // The request's span, ended with its answer's status.
-    let op = shared.telemetry.http_server(
-        "/access/v1/evaluations",
-        &telemetry::carrier(|_| None, Some(&headers)),
-        vec![],
-    );
+    let op = shared
+        .telemetry
+        .http_server("/access/v1/evaluations", &headers);
     let response = timed_answer(&shared, 1, b, |bytes| {
         let req: EvaluationsRequest = parse(bytes)?;
         req.check()?;

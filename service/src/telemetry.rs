@@ -294,19 +294,17 @@ impl Telemetry {
     }
 
     /// An HTTP request to `route` (`serve`'s AuthZEN API): a SERVER span
-    /// `POST {route}`, continuing the caller's trace; no MCP duration.
-    pub fn http_server(
-        &self,
-        route: &str,
-        carrier: &HashMap<String, String>,
-        mut attributes: Vec<KeyValue>,
-    ) -> Operation {
+    /// `POST {route}`, continuing the caller's trace (its `traceparent`
+    /// header); no MCP duration.
+    pub fn http_server(&self, route: &str, headers: &axum::http::HeaderMap) -> Operation {
         let Some(inner) = &self.inner else {
             return Operation::default();
         };
-        let parent = TraceContextPropagator::new().extract(carrier);
-        attributes.push(KeyValue::new("http.request.method", "POST"));
-        attributes.push(KeyValue::new("http.route", route.to_string()));
+        let parent = TraceContextPropagator::new().extract(&carrier(|_| None, Some(headers)));
+        let attributes = vec![
+            KeyValue::new("http.request.method", "POST"),
+            KeyValue::new("http.route", route.to_string()),
+        ];
         let span = inner
             .tracer
             .span_builder(format!("POST {route}"))
@@ -485,17 +483,24 @@ impl Default for Operation {
 }
 
 impl Operation {
-    /// Name the span anew (once its target is known).
-    pub fn rename(&self, name: String) {
+    /// Whether this operation is exported (its span is recording): the
+    /// callers below build names and attributes only then.
+    pub fn is_on(&self) -> bool {
+        self.on.is_some()
+    }
+
+    /// Name the span anew (once its target is known); `name` is made only
+    /// when exporting.
+    pub fn rename(&self, name: impl FnOnce() -> String) {
         if let Some(r) = &self.on {
-            r.cx.span().update_name(name);
+            r.cx.span().update_name(name());
         }
     }
 
-    /// Add attributes to the span.
-    pub fn set(&self, attributes: Vec<KeyValue>) {
+    /// Add attributes to the span; made only when exporting.
+    pub fn set(&self, attributes: impl FnOnce() -> Vec<KeyValue>) {
         if let Some(r) = &self.on {
-            r.cx.span().set_attributes(attributes);
+            r.cx.span().set_attributes(attributes());
         }
     }
 
@@ -528,7 +533,7 @@ impl Operation {
         &self,
         method: &str,
         target: Option<&str>,
-        attributes: Vec<KeyValue>,
+        attributes: impl FnOnce() -> Vec<KeyValue>,
     ) -> Operation {
         let Some(r) = &self.on else {
             return Operation::default();
@@ -537,7 +542,7 @@ impl Operation {
             inner: Some(r.inner.clone()),
             ..Telemetry::default()
         };
-        t.operation(SpanKind::Client, method, target, &r.cx, attributes)
+        t.operation(SpanKind::Client, method, target, &r.cx, attributes())
     }
 
     /// This span's `traceparent` and `tracestate`, to send on with a
