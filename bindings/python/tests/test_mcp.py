@@ -292,6 +292,16 @@ def test_pinned_definitions(tmp_path: Path) -> None:
                 json.dumps({"jsonrpc": "2.0", "id": 1, "error": err.model_dump(mode="json", exclude_none=True)})
             ).refusal.kind == "definitionChanged"  # type: ignore[union-attr]
             assert up.calls() == []
+        # A tool the review never pinned: withheld and refused (fail closed).
+        unpinned = {k: v for k, v in reviewed.items() if k != "mcp_crm_customer-360_lookup"}
+        async with proxy_for(mcp_profiles(), tmp_path, consumer="support-bot", pins=unpinned) as (url, up, _), client(
+            url
+        ) as s:
+            assert await names(s) == SUPPORT_BOT[1:]
+            r = refusal_from_error(await refused(s, "mcp_crm_customer-360_lookup"))
+            assert r is not None and r.kind == "definitionChanged" and r.tool == "mcp_crm_customer-360_lookup"
+            assert (await s.call_tool("mcp_crm_customer-360_timeline", {"query": "a"})).is_error is False
+            assert up.calls() == ["customer-360_timeline"]
 
     run(scenario)
 

@@ -29,8 +29,9 @@ native module; nothing of it is re-implemented here):
 - **Pins**: ``pins={registry_name: digest}`` (``definition_digest`` of the
   reviewed definition, or a JSON file of that object): a listed tool whose
   definition's digest differs is not listed, and its call is refused with
-  ``definitionChanged`` (``DefinitionChanged``). A tool without a pin is not
-  checked.
+  ``definitionChanged`` (``DefinitionChanged``). With pins given, a tool
+  without a pin is withheld and refused the same way (fail closed, as the
+  gateway does); without ``pins=`` no definition is checked.
 
 Who the client is (its consumer, hence its access profile) is the host's to
 say, never the client's:
@@ -154,11 +155,12 @@ def _rpc_error(e: Mapping[str, Any]) -> MCPError:
     return MCPError(code=e["code"], message=e["message"], data=e.get("data"))
 
 
-def load_pins(pins: Union[None, Mapping[str, str], str, "os.PathLike[str]"]) -> dict[str, str]:
+def load_pins(pins: Union[None, Mapping[str, str], str, "os.PathLike[str]"]) -> Optional[dict[str, str]]:
     """Pins as a dict: a mapping as given, or a JSON file holding one
-    (``{"mcp_crm_customer-360_lookup": "sha256:..."}``)."""
+    (``{"mcp_crm_customer-360_lookup": "sha256:..."}``); ``None`` when
+    pinning is off."""
     if pins is None:
-        return {}
+        return None
     if isinstance(pins, Mapping):
         out = dict(pins)
     else:
@@ -320,8 +322,11 @@ class GoverningProxy:
         return names, by_name
 
     def _pin_refusal(self, reg: str, tool: types.Tool, consumer: Optional[str]) -> Optional[Refusal]:
+        if self.pins is None:
+            return None
+        # A tool the review never pinned is not a reviewed definition.
         pin = self.pins.get(reg)
-        if pin is None or definition_digest(_definition(tool)) == pin:
+        if pin is not None and definition_digest(_definition(tool)) == pin:
             return None
         return Refusal.of_kind("definitionChanged", tool=reg, consumer=consumer, origin="toolgate.mcp")
 
