@@ -11,7 +11,7 @@ bin="${TOOLGATE_BIN:-target/release/toolgate}"
 py="${TOOLGATE_MCP_BIN:?set TOOLGATE_MCP_BIN to the venv with mcp}/python"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-fixture=cli/tests/fixtures/gateway
+fixture=gateway/tests/fixtures
 mkdir -p "$work/project"
 cat > "$work/project/toolgate.toml" <<'T'
 registry = "registry.toml"

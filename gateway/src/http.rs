@@ -42,8 +42,12 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let max = gw.config.limits.max_result_bytes;
     Router::new()
         .fallback_service(mcp)
+        .layer(axum::middleware::from_fn(move |req, next| {
+            crate::json_answer::answer_as_json(max, req, next)
+        }))
         .layer(axum::middleware::from_fn(session_ended))
 }
 

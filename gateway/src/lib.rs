@@ -15,6 +15,8 @@
 //!
 //! The table source, hot reload, the decision log, metrics, `/health` and
 //! `/ready` come from the service core ([`toolgate_service::Core`]).
+//! tests/gateway/ runs it end to end in the test process, through this API
+//! as [`run`] does (its module doc says which test is where).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -32,6 +34,7 @@ mod error;
 mod handler;
 mod http;
 pub mod identity;
+mod json_answer;
 mod metrics;
 pub mod offerings;
 pub mod pins;

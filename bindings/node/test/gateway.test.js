@@ -1,7 +1,7 @@
 'use strict';
 // `toolgate gateway` driven by the official MCP TypeScript SDK's client over
 // streamable HTTP on 127.0.0.1, in front of a server on the official Python
-// SDK that lists its own names (cli/tests/fixtures/gateway/crm_server.py).
+// SDK that lists its own names (gateway/tests/fixtures/crm_server.py).
 // Needs the toolgate binary (TOOLGATE_BIN) and the venv of the reference
 // servers (TOOLGATE_MCP_BIN, made by .ci/run): without them this FAILS.
 
@@ -17,7 +17,7 @@ const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/cli
 const { McpError } = require('@modelcontextprotocol/sdk/types.js');
 
 const ROOT = path.join(__dirname, '../../..');
-const FIXTURES = path.join(ROOT, 'cli/tests/fixtures/gateway');
+const FIXTURES = path.join(ROOT, 'gateway/tests/fixtures');
 
 function need(name) {
   const v = process.env[name];

@@ -7,7 +7,11 @@
 //! holds for every command has its own module: `terminal` (colour, quiet,
 //! standard streams), `outputs` (counts, headers, writers), `inputs`,
 //! `projects` (paths that mean projects), `hidden` (hidden remote names)
-//! and `catalogue` (docs/diagnostics.md).
+//! and `catalogue` (docs/diagnostics.md). `gateway.rs` holds only what the
+//! `toolgate gateway` command shows (its standard error, `--check`,
+//! `registry` against a running gateway); the gateway's
+//! behaviour is tested in its crate (gateway/tests/gateway/), whose
+//! helpers that do not depend on how it runs (`support`) are included here.
 //!
 //! One test binary: each file directly in cli/tests/ is a binary of its
 //! own, linked separately. The modules share a process, so none may set
@@ -15,6 +19,11 @@
 //! port; scratch directories are named per test (`common::temp`).
 
 mod common;
+/// The gateway tests' helpers that do not depend on how the gateway runs
+/// (credentials, tokens, its configuration, the SDK clients, raw HTTP):
+/// one copy, theirs.
+#[path = "../../../gateway/tests/gateway/support.rs"]
+mod support;
 
 mod approve;
 mod catalogue;

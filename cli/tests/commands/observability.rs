@@ -1,7 +1,7 @@
 //! OpenTelemetry from `toolgate gateway` and `toolgate serve`
 //! (docs/observability.md), sent to a real OTLP receiver on 127.0.0.1 built
 //! on the official OpenTelemetry protobuf definitions
-//! (fixtures/gateway/otlp_receiver.py: opentelemetry-proto and grpcio, from
+//! (gateway/tests/fixtures/otlp_receiver.py: opentelemetry-proto and grpcio, from
 //! the venv `.ci/run` makes; without it these tests FAIL). What arrives is
 //! asserted exactly: span names, kinds, attributes, the parent/child links
 //! from a client's `traceparent` through the gateway to the upstream, the
@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::gateway::{
-    config, crm_project, crm_upstream, free_port, post, python, runtime, start, ADMIN_KEY,
-    SUPPORT_KEY,
-};
+use super::gateway::{crm_project, start};
 use crate::common::*;
+use crate::support::{
+    config, crm_upstream, fixture, free_port, post, python, runtime, ADMIN_KEY, SUPPORT_KEY,
+};
 
 /// The client's trace: `00-TRACE-SPAN-01`.
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -42,7 +42,7 @@ impl Drop for Receiver {
 
 fn receiver(dir: &Path, kind: &str) -> Receiver {
     let out = dir.join(format!("otlp-{kind}.jsonl"));
-    let script = root().join("cli/tests/fixtures/gateway/otlp_receiver.py");
+    let script = fixture("otlp_receiver.py");
     let mut child = Command::new(python())
         .arg(&script)
         .arg(&out)

@@ -89,29 +89,8 @@ pub fn body_json(answer: &str) -> serde_json::Value {
     serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap()
 }
 
-/// Send `request` (a whole raw HTTP/1.1 request, `Connection: close`) to
-/// `addr`; the status and the raw answer.
-pub fn raw(addr: &str, request: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    let status = out
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, out)
-}
-
-/// A GET of `path` with the `Host` line(s) given, raw.
-pub fn get_with_host(addr: &str, path: &str, host_lines: &str) -> (u16, String) {
-    raw(
-        addr,
-        &format!("GET {path} HTTP/1.1\r\n{host_lines}Connection: close\r\n\r\n"),
-    )
-}
+/// Raw HTTP/1.1, as the gateway tests send it (one copy, theirs).
+pub use crate::support::{get_with_host, raw};
 
 /// `rounds` requests one after another on one kept-alive connection, each
 /// answer read whole (by its Content-Length) before the next is sent: the

@@ -1,0 +1,147 @@
+//! Command and URL upstreams: a listing that paginates forever stopped
+//! within its bounds, a command's environment, working directory and
+//! result bound, and a URL upstream's kept-alive connections.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use rmcp::model::ProtocolVersion;
+
+use crate::common::*;
+use crate::support::*;
+
+#[test]
+fn an_upstream_that_paginates_forever_is_stopped_within_its_bounds() {
+    for (mode, said) in [
+        ("forever", "`tools/list` goes on past 5 pages (max-pages)"),
+        (
+            "repeat",
+            "`tools/list` page 2 repeats an earlier `nextCursor`",
+        ),
+    ] {
+        let dir = temp(&format!("gw-pages-{mode}"));
+        let project = crm_project(&format!("gw-pages-{mode}-project"));
+        let upstream = crm_upstream_with(&[("CRM_PAGINATE", mode)]);
+        let cfg = config(&dir, &project, &upstream, "");
+        let text = std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("[limits]\n", "[limits]\nmax-pages = 5\n");
+        std::fs::write(&cfg, text).unwrap();
+        let started = Instant::now();
+        let err = match start(&cfg) {
+            Ok(gw) => panic!("started against an endless list at {}", gw.url),
+            Err(e) => e.to_string(),
+        };
+        assert_contains(&err, said);
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+}
+
+/// A command upstream runs with the environment and working directory the
+/// operator gave it; an answer over max-result-bytes is an error naming the
+/// bound, at once.
+#[test]
+fn a_command_upstream_gets_its_environment_directory_and_result_bound() {
+    let dir = temp("gw-env");
+    let project = crm_project("gw-env-project");
+    std::fs::create_dir_all(dir.join("crm-work")).unwrap();
+    std::fs::write(dir.join("secret.txt"), "from-a-file\n").unwrap();
+    // (bound, result bytes, the answer): within the bound it is relayed
+    // whole, also over the SDK's 16 MiB line; over it, an error naming the
+    // bound comes at once (the upstream timeout is 20 s).
+    for (bound, huge, want) in [
+        (
+            65536,
+            0,
+            Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.len()),
+        ),
+        (
+            65536,
+            200_000,
+            Err("answered more than 65536 bytes (max-result-bytes)"),
+        ),
+        (32 << 20, 24 << 20, Ok((24 << 20) + 56)),
+        (
+            1 << 20,
+            24 << 20,
+            Err("answered more than 1048576 bytes (max-result-bytes)"),
+        ),
+    ] {
+        let upstream = format!(
+            "[[upstream]]\nname = \"crm\"\ncommand = [{:?}, {:?}]\ncwd = \"crm-work\"\n\
+             env = {{ CRM_SECRET = {{ file = \"secret.txt\" }}, CRM_REPORT_ENV = {{ value = \"1\" }}, CRM_HUGE_RESULT = {{ value = \"{huge}\" }} }}\n",
+            python(),
+            crm_server()
+        );
+        let cfg = config(&dir, &project, &upstream, "");
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "[limits]\n",
+            &format!("[limits]\nmax-result-bytes = {bound}\n"),
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        runtime().block_on(async {
+            let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+            let t = Instant::now();
+            let got = call(&c, "mcp_crm_notes_append").await;
+            match want {
+                Ok(len) if huge == 0 => assert_eq!(
+                    got,
+                    Ok(r#"[{"type":"text","text":" env=from-a-file cwd=crm-work"}]"#.to_string()),
+                    "{len}"
+                ),
+                Ok(len) => assert_eq!(got.map(|t| t.len()), Ok(len), "bound {bound}"),
+                Err(part) => {
+                    let e = got.expect_err("over the bound");
+                    assert_contains(e["message"].as_str().unwrap_or_default(), part);
+                    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+                }
+            }
+            let _ = c.cancel().await;
+        });
+        drop(gw);
+    }
+}
+
+/// Requests to a URL upstream ride kept-alive connections: 20 calls come on
+/// a handful of connections, not one each; `keep-alive = false` opens one
+/// per request (as the SDK's own client does).
+#[test]
+fn a_url_upstream_is_asked_over_kept_alive_connections_unless_told_otherwise() {
+    for keep_alive in [true, false] {
+        let dir = temp(&format!("gw-pool-{keep_alive}"));
+        let project = crm_project(&format!("gw-pool-project-{keep_alive}"));
+        let port = free_port();
+        let conns = dir.join("conns.log");
+        let _crm = http_crm(port, &[("CRM_CONN_LOG", conns.to_str().unwrap())]);
+        let upstream = format!(
+            "[[upstream]]\nname = \"crm\"\nurl = \"http://127.0.0.1:{port}/mcp\"\nkeep-alive = {keep_alive}\n"
+        );
+        let cfg = config(&dir, &project, &upstream, "");
+        let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+        let before = std::fs::read_to_string(&conns)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        runtime().block_on(async {
+            let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+            for _ in 0..20 {
+                assert_eq!(
+                    call(&c, "mcp_crm_notes_append").await,
+                    Ok(r#"[{"type":"text","text":"notes_append(7) done"}]"#.to_string())
+                );
+            }
+            let _ = c.cancel().await;
+        });
+        let text = std::fs::read_to_string(&conns).unwrap_or_default();
+        let calls: Vec<&str> = text.lines().skip(before).collect();
+        let ports: BTreeSet<&str> = calls.iter().copied().collect();
+        assert!(calls.len() >= 20, "{calls:?}");
+        if keep_alive {
+            assert!(ports.len() <= 3, "20 calls on {} connections", ports.len());
+        } else {
+            assert!(ports.len() >= 20, "20 calls on {} connections", ports.len());
+        }
+        drop(gw);
+    }
+}
