@@ -312,7 +312,8 @@ impl CoreBuilder {
 /// Give the memory a large rebuild freed (a relisting, a reload) back to
 /// the system. glibc's allocator otherwise keeps the freed pages of its
 /// arenas, so an idle process would stay at the peak of its last rebuild.
-/// A no-op with other allocators.
+/// A no-op with other allocators (the `toolgate` binary's mimalloc is set
+/// to purge freed pages at once instead: cli/src/main.rs).
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of the allocator's own
