@@ -1,30 +1,52 @@
 """BENCHMARKS.md, "Peer gateways side by side": the same upstream reached
-directly, through `toolgate gateway` and through mcp-proxy 0.13.0 (chained
-HTTP -> stdio -> HTTP, its only way to proxy streamable HTTP), in one run,
-measured with the official Python MCP SDK client (2.3):
+directly, through `toolgate gateway`, through mcp-proxy 0.13.0 (chained
+HTTP -> stdio -> HTTP, its only way to proxy streamable HTTP) and through
+IBM ContextForge 1.1.0 (a virtual server of a registered gateway, called by
+a non-admin user with a team-scoped API token; see contextforge.py), in one
+run, measured with the official Python MCP SDK client (2.3) and with wrk:
 
 - the latency of a `tools/call`, p50 and p99, the targets alternated call
-  by call over one kept-alive session each;
-- calls per second with 16 concurrent kept-alive clients (one session each);
+  by call over one kept-alive SDK session each;
+- calls per second with 16 concurrent kept-alive SDK clients (one session
+  each);
+- calls per second and latency p50 / p99 with wrk (`mcp_call.lua`): 2
+  threads, 16 kept-alive connections, 10 s (an answer may take up to
+  30 s), all on one session that the harness opened with a plain
+  `initialize` (protocol 2025-11-25); every answer is checked to be a
+  result, non-2xx counted, and one call made first by the harness must
+  be a successful result;
 - `tools/list` (every page) of the N tools;
-- the gateway's CPU per call under load and its RSS idle and after the load.
+- the gateway's CPU per call under both loads (while the calls run, not
+  while the sessions open, list and close) and its memory idle and after
+  the loads (the larger of after each): RSS summed over its processes, and PSS (shared pages split
+  among the processes sharing them), since ContextForge forks helpers that
+  share its worker's pages, which RSS would count again in each.
 
-    python peers.py TOOLGATE_BIN PROXY_VENV_BIN N CALLS
+    python peers.py TOOLGATE_BIN PROXY_VENV_BIN CONTEXTFORGE_VENV_BIN N CALLS
+
+Each target's tool is `tool_00002` under its name there, unless it is not
+on the target's first `tools/list` page (the SDK client would list that page
+again before every call): then the page's first tool, all tools being alike.
 
 The upstream is this file too (`upstream PORT N`): a lowlevel server on the
 official SDK over streamable HTTP (JSON answers) listing N tools. Every
-server listens on 127.0.0.1; every process is stopped at the end.
+server listens on 127.0.0.1, each in its own process group; every process
+is stopped at the end, also on an error or SIGTERM.
 """
 
 import asyncio
 import json
 import os
+import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from typing import NamedTuple
+
+import contextforge
 
 SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
 
@@ -43,7 +65,17 @@ def upstream(port: int, n: int) -> None:
     async def call_tool(ctx, params):
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"{params.name} done")])
 
-    server = Server("peer-upstream", on_list_tools=list_tools, on_call_tool=call_tool)
+    # A tool's input schema without listing them all, as the SDK's MCPServer
+    # gives it: otherwise each `tools/call` on protocol 2026-07-28 (which
+    # ContextForge's client speaks) lists every tool to check its Mcp-Param
+    # headers, at N = 10,000 some 0.3 s of the upstream's CPU per call.
+    names = {f"tool_{i:05}" for i in range(n)}
+    server = Server(
+        "peer-upstream",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=lambda name: SCHEMA if name in names else None,
+    )
     manager = StreamableHTTPSessionManager(app=server, json_response=True)
 
     async def app(scope, receive, send):
@@ -105,32 +137,43 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def rss_mib(pid: int) -> float:
-    """Resident memory of `pid` and its children, MiB."""
-    total = 0
-    for p in [pid] + children(pid):
+def memory_mib(pid: int) -> tuple[float, float, int]:
+    """RSS and PSS of `pid` and its children, MiB, and how many processes."""
+    rss = pss = 0
+    pids = [pid] + children(pid)
+    for p in pids:
         try:
-            with open(f"/proc/{p}/status") as f:
+            with open(f"/proc/{p}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
         except OSError:
             pass
-    return total / 1024
+    return rss / 1024, pss / 1024, len(pids)
+
+
+class Target(NamedTuple):
+    url: str
+    tool: str
+    headers: dict[str, str]
+    pid: int | None  # the gateway's process (group leader), None for direct
 
 
 class Session:
     """One kept-alive SDK client session to `url`."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, headers: dict[str, str]):
         self.url = url
+        self.headers = headers
 
     async def __aenter__(self):
         import httpx2
         from mcp import ClientSession
         from mcp.client.streamable_http import streamable_http_client
 
-        self.http = httpx2.AsyncClient(timeout=60)
+        self.http = httpx2.AsyncClient(timeout=60, headers=self.headers)
         await self.http.__aenter__()
         self.streams = streamable_http_client(self.url, http_client=self.http)
         read, write = (await self.streams.__aenter__())[:2]
@@ -150,76 +193,210 @@ def pct(v: list[float], q: float) -> float:
     return v[min(len(v) - 1, int(q * len(v)))] * 1e3
 
 
-async def latency(targets: dict[str, tuple[str, str]], calls: int) -> dict[str, list[float]]:
+async def latency(targets: dict[str, Target], calls: int) -> dict[str, list[float]]:
     """Each target's call times, alternated call by call after 100 warm-ups."""
     from contextlib import AsyncExitStack
 
     times = {k: [] for k in targets}
     async with AsyncExitStack() as stack:
-        sessions = {k: await stack.enter_async_context(Session(url)) for k, (url, _) in targets.items()}
+        sessions = {k: await stack.enter_async_context(Session(t.url, t.headers)) for k, t in targets.items()}
         for i in range(calls + 100):
-            for k, (_, tool) in targets.items():
-                t = time.perf_counter()
-                r = await sessions[k].call_tool(tool, {"id": "1"})
-                dt = time.perf_counter() - t
+            for k, t in targets.items():
+                start = time.perf_counter()
+                r = await sessions[k].call_tool(t.tool, {"id": "1"})
+                dt = time.perf_counter() - start
                 assert not r.is_error, (k, r)
                 if i >= 100:
                     times[k].append(dt)
     return times
 
 
-async def throughput(url: str, tool: str, clients: int, seconds: float) -> tuple[float, int]:
+async def throughput(t: Target, clients: int, seconds: float) -> tuple[float, int, float]:
     """Calls per second with `clients` concurrent sessions for `seconds`,
     each session opened and warmed by one call first (the SDK client lists
-    the tools once per session, to check results against their schemas)."""
+    the tools once per session, to check results against their schemas),
+    and the gateway's CPU seconds from the moment all are warm until the
+    last call ends (not the sessions' opening, listing and closing)."""
     done = 0
-    ready = 0
-    go = asyncio.Event()
-    started = stop = 0.0
+    ready = finished = 0
+    go, all_done = asyncio.Event(), asyncio.Event()
+    started = stop = ended = cpu = 0.0
 
     async def one() -> None:
-        nonlocal done, ready, started, stop
-        async with Session(url) as s:
-            await s.call_tool(tool, {"id": "1"})
+        nonlocal done, ready, finished, started, stop, ended, cpu
+        async with Session(t.url, t.headers) as s:
+            await s.call_tool(t.tool, {"id": "1"})
             ready += 1
             if ready == clients:
+                cpu = -cpu_seconds(t.pid) if t.pid else 0.0
                 started = time.monotonic()
                 stop = started + seconds
                 go.set()
             await go.wait()
             while time.monotonic() < stop:
-                await s.call_tool(tool, {"id": "1"})
+                r = await s.call_tool(t.tool, {"id": "1"})
+                assert not r.is_error, r
                 done += 1
+            finished += 1
+            if finished == clients:
+                ended = time.monotonic()
+                cpu += cpu_seconds(t.pid) if t.pid else 0.0
+                all_done.set()
+            await all_done.wait()
 
     await asyncio.gather(*(one() for _ in range(clients)))
-    return done / (stop - started + max(0.0, time.monotonic() - stop)), done
+    return done / (ended - started), done, cpu
 
 
-async def list_all(url: str) -> tuple[float, int]:
-    async with Session(url) as s:
-        t = time.perf_counter()
+async def first_page(t: Target) -> list[str]:
+    """The tools of the first `tools/list` page: the SDK client lists that
+    page again before each call to a tool it has not seen listed."""
+    async with Session(t.url, t.headers) as s:
+        return [x.name for x in (await s.list_tools()).tools]
+
+
+async def list_all(t: Target) -> tuple[float, int]:
+    from mcp import types
+
+    async with Session(t.url, t.headers) as s:
+        start = time.perf_counter()
         cursor, n = None, 0
         while True:
-            from mcp import types
-
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             r = await s.list_tools(params=params)
             n += len(r.tools)
             cursor = r.next_cursor
             if not cursor:
-                return (time.perf_counter() - t) * 1e3, n
+                return (time.perf_counter() - start) * 1e3, n
 
 
-def main(toolgate: str, proxy_bin: str, n: int, calls: int) -> None:
+# wrk: a plain HTTP client, so the gateway rather than the client is the limit.
+WRK = ["wrk", "-t2", "-c16", "-d10s", "--timeout", "30s", "--latency"]
+HANDSHAKE_VERSION = "2025-11-25"  # what the SDK client's `initialize` asks for
+
+
+def rpc(url: str, headers: dict[str, str], message: dict) -> tuple[int, str, str, dict | None]:
+    """One JSON-RPC POST: status, content type, Mcp-Session-Id and the
+    answer (from a JSON body or the last SSE `data:` event), if any."""
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(message).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
+    with urllib.request.urlopen(req, timeout=60) as r:
+        status, ctype, sid, body = r.status, r.headers.get("Content-Type", ""), r.headers.get("Mcp-Session-Id", ""), r.read()
+    answer = None
+    if "text/event-stream" in ctype:
+        for line in body.decode().splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                answer = json.loads(line[5:])
+    elif body.strip():
+        answer = json.loads(body)
+    return status, ctype.split(";")[0], sid, answer
+
+
+def wrk_session(t: Target) -> tuple[str, str, str]:
+    """A session opened the plain way, checked with one call: its id, its
+    protocol version and the content type of a `tools/call` answer."""
+    _, _, sid, init = rpc(t.url, t.headers, {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": {"name": "wrk", "version": "1"}},
+    })
+    version = init["result"]["protocolVersion"]
+    headers = {**t.headers, "MCP-Protocol-Version": version}
+    if sid:
+        headers["Mcp-Session-Id"] = sid
+    rpc(t.url, headers, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    status, ctype, _, answer = rpc(t.url, headers, {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": t.tool, "arguments": {"id": "1"}},
+    })
+    if status != 200 or not answer or "result" not in answer or answer["result"].get("isError"):
+        raise SystemExit(f"a plain tools/call to {t.url} did not answer a result: {status} {answer}")
+    return sid, version, ctype
+
+
+def wrk(t: Target, lua: str) -> dict:
+    """wrk against `t` (see WRK and mcp_call.lua): its numbers, parsed, and
+    the gateway's CPU seconds while it ran."""
+    sid, version, ctype = wrk_session(t)
+    env = dict(os.environ, MCP_TOOL=t.tool, MCP_SESSION=sid, MCP_VERSION=version, MCP_AUTH=t.headers.get("Authorization", ""))
+    cpu = cpu_seconds(t.pid) if t.pid else 0.0
+    out = subprocess.run([*WRK, "-s", lua, t.url], env=env, capture_output=True, text=True, timeout=120)
+    cpu = (cpu_seconds(t.pid) - cpu) if t.pid else 0.0
+    if out.returncode != 0:
+        raise SystemExit(f"wrk failed on {t.url}: {out.stderr or out.stdout}")
+    r = {"version": version, "ctype": ctype, "session": bool(sid), "non2xx": 0, "errors": 0, "cpu": cpu}
+    for line in out.stdout.splitlines():
+        w = line.split()
+        if line.startswith("Requests/sec:"):
+            r["rate"] = float(w[1])
+        elif len(w) == 2 and w[0] in ("50%", "99%"):
+            r[w[0]] = wrk_ms(w[1])
+        elif "requests in" in line:
+            r["requests"] = int(w[0])
+        elif line.startswith("  Non-2xx or 3xx responses:"):
+            r["non2xx"] = int(w[-1])
+        elif line.startswith("  Socket errors:"):
+            r["errors"] = sum(int(x.strip(",")) for x in w[3::2])
+        elif line.startswith(("good answers:", "bad answers:")):
+            r[w[0]] = int(w[2])
+    return r
+
+
+def wrk_ms(v: str) -> float:
+    for unit, ms in (("us", 1e-3), ("ms", 1.0), ("s", 1e3), ("m", 6e4), ("h", 3.6e6)):
+        if v.endswith(unit):
+            return float(v[: -len(unit)]) * ms
+    raise ValueError(v)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """`proc`'s whole process group (mcp-proxy's chain, ContextForge's
+    helpers): SIGTERM, then SIGKILL after 10 s (a server with open sessions
+    may wait for them)."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+    try:  # what outlived its leader
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None:
+    began = time.monotonic()
     here = os.path.abspath(__file__)
+    lua = os.path.join(os.path.dirname(here), "mcp_call.lua")
     work = tempfile.mkdtemp(prefix="toolgate-peers-")
     procs: list[subprocess.Popen] = []
+
+    def spawn(argv: list[str], **kw) -> subprocess.Popen:
+        p = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, **kw)
+        procs.append(p)
+        return p
+
     try:
         up_port = free_port()
-        up = subprocess.Popen([sys.executable, here, "upstream", str(up_port), str(n)])
-        procs.append(up)
+        up = spawn([sys.executable, here, "upstream", str(up_port), str(n)])
         wait_port(up_port, up, "the upstream")
         up_url = f"http://127.0.0.1:{up_port}/mcp"
+        # ContextForge first: its first start migrates a new database (~20 s).
+        cf_port = free_port()
+        cf_work = os.path.join(work, "contextforge")
+        os.makedirs(cf_work)
+        cf_env = contextforge.environment(cf_work, cf_port)
+        cf_log = os.path.join(cf_work, "contextforge.log")
+        with open(cf_log, "wb") as f:
+            cf = spawn(contextforge.command(cf_bin, cf_port), cwd=cf_work, env=cf_env, stdout=f, stderr=subprocess.STDOUT)
+        cf_started = time.monotonic()
         # toolgate: the upstream's tools imported, each enabled for users.
         project = os.path.join(work, "project")
         os.makedirs(project)
@@ -242,14 +419,11 @@ def main(toolgate: str, proxy_bin: str, n: int, calls: int) -> None:
                 f'configuration = "chat"\n[identity]\nrole = "user"\n[limits]\nlist-page-size = 1000\n'
                 f'max-tools = {max(n, 1000)}\n[[upstream]]\nname = "up"\nurl = "{up_url}"\n'
             )
-        gw = subprocess.Popen(
-            [toolgate, "gateway", "--config", f"{work}/gateway.toml", "--no-watch"], stderr=subprocess.DEVNULL
-        )
-        procs.append(gw)
+        gw = spawn([toolgate, "gateway", "--config", f"{work}/gateway.toml", "--no-watch"], stderr=subprocess.DEVNULL)
         wait_port(gw_port, gw, "toolgate gateway")
         # mcp-proxy: HTTP -> stdio (its server mode) -> HTTP (its client mode).
         px_port = free_port()
-        px = subprocess.Popen(
+        px = spawn(
             [
                 f"{proxy_bin}/mcp-proxy", "--port", str(px_port), "--host", "127.0.0.1",
                 "--", f"{proxy_bin}/mcp-proxy", "--transport", "streamablehttp", up_url,
@@ -257,52 +431,90 @@ def main(toolgate: str, proxy_bin: str, n: int, calls: int) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        procs.append(px)
         wait_port(px_port, px, "mcp-proxy")
+        cf_base = f"http://127.0.0.1:{cf_port}"
+        contextforge.wait_ready(cf_base, cf, cf_log)
+        cf_ready = time.monotonic() - cf_started
+        cfs = contextforge.setup(cf_base, cf_env, up_url, n)
         targets = {
-            "direct": (up_url, "tool_00002"),
-            "toolgate": (f"http://127.0.0.1:{gw_port}/mcp", "mcp_up_tool_00002"),
-            "mcp-proxy": (f"http://127.0.0.1:{px_port}/mcp", "tool_00002"),
+            "direct": Target(up_url, "tool_00002", {}, None),
+            "toolgate": Target(f"http://127.0.0.1:{gw_port}/mcp", "mcp_up_tool_00002", {}, gw.pid),
+            "mcp-proxy": Target(f"http://127.0.0.1:{px_port}/mcp", "tool_00002", {}, px.pid),
+            "ContextForge": Target(cfs["url"], cfs["names"]["tool_00002"], {"Authorization": f"Bearer {cfs['token']}"}, cf.pid),
         }
         # Ready when each answers a whole listing (a port may accept before
         # its server has listed its upstream); idle is measured after.
-        lists = {k: asyncio.run(list_all(url)) for k, (url, _) in targets.items()}
+        lists = {k: asyncio.run(list_all(t)) for k, t in targets.items()}
+        for k, (_, count) in lists.items():
+            assert count == n, f"{k} listed {count} of {n} tools"
+        notes = []
+        for k, t in targets.items():
+            page = asyncio.run(first_page(t))
+            if t.tool not in page:
+                notes.append(f"{k} lists {t.tool} past its first page: calls {page[0]} instead")
+                targets[k] = t._replace(tool=page[0])
         time.sleep(2)
-        idle = {"toolgate": rss_mib(gw.pid), "mcp-proxy": rss_mib(px.pid)}
+        idle = {k: memory_mib(t.pid) for k, t in targets.items() if t.pid}
         times = asyncio.run(latency(targets, calls))
-        load = {}
-        for k, (url, tool) in targets.items():
-            pid = {"toolgate": gw.pid, "mcp-proxy": px.pid}.get(k)
-            before = cpu_seconds(pid) if pid else 0.0
-            rate, done = asyncio.run(throughput(url, tool, 16, 10.0))
-            cpu = (cpu_seconds(pid) - before) if pid else 0.0
-            load[k] = (rate, done, cpu, rss_mib(pid) if pid else 0.0)
-        d50, d99 = pct(times["direct"], 0.5), pct(times["direct"], 0.99)
-        print(f"| N = {n}, {calls} calls each | p50 ms | p99 ms | added p50 / p99 ms | calls/s, 16 clients | of direct | CPU ms per call | RSS idle / loaded MiB | tools/list ms (all {n}) |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for k in targets:
-            p50, p99 = pct(times[k], 0.5), pct(times[k], 0.99)
-            rate, done, cpu, rss = load[k]
-            added = "" if k == "direct" else f"+{p50 - d50:.2f} / +{p99 - d99:.2f}"
-            cpu_call = "" if k == "direct" else f"{cpu / done * 1e3:.2f}"
-            mem = "" if k == "direct" else f"{idle[k]:.0f} / {rss:.0f}"
-            ratio = rate / load["direct"][0]
-            print(
-                f"| {k} | {p50:.2f} | {p99:.2f} | {added} | {rate:,.0f} | {ratio:.2f}x | {cpu_call} | {mem} | {lists[k][0]:.1f} ({lists[k][1]}) |"
-            )
+        load, wrks, loaded = {}, {}, {}
+        for k, t in targets.items():
+            load[k] = asyncio.run(throughput(t, 16, 10.0))
+            after_sdk = memory_mib(t.pid) if t.pid else None
+            wrks[k] = wrk(t, lua)
+            if t.pid:
+                after_wrk = memory_mib(t.pid)
+                loaded[k] = (max(after_sdk[0], after_wrk[0]), max(after_sdk[1], after_wrk[1]), after_wrk[2])
+        report(n, calls, targets, times, load, wrks, lists, idle, loaded)
+        for note in notes:
+            print(note)
+        print(
+            f"ContextForge: ready within {cf_ready:.0f} s of its start (new SQLite database), registration of the "
+            f"{n}-tool upstream {cfs['register_s']:.1f} s; whole run {time.monotonic() - began:.0f} s."
+        )
     finally:
         for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+            stop(p)
         subprocess.run(["rm", "-rf", work])
 
 
+def report(n, calls, targets, times, load, wrks, lists, idle, loaded) -> None:
+    d50, d99 = pct(times["direct"], 0.5), pct(times["direct"], 0.99)
+    print(
+        f"| N = {n}, {calls} calls each | p50 ms | p99 ms | added p50 / p99 ms | calls/s, 16 clients | of direct "
+        f"| wrk calls/s, 16 conns | of direct | wrk p50 / p99 ms | CPU ms per call, SDK / wrk "
+        f"| RSS idle / loaded MiB | PSS idle / loaded MiB | tools/list ms (all {n}) |"
+    )
+    print("| --- |" + " ---: |" * 12)
+    for k in targets:
+        p50, p99 = pct(times[k], 0.5), pct(times[k], 0.99)
+        rate, done, cpu = load[k]
+        w = wrks[k]
+        added = "" if k == "direct" else f"{p50 - d50:+.2f} / {p99 - d99:+.2f}"
+        cpu_call = "" if k == "direct" else f"{cpu / done * 1e3:.2f} / {w['cpu'] / max(1, w['requests']) * 1e3:.2f}"
+        rss = pss = ""
+        if k in idle:
+            rss = f"{idle[k][0]:.0f} / {loaded[k][0]:.0f}"
+            pss = f"{idle[k][1]:.0f} / {loaded[k][1]:.0f}"
+        print(
+            f"| {k} | {p50:.2f} | {p99:.2f} | {added} | {rate:,.0f} | {rate / load['direct'][0]:.2f}x "
+            f"| {w['rate']:,.0f} | {w['rate'] / wrks['direct']['rate']:.2f}x | {w['50%']:.2f} / {w['99%']:.2f} "
+            f"| {cpu_call} | {rss} | {pss} | {lists[k][0]:.1f} ({lists[k][1]}) |"
+        )
+    print()
+    print(f"wrk ({' '.join(WRK)}, one session each, opened with protocol {HANDSHAKE_VERSION}):")
+    for k, w in wrks.items():
+        print(
+            f"  {k}: {w['requests']:,} calls, {w.get('good', 0):,} good answers, {w.get('bad', 0)} bad, "
+            f"{w['non2xx']} non-2xx, {w['errors']} socket errors; protocol {w['version']}, "
+            f"answers {w['ctype']}{'' if w['session'] else ', no session id'}"
+        )
+    print("processes: " + ", ".join(f"{k} {loaded[k][2]}" for k in loaded))
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     if sys.argv[1] == "upstream":
         upstream(int(sys.argv[2]), int(sys.argv[3]))
     else:
-        main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
