@@ -116,6 +116,21 @@ impl Catalog {
         self.entries.len()
     }
 
+    /// Whether `other` lists the same tools, by the same servers, with the
+    /// same definitions (their digests), and leaves out the same ones.
+    pub fn same_listing(&self, other: &Catalog) -> bool {
+        fn key(e: &Entry) -> (&str, &str, &str, &str) {
+            (&e.registry_name, &e.server, &e.server_name, &e.digest)
+        }
+        self.unmapped == other.unmapped
+            && self.entries.len() == other.entries.len()
+            && self
+                .entries
+                .iter()
+                .map(key)
+                .eq(other.entries.iter().map(key))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

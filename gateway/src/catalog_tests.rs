@@ -91,3 +91,23 @@ fn a_call_is_decided_before_it_is_routed_and_a_refusal_names_no_server() {
         .expect_err("refused");
     assert_eq!(bad.reason, None);
 }
+
+#[test]
+fn the_same_listing_is_the_same_and_any_definition_or_server_change_is_not() {
+    let listing = |server: &str, description: &str| {
+        let mut t = tool("lookup");
+        t.description = Some(description.to_string().into());
+        Catalog::new(vec![(server.into(), vec![t, tool("notes")])])
+    };
+    let before = listing("crm", "Look a customer up");
+    assert!(before.same_listing(&listing("crm", "Look a customer up")));
+    // A changed description (a rug pull), another server, a tool more.
+    assert!(!before.same_listing(&listing("crm", "Look a customer up, and mail them")));
+    assert!(!before.same_listing(&listing("erp", "Look a customer up")));
+    let more = Catalog::new(vec![(
+        "crm".into(),
+        vec![tool("lookup"), tool("notes"), tool("refund")],
+    )]);
+    assert!(!before.same_listing(&more));
+    assert!(Catalog::default().same_listing(&Catalog::new(vec![])));
+}

@@ -325,25 +325,38 @@ impl Gateway {
         }
         let offerings = offerings::Offerings::new(served);
         let before = self.offerings.load();
+        let mut catalog = Catalog::new(listed);
+        let old = self.catalog.load_full();
+        // A listing like the last one keeps the catalog in place: clients
+        // are not told of a change that is none (each would list again),
+        // their page cursors stay valid, and the new copy is freed whole
+        // instead of living beside the old one's pages.
+        let tools = !catalog.same_listing(&old);
         let changed = Changed {
-            tools: true,
+            tools,
             resources: offerings.resources != before.resources
                 || offerings.templates != before.templates,
             prompts: offerings.prompts != before.prompts,
         };
         drop(before);
-        self.offerings.store(Arc::new(offerings));
-        let mut catalog = Catalog::new(listed);
-        catalog.generation = self.catalog.load().generation + 1;
-        for u in &catalog.unmapped {
-            say(&format!("warning: {u}"));
+        if changed.resources || changed.prompts {
+            self.offerings.store(Arc::new(offerings));
         }
-        self.catalog.store(Arc::new(catalog));
+        if tools {
+            catalog.generation = old.generation + 1;
+            for u in &catalog.unmapped {
+                say(&format!("warning: {u}"));
+            }
+            self.catalog.store(Arc::new(catalog));
+        }
+        drop(old);
         if let Ok(mut m) = self.upstream_errors.lock() {
             *m = errors;
         }
         self.report();
-        let _ = self.changes.send(changed);
+        if changed.tools || changed.resources || changed.prompts {
+            let _ = self.changes.send(changed);
+        }
         // The listing's transient copies (every tool parsed, mapped and
         // pinned) are freed now: back to the system, not kept at the peak.
         toolgate_service::release_freed_memory();

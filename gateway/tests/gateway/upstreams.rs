@@ -145,3 +145,60 @@ fn a_url_upstream_is_asked_over_kept_alive_connections_unless_told_otherwise() {
         drop(gw);
     }
 }
+
+/// Relisting an upstream whose list did not change changes nothing a
+/// client sees: no `list_changed` (which would have every client list
+/// again), the same catalog and page cursors; a table swap is still told.
+#[test]
+fn a_relisting_that_finds_the_same_tools_tells_no_one_and_keeps_the_catalog() {
+    let dir = temp("gw-same-relist");
+    let project = crm_project("gw-same-relist-project");
+    // relist-interval-ms is 300 in `config`.
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let generation = gw.gateway().catalog.load().generation;
+    runtime().block_on(async {
+        use rmcp::service::ServiceExt;
+        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let notified = Notified {
+            tx,
+            config: rmcp::model::ClientConfig::new(
+                Default::default(),
+                rmcp::model::Implementation::new("notified", "1"),
+            )
+            .with_protocol_version(ProtocolVersion::V_2025_11_25),
+        };
+        let mut transport =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                gw.url.clone(),
+            );
+        transport.auth_header = Some(SUPPORT_KEY.to_string());
+        let watcher = notified
+            .serve(rmcp::transport::StreamableHttpClientTransport::from_config(
+                transport,
+            ))
+            .await
+            .expect("the MCP handshake");
+        assert_eq!(listed(&watcher).await.len(), 2);
+        // Ten relistings of the same list.
+        tokio::time::sleep(Duration::from_millis(3000)).await;
+        assert!(changes.try_recv().is_err(), "a list change was announced");
+        assert_eq!(gw.gateway().catalog.load().generation, generation);
+        // A new table is told, within 20 s.
+        let policy = std::fs::read_to_string(project.join("policy.tg")).unwrap();
+        std::fs::write(
+            project.join("policy.tg"),
+            policy.replace(
+                "allow [mcp_crm_customer-360_lookup, mcp_crm_notes_append]",
+                "allow [mcp_crm_customer-360_lookup]",
+            ),
+        )
+        .unwrap();
+        tokio::time::timeout(Duration::from_secs(20), changes.recv())
+            .await
+            .expect("the new table announced within 20 s");
+        assert_eq!(listed(&watcher).await.len(), 1);
+        let _ = watcher.cancel().await;
+    });
+    drop(gw);
+}
