@@ -524,3 +524,45 @@ fn check_refuses_what_the_start_would_refuse_without_connecting() {
         "configuration `support-chat`, 1 upstream(s) (not connected)",
     );
 }
+
+/// Through the binary, as an operator runs it: the accepted sockets have
+/// `TCP_NODELAY`, so a kept-alive raw HTTP client gets each answer at once,
+/// not after its delayed ACK (about 40 ms a round trip before).
+#[test]
+fn the_binary_answers_a_kept_alive_client_without_the_delayed_ack_stall() {
+    use crate::common::serve::kept_alive_round_trips;
+    let dir = temp("gw-bin-nodelay");
+    let project = crm_project("gw-bin-nodelay-project", &[]);
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let addr = gw
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let body = list_request().to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {SUPPORT_KEY}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let once = request.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
+    let (status, answer) = crate::support::raw(&addr, &once);
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("mcp_crm_customer-360_lookup"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("content-type: application/json\r\n"),
+        "{answer}"
+    );
+    let mut took = kept_alive_round_trips(&addr, &request, 20);
+    took.sort();
+    let median = took[took.len() / 2];
+    assert!(
+        median < Duration::from_millis(20),
+        "median round trip {median:?} ({took:?})"
+    );
+    gw.stop();
+}
