@@ -120,17 +120,38 @@ impl Event {
         if data.iter().all(u8::is_ascii_whitespace) {
             return Event::Priming;
         }
-        let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&data) else {
-            return Event::Other;
-        };
-        let answer = m.contains_key("id")
-            && !m.contains_key("method")
-            && (m.contains_key("result") || m.contains_key("error"));
-        if answer {
-            Event::Answer(data)
-        } else {
-            Event::Other
+        // Which members the message has, its values skipped unbuilt: an
+        // answer of `max-result-bytes` is not made into a value tree.
+        let object = data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        match serde_json::from_slice::<Members>(&data) {
+            Ok(m) if object && m.id.0 && !m.method.0 && (m.result.0 || m.error.0) => {
+                Event::Answer(data)
+            }
+            _ => Event::Other,
         }
+    }
+}
+
+/// The members that tell an answer from a notification or a request.
+#[derive(serde::Deserialize)]
+struct Members {
+    #[serde(default)]
+    id: Has,
+    #[serde(default)]
+    method: Has,
+    #[serde(default)]
+    result: Has,
+    #[serde(default)]
+    error: Has,
+}
+
+/// Whether a member is there (`null` included), its value skipped.
+#[derive(Default)]
+struct Has(bool);
+
+impl<'de> serde::Deserialize<'de> for Has {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Has, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Has(true))
     }
 }
 

@@ -166,6 +166,21 @@ fn events_are_read_as_the_sse_format_says() {
         Event::Other
     );
     assert_eq!(Event::of(b"data: not json"), Event::Other);
+    // An error answer whose id is null (the request could not be read).
+    let null_id = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#;
+    assert_eq!(
+        Event::of(&[b"data: ".as_slice(), null_id].concat()),
+        Event::Answer(null_id.to_vec())
+    );
+    // Not an object; a member twice.
+    assert_eq!(
+        Event::of(br#"data: [2, null, {"a": 1}, null]"#),
+        Event::Other
+    );
+    assert_eq!(
+        Event::of(br#"data: {"jsonrpc":"2.0","id":1,"result":{},"result":{}}"#),
+        Event::Other
+    );
 }
 
 #[test]
