@@ -122,6 +122,11 @@ impl Changed {
         resources: true,
         prompts: true,
     };
+
+    /// Whether any list changed.
+    pub fn any(&self) -> bool {
+        self.tools || self.resources || self.prompts
+    }
 }
 
 fn source_of(c: &Config) -> Source {
@@ -354,7 +359,7 @@ impl Gateway {
             *m = errors;
         }
         self.report();
-        if changed.tools || changed.resources || changed.prompts {
+        if changed.any() {
             let _ = self.changes.send(changed);
         }
         // The listing's transient copies (every tool parsed, mapped and

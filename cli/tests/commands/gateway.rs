@@ -16,10 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::ServiceExt;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::model::ProtocolVersion;
 use serde_json::{json, Value};
 
 use crate::common::*;
@@ -262,18 +259,7 @@ fn a_table_swapped_while_clients_work_governs_their_next_request() {
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
         assert!(call(&c, "mcp_crm_notes_append").await.is_ok());
         // A client that is told of list changes (its handler counts them).
-        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
-        let notified = Notified {
-            tx,
-            config: ClientConfig::new(Default::default(), Implementation::new("notified", "1"))
-                .with_protocol_version(ProtocolVersion::V_2025_11_25),
-        };
-        let mut transport_config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
-        transport_config.auth_header = Some(SUPPORT_KEY.to_string());
-        let watcher = notified
-            .serve(StreamableHttpClientTransport::from_config(transport_config))
-            .await
-            .expect("the MCP handshake");
+        let (watcher, mut changes) = notified_client(&gw.url, SUPPORT_KEY).await;
         assert_eq!(listed(&watcher).await.len(), 2);
         // A 2026-07-28 client listens for them (subscriptions/listen).
         let mut subscription = c

@@ -249,6 +249,36 @@ impl rmcp::ClientHandler for Notified {
     }
 }
 
+/// A 2025-11-25 client of `url` with a bearer token whose handler reports
+/// each `notifications/tools/list_changed` on the receiver.
+pub async fn notified_client(
+    url: &str,
+    token: &str,
+) -> (
+    RunningService<RoleClient, Notified>,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
+    use rmcp::service::ServiceExt;
+    let (tx, changes) = tokio::sync::mpsc::unbounded_channel();
+    let notified = Notified {
+        tx,
+        config: ClientConfig::new(Default::default(), Implementation::new("notified", "1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25),
+    };
+    let mut transport =
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            url.to_string(),
+        );
+    transport.auth_header = Some(token.to_string());
+    let client = notified
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_config(
+            transport,
+        ))
+        .await
+        .expect("the MCP handshake");
+    (client, changes)
+}
+
 /// A client that declared elicitation, sampling and roots: it accepts with
 /// a region, its model says hello, and its one root is `file:///work/`.
 pub struct Asked {

@@ -158,27 +158,7 @@ fn a_relisting_that_finds_the_same_tools_tells_no_one_and_keeps_the_catalog() {
     let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
     let generation = gw.gateway().catalog.load().generation;
     runtime().block_on(async {
-        use rmcp::service::ServiceExt;
-        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
-        let notified = Notified {
-            tx,
-            config: rmcp::model::ClientConfig::new(
-                Default::default(),
-                rmcp::model::Implementation::new("notified", "1"),
-            )
-            .with_protocol_version(ProtocolVersion::V_2025_11_25),
-        };
-        let mut transport =
-            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-                gw.url.clone(),
-            );
-        transport.auth_header = Some(SUPPORT_KEY.to_string());
-        let watcher = notified
-            .serve(rmcp::transport::StreamableHttpClientTransport::from_config(
-                transport,
-            ))
-            .await
-            .expect("the MCP handshake");
+        let (watcher, mut changes) = notified_client(&gw.url, SUPPORT_KEY).await;
         assert_eq!(listed(&watcher).await.len(), 2);
         // Ten relistings of the same list.
         tokio::time::sleep(Duration::from_millis(3000)).await;
