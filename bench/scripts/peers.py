@@ -15,6 +15,8 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
   `initialize` (protocol 2025-11-25); every answer is checked to be a
   result, non-2xx counted, and one call made first by the harness must
   be a successful result;
+- each gateway's CPU while idle (5 s, nothing asked), since the others
+  idle beside the one under load on the same cores;
 - `tools/list` (every page) of the N tools;
 - the gateway's CPU per call under both loads (while the calls run, not
   while the sessions open, list and close) and its memory idle and after
@@ -351,6 +353,14 @@ def wrk_ms(v: str) -> float:
     raise ValueError(v)
 
 
+def idle_cores(pids: dict[str, int], seconds: float) -> dict[str, float]:
+    """The cores each of `pids` (with its children) uses while nobody asks
+    any of them anything, over the same `seconds`."""
+    before = {k: cpu_seconds(p) for k, p in pids.items()}
+    time.sleep(seconds)
+    return {k: (cpu_seconds(p) - before[k]) / seconds for k, p in pids.items()}
+
+
 def stop(proc: subprocess.Popen) -> None:
     """`proc`'s whole process group (mcp-proxy's chain, ContextForge's
     helpers): SIGTERM, then SIGKILL after 10 s (a server with open sessions
@@ -457,6 +467,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         idle = {k: memory_mib(t.pid) for k, t in targets.items() if t.pid}
         times = asyncio.run(latency(targets, calls))
         load, wrks, loaded = {}, {}, {}
+        idle_cpu = idle_cores({k: t.pid for k, t in targets.items() if t.pid}, 5.0)
         for k, t in targets.items():
             load[k] = asyncio.run(throughput(t, 16, 10.0))
             after_sdk = memory_mib(t.pid) if t.pid else None
@@ -465,6 +476,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
                 after_wrk = memory_mib(t.pid)
                 loaded[k] = (max(after_sdk[0], after_wrk[0]), max(after_sdk[1], after_wrk[1]), after_wrk[2])
         report(n, calls, targets, times, load, wrks, lists, idle, loaded)
+        print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
         for note in notes:
             print(note)
         print(
