@@ -552,3 +552,24 @@ fn the_binary_answers_a_kept_alive_client_without_the_delayed_ack_stall() {
     );
     gw.stop();
 }
+
+/// The gateway process has transparent huge pages off (a 2 MiB page stayed
+/// resident while any byte of it was in use: docs/gateway.md, "Bounds"),
+/// as the kernel reports it; the tests' own processes keep the default.
+#[test]
+#[cfg(target_os = "linux")]
+fn the_binary_runs_without_transparent_huge_pages() {
+    let dir = temp("gw-bin-thp");
+    let project = crm_project("gw-bin-thp-project", &[]);
+    let cfg = config(&dir, &project, &crm_upstream(), "");
+    let gw = start(&cfg, &[]).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let thp = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("THP_enabled:").map(|v| v.trim().to_string()))
+    };
+    assert_eq!(thp("self").as_deref(), Some("1"));
+    assert_eq!(thp(&gw.child.id().to_string()).as_deref(), Some("0"));
+    gw.stop();
+}
