@@ -5,7 +5,9 @@
 --   MCP_TOOL=name MCP_SESSION=id MCP_VERSION=2025-11-25 MCP_AUTH='Bearer ...' \
 --     wrk -t2 -c16 -d10s --latency -s bench/scripts/mcp_call.lua URL
 --
--- MCP_SESSION and MCP_AUTH may be empty (no such header). Request ids are
+-- MCP_SESSION and MCP_AUTH may be empty (no such header). With MCP_VERSION
+-- 2026-07-28 or later there is no session to open: each request carries the
+-- Mcp-Method and Mcp-Name headers and the protocol envelope in `_meta`. Request ids are
 -- unique per thread, as JSON-RPC wants on one session. Every answer is
 -- checked: a 200 whose body (JSON, or SSE events) holds a `result` that is
 -- not `isError: true` is good; anything else is bad. The counts are printed
@@ -44,7 +46,18 @@ function init(args)
   prefix = '{"jsonrpc":"2.0","id":"' .. tid .. '-'
 end
 
-local rest = '","method":"tools/call","params":{"name":"' .. tool .. '","arguments":{"id":"1"}}}'
+-- On 2026-07-28 there is no session: each request names its method and
+-- tool in headers and carries the protocol envelope in `_meta`.
+local version = env("MCP_VERSION", true)
+local meta = ""
+if version >= "2026-07-28" then
+  wrk.headers["Mcp-Method"] = "tools/call"
+  wrk.headers["Mcp-Name"] = tool
+  meta = ',"_meta":{"io.modelcontextprotocol/protocolVersion":"' .. version
+    .. '","io.modelcontextprotocol/clientCapabilities":{}}'
+end
+
+local rest = '","method":"tools/call","params":{"name":"' .. tool .. '","arguments":{"id":"1"}' .. meta .. '}}'
 
 function request()
   n = n + 1

@@ -15,6 +15,9 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
   `initialize` (protocol 2025-11-25); every answer is checked to be a
   result, non-2xx counted, and one call made first by the harness must
   be a successful result;
+- the same wrk run on protocol 2026-07-28 (no session; each request names
+  its method and tool in headers and carries the protocol in `_meta`), for
+  the targets that answer a plain call on it;
 - each gateway's CPU while idle (5 s, nothing asked), since the others
   idle beside the one under load on the same cores;
 - `tools/list` (every page) of the N tools;
@@ -318,10 +321,37 @@ def wrk_session(t: Target) -> tuple[str, str, str]:
     return sid, version, ctype
 
 
-def wrk(t: Target, lua: str) -> dict:
+MODERN = "2026-07-28"  # no session: a request carries the protocol in `_meta`
+
+
+def modern_call(t: Target) -> str | None:
+    """One plain `tools/call` on 2026-07-28: the answer's content type if it
+    is a result, None if the target does not speak that revision."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {**t.headers, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": t.tool}
+    try:
+        status, ctype, _, answer = rpc(t.url, headers, {
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": t.tool, "arguments": {"id": "1"}, "_meta": meta},
+        })
+    except (OSError, ValueError):
+        return None
+    if status != 200 or not answer or "result" not in answer or answer["result"].get("isError"):
+        return None
+    return ctype
+
+
+def wrk(t: Target, lua: str, modern: bool = False) -> dict | None:
     """wrk against `t` (see WRK and mcp_call.lua): its numbers, parsed, and
-    the gateway's CPU seconds while it ran."""
-    sid, version, ctype = wrk_session(t)
+    the gateway's CPU seconds while it ran. `modern`: on 2026-07-28, with no
+    session (None when the target does not answer that revision)."""
+    if modern:
+        ctype = modern_call(t)
+        if ctype is None:
+            return None
+        sid, version = "", MODERN
+    else:
+        sid, version, ctype = wrk_session(t)
     env = dict(os.environ, MCP_TOOL=t.tool, MCP_SESSION=sid, MCP_VERSION=version, MCP_AUTH=t.headers.get("Authorization", ""))
     cpu = cpu_seconds(t.pid) if t.pid else 0.0
     out = subprocess.run([*WRK, "-s", lua, t.url], env=env, capture_output=True, text=True, timeout=120)
@@ -466,16 +496,18 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         time.sleep(2)
         idle = {k: memory_mib(t.pid) for k, t in targets.items() if t.pid}
         times = asyncio.run(latency(targets, calls))
-        load, wrks, loaded = {}, {}, {}
+        load, wrks, loaded, modern = {}, {}, {}, {}
         idle_cpu = idle_cores({k: t.pid for k, t in targets.items() if t.pid}, 5.0)
         for k, t in targets.items():
             load[k] = asyncio.run(throughput(t, 16, 10.0))
             after_sdk = memory_mib(t.pid) if t.pid else None
             wrks[k] = wrk(t, lua)
+            modern[k] = wrk(t, lua, modern=True)
             if t.pid:
                 after_wrk = memory_mib(t.pid)
                 loaded[k] = (max(after_sdk[0], after_wrk[0]), max(after_sdk[1], after_wrk[1]), after_wrk[2])
         report(n, calls, targets, times, load, wrks, lists, idle, loaded)
+        report_modern(n, modern)
         print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
         for note in notes:
             print(note)
@@ -521,6 +553,27 @@ def report(n, calls, targets, times, load, wrks, lists, idle, loaded) -> None:
             f"answers {w['ctype']}{'' if w['session'] else ', no session id'}"
         )
     print("processes: " + ", ".join(f"{k} {loaded[k][2]}" for k in loaded))
+
+
+def report_modern(n: int, modern: dict) -> None:
+    """The wrk runs on 2026-07-28 (no session), beside direct's."""
+    base = modern.get("direct")
+    print()
+    print(f"| N = {n}, wrk on {MODERN} (no session) | calls/s | of direct | p50 / p99 ms | CPU ms per call |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for k, w in modern.items():
+        if w is None:
+            print(f"| {k} | does not answer a {MODERN} call | | | |")
+            continue
+        ratio = f"{w['rate'] / base['rate']:.2f}x" if base else ""
+        cpu = "" if k == "direct" else f"{w['cpu'] / max(1, w['requests']) * 1e3:.2f}"
+        print(f"| {k} | {w['rate']:,.0f} | {ratio} | {w['50%']:.2f} / {w['99%']:.2f} | {cpu} |")
+    for k, w in modern.items():
+        if w is not None:
+            print(
+                f"  {k}: {w['requests']:,} calls, {w.get('good', 0):,} good answers, {w.get('bad', 0)} bad, "
+                f"{w['non2xx']} non-2xx, {w['errors']} socket errors; answers {w['ctype']}"
+            )
 
 
 if __name__ == "__main__":
