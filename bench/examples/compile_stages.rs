@@ -15,11 +15,35 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();
-    println!("{name:<40} {:>9.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "{name:<40} {:>9.1} ms  (RSS {:.0} MiB, peak {:.0} MiB)",
+        t.elapsed().as_secs_f64() * 1e3,
+        rss_mib("VmRSS:"),
+        rss_mib("VmHWM:")
+    );
     out
 }
 
+/// A memory line of /proc/self/status in MiB (0 where there is none).
+fn rss_mib(key: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
 fn main() {
+    // As `toolgate compile` (cli/src/main.rs, `no_huge_pages`): no
+    // transparent huge pages for this process.
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes one integer and touches no memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
     let dir = std::env::args().nth(1).expect("usage: compile_stages DIR");
     let all = Instant::now();
     let project = stage("load (read, parse the registry)", || {
@@ -27,7 +51,9 @@ fn main() {
     });
     let checked = stage("check (parse, validate, lint)", || project.check());
     let lowered = checked.lowered.expect("the project compiles");
-    let bytes = stage("encode the lowered table", || lower::encode(lowered.spec()));
+    let bytes = stage("encode the lowered table", || {
+        lower::encode_lowered(&lowered)
+    });
     stage("drop the check's table", || drop(lowered));
     let table = stage("verify by loading", || Table::load(&bytes).expect("loads"));
     println!(

@@ -174,8 +174,13 @@ pub fn compile(m: &Model) -> Vec<u8> {
 
 /// The table file of a lowered model: its payload framed with its digest.
 pub fn encode(spec: &TableSpec) -> Vec<u8> {
-    let payload = format::encode_payload(spec);
-    format::frame_version(&payload, digest(&payload), format::version_of(spec))
+    format::encode_file(spec, None)
+}
+
+/// [`encode`] of the spec of a table [`lowered`] (or [`table`]) made,
+/// reusing the name hash the table holds.
+pub fn encode_lowered(table: &Table) -> Vec<u8> {
+    table.encode_file()
 }
 
 /// The model lowered into a table to analyse, not to ship: its digest is

@@ -45,39 +45,44 @@ pub struct SourceFile {
     /// what it should be: its text may be anything (docs/diagnostics.md,
     /// "What diagnostics quote").
     pub quote: bool,
-    line_starts: Vec<usize>,
+    /// Found the first time a position is asked for: only a file a
+    /// diagnostic points into needs them, and a million-tool registry has
+    /// 3.6 million lines (30 MB of offsets, and a pass over the text, that
+    /// a clean `toolgate compile` never reads).
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
-        let text = text.into();
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         let name = name.into();
         SourceFile {
             table_name: name.clone(),
             name,
-            text,
+            text: text.into(),
             quote: true,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
     }
 
     /// The byte offset at which each line starts (a line ends at `\n`).
     pub(crate) fn line_starts(&self) -> &[usize] {
-        &self.line_starts
+        self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        })
     }
 
     /// The 0-based line of a byte offset (clamped to the text), and the
     /// text of that line up to the offset.
     fn line_prefix(&self, offset: usize) -> (usize, Option<&str>) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
+        let starts = self.line_starts();
+        let line = match starts.binary_search(&offset) {
             Ok(l) => l,
             Err(l) => l - 1,
         };
-        (line, self.text.get(self.line_starts[line]..offset))
+        (line, self.text.get(starts[line]..offset))
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -85,7 +90,7 @@ impl SourceFile {
         let (line, prefix) = self.line_prefix(offset);
         let col = prefix
             .map(|s| s.chars().count())
-            .unwrap_or(offset.min(self.text.len()) - self.line_starts[line]);
+            .unwrap_or(offset.min(self.text.len()) - self.line_starts()[line]);
         (line + 1, col + 1)
     }
 
@@ -100,11 +105,11 @@ impl SourceFile {
     /// The byte offset of a 0-based line and UTF-16 column; a column past
     /// the line's end is the line's end, a line past the text the text's end.
     pub fn offset_utf16(&self, line: u32, col: u32) -> usize {
-        let Some(&start) = self.line_starts.get(line as usize) else {
+        let Some(&start) = self.line_starts().get(line as usize) else {
             return self.text.len();
         };
         let end = self
-            .line_starts
+            .line_starts()
             .get(line as usize + 1)
             .map(|e| e - 1)
             .unwrap_or(self.text.len());

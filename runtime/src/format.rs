@@ -109,7 +109,32 @@ impl std::error::Error for LoadError {}
 /// Encode a spec. `digest` is the sha256 of the payload, computed by the
 /// caller (the compiler), stored in the header and covered by the checksum.
 pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
-    let mut w = Writer { buf: Vec::new() };
+    payload_after(Vec::new(), spec, None)
+}
+
+/// The whole table file of `spec`: header and payload, the payload written
+/// after room left for the header, which is then filled in, so a table of
+/// tens of megabytes is not copied into a second buffer to be framed.
+/// `names`: the spec's name hash when the caller has it (a [`crate::Table`]
+/// built from the spec holds the very pilots [`crate::phf::build`] gives
+/// for its names), else it is built here. The same bytes as
+/// [`frame_version`] of [`encode_payload`].
+pub fn encode_file(spec: &TableSpec, names: Option<&crate::phf::Pilots>) -> Vec<u8> {
+    let mut buf = payload_after(vec![0; HEADER_LEN], spec, names);
+    let (header, payload) = buf.split_at_mut(HEADER_LEN);
+    write_header(header, payload, payload_digest(payload), version_of(spec));
+    buf
+}
+
+/// `buf` with the payload of `spec` appended (`names` as in [`encode_file`]).
+fn payload_after(buf: Vec<u8>, spec: &TableSpec, names: Option<&crate::phf::Pilots>) -> Vec<u8> {
+    // Most of a large table is its tools (a length, the name, 13 bytes)
+    // and the pilots (4 bytes each, fewer than the tools): reserved at
+    // once, not grown by doubling through copies of the whole buffer.
+    let tools: usize = spec.tools.iter().map(|t| t.name.len() + 21).sum();
+    let mut buf = buf;
+    buf.reserve(tools + 4096);
+    let mut w = Writer { buf };
     w.strs2(&spec.policy_digests);
     w.str(&spec.registry_digest);
     w.list(&spec.classes, |w, c| w.str(c));
@@ -195,7 +220,15 @@ pub fn encode_payload(spec: &TableSpec) -> Vec<u8> {
     w.str(&spec.skill_loader);
     // The name hash (docs/table-format.md). Names that are not distinct have
     // none: the loader refuses such a table as corrupt either way.
-    let names = crate::phf::build(spec.tools.iter().map(|t| t.name.as_str())).unwrap_or_default();
+    let built;
+    let names = match names {
+        Some(n) => n,
+        None => {
+            built =
+                crate::phf::build(spec.tools.iter().map(|t| t.name.as_str())).unwrap_or_default();
+            &built
+        }
+    };
     w.u64(names.seed);
     w.list(&names.pilots, |w, p| w.u32(*p));
     if version_of(spec) >= 4 {
@@ -239,17 +272,23 @@ pub fn frame(payload: &[u8], digest: [u8; 32]) -> Vec<u8> {
 
 /// Wrap a payload of format `version` ([`version_of`] its spec) in the header.
 pub fn frame_version(payload: &[u8], digest: [u8; 32], version: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&version.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&digest);
-    let mut h = crc32fast::Hasher::new();
-    h.update(&out[8..]);
-    h.update(payload);
-    out.extend_from_slice(&h.finalize().to_le_bytes());
+    let mut out = vec![0; HEADER_LEN];
+    write_header(&mut out, payload, digest, version);
     out.extend_from_slice(payload);
     out
+}
+
+/// Fill `header` (exactly [`HEADER_LEN`] bytes) for `payload`: magic,
+/// version, length, digest, and the CRC of those after the magic and of the payload.
+fn write_header(header: &mut [u8], payload: &[u8], digest: [u8; 32], version: u32) {
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&version.to_le_bytes());
+    header[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    header[20..52].copy_from_slice(&digest);
+    let mut h = crc32fast::Hasher::new();
+    h.update(&header[8..52]);
+    h.update(payload);
+    header[52..HEADER_LEN].copy_from_slice(&h.finalize().to_le_bytes());
 }
 
 /// A table's signature block: who signed, and the Ed25519 signature over

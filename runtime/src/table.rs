@@ -242,6 +242,14 @@ impl Table {
         &self.spec
     }
 
+    /// The table file of this table's spec ([`format::encode_file`]), with
+    /// the name hash the table already holds rather than a second build of
+    /// it (the same pilots: both come from [`crate::phf::build`] over the
+    /// spec's names).
+    pub fn encode_file(&self) -> Vec<u8> {
+        format::encode_file(&self.spec, Some(self.tool_index.0.pilots()))
+    }
+
     /// The sha256 of the table's payload, as set by the compiler.
     pub fn digest(&self) -> [u8; 32] {
         self.digest
@@ -381,19 +389,39 @@ impl Table {
         self.above.get(ceiling as usize)
     }
 
-    /// The bit sets of configuration `index` (in table order).
-    pub fn configuration_sets(&self, index: usize) -> Option<ConfigSets<'_>> {
-        if index >= self.configs.len() {
-            return None;
-        }
-        let row = self.config_row(index);
-        Some(ConfigSets {
+    /// The bit sets of configuration `index` (in table order), handed to
+    /// `f`; `None` past the configurations. A row no context has built yet
+    /// is built for `f` and dropped after it, not kept: a pass over every
+    /// configuration (the compiler's no-effect lint) would otherwise leave
+    /// every row cached in the table, three sets of a bit a tool each
+    /// (375 MB at a million tools and 1,000 configurations), each page of
+    /// them new to the process.
+    pub fn with_configuration_sets<R>(
+        &self,
+        index: usize,
+        f: impl FnOnce(ConfigSets<'_>) -> R,
+    ) -> Option<R> {
+        let built;
+        let row = match self.configs.get(index)?.get() {
+            Some(row) => row,
+            None => {
+                built = config_row(
+                    &self.spec,
+                    &self.tool_index,
+                    &self.by_group,
+                    self.loader,
+                    &self.spec.configurations[index],
+                );
+                &built
+            }
+        };
+        Some(f(ConfigSets {
             allowed: &row.allowed,
             new_run_allowed: row.fresh_allowed.as_ref().unwrap_or(&row.allowed),
             new_run_listed: row.fresh_allowed.is_some(),
             excluded: &row.excluded,
             ceiling: row.ceiling,
-        })
+        }))
     }
 
     /// The skill loader's index, when it is registered.

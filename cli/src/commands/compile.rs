@@ -4,11 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use toolgate_compiler::lower;
+use toolgate_compiler::project::Project;
 use toolgate_runtime::Table;
 
 use std::io::{IsTerminal, Write};
 
-use super::{counted, lower_project, Res};
+use super::{counted, findings, Res};
 use crate::io::{write_atomic, Failure};
 
 #[derive(Args)]
@@ -32,14 +33,30 @@ pub fn compile(a: CompileArgs) -> Res {
             a.project.display()
         )));
     }
-    let (_, model, lowered) = lower_project(&a.project)?;
-    let bytes = match lowered {
-        Some(table) => lower::encode(table.spec()),
-        None => lower::compile(&model),
+    let project = Project::load(&a.project)?;
+    // The table is encoded, and verified by loading, on a second thread
+    // while the no-effect lint runs: both need only the lowered table.
+    // Verify by loading before anything is written: never leave a table
+    // the runtime would refuse.
+    let (mut checked, verified) = project.check_with(|lowered| {
+        let bytes = lower::encode_lowered(lowered);
+        let loaded = Table::load(&bytes);
+        (bytes, loaded)
+    });
+    let Some(model) = checked.model.take() else {
+        return Err(findings(&project, &checked));
     };
-    drop(model);
-    // Verify by loading before anything is written: never leave a table the runtime would refuse.
-    let table = Table::load(&bytes)?;
+    let (bytes, table) = match verified {
+        Some((bytes, loaded)) => (bytes, loaded?),
+        // No table was lowered: the model is one the runtime refuses, and
+        // loading its encoding says why.
+        None => {
+            let bytes = lower::compile(&model);
+            let table = Table::load(&bytes)?;
+            (bytes, table)
+        }
+    };
+    drop((model, checked.lowered, project));
     let (bytes, signed) = match &a.sign {
         Some(key) => {
             let (signed, key_id) = super::keys::sign_with(&bytes, key)?;

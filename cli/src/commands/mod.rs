@@ -108,15 +108,17 @@ pub fn lower_project(
     let checked = project.check();
     match checked.model {
         Some(m) => Ok((project, m, checked.lowered)),
-        None => {
-            let diags = checked.errors();
-            Err(Failure::Findings(toolgate_compiler::report::human(
-                &project.sources,
-                &diags,
-                false,
-            )))
-        }
+        None => Err(findings(&project, &checked)),
     }
+}
+
+/// The errors of a check that left no model, rendered.
+pub fn findings(project: &Project, checked: &toolgate_compiler::pipeline::Checked) -> Failure {
+    Failure::Findings(toolgate_compiler::report::human(
+        &project.sources,
+        &checked.errors(),
+        false,
+    ))
 }
 
 /// The table to answer from: a table file, or the project compiled in

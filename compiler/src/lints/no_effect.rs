@@ -56,7 +56,29 @@ pub fn lint<'a>(
     if model.configurations.is_empty() || registry.tools.len() != model.tools.len() {
         return Vec::new();
     }
-    let space = Space::new(model, table);
+    // The configurations whose `needs-approval` entries are judged: only
+    // their offered tools are kept per configuration.
+    let config_index: HashMap<&str, usize> = model
+        .configurations
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let mut judged = vec![false; model.configurations.len()];
+    for p in policies {
+        for st in &p.ast.statements {
+            if let Statement::Configuration(b) = st {
+                let listed = b
+                    .props
+                    .iter()
+                    .any(|p| matches!(p.value, ast::ConfigurationProp::NeedsApproval(_)));
+                if let (true, Some(&ci)) = (listed, config_index.get(b.name.text.as_str())) {
+                    judged[ci] = true;
+                }
+            }
+        }
+    }
+    let space = Space::new(model, table, &judged);
     let mut lint = Lint {
         model,
         registry,
@@ -68,12 +90,7 @@ pub fn lint<'a>(
             .enumerate()
             .map(|(i, g)| (g.name.as_str(), i))
             .collect(),
-        config_index: model
-            .configurations
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.name.as_str(), i))
-            .collect(),
+        config_index,
         members: {
             let mut v = vec![Vec::new(); model.groups.len()];
             for (i, t) in model.tools.iter().enumerate() {
@@ -119,10 +136,29 @@ struct Space {
     sole_skill: HashMap<u32, Vec<usize>>,
     /// Skill-declared tools whose group some configuration allows.
     allowed_somewhere: BitSet,
-    /// Per configuration: the tools some context of it offers, the
-    /// profile gate aside (enabled, admitted by some run, not excluded,
+    /// Per configuration with `needs-approval` entries (`None` for the
+    /// others: a set of a bit a tool for each of 1,000 configurations would
+    /// be 125 MB at a million tools): the tools some context of it offers,
+    /// the profile gate aside (enabled, admitted by some run, not excluded,
     /// and not a remote tool above its ceiling, which no mode offers).
-    offerable: Vec<Vec<u64>>,
+    offerable: Vec<Option<Vec<u64>>>,
+    /// The same over every configuration, united: what a profile's
+    /// `needs-approval` entry is judged by (some configuration offers it).
+    offerable_anywhere: Vec<u64>,
+}
+
+/// What the pass over the configurations reads for each, and its scratch
+/// words (`reach`, `offered`: overwritten for each configuration).
+struct Pass<'a> {
+    m: &'a Model,
+    t: &'a Table,
+    /// Every tool some skill declares.
+    all_declared: BitSet,
+    remote: BitSet,
+    /// The tools some skill declares, in order.
+    declared_ids: Vec<u32>,
+    reach: Vec<u64>,
+    offered: Vec<u64>,
 }
 
 fn word(s: &BitSet, w: usize) -> u64 {
@@ -130,10 +166,11 @@ fn word(s: &BitSet, w: usize) -> u64 {
 }
 
 impl Space {
-    fn new(m: &Model, t: &Table) -> Space {
+    /// `judged`: per configuration, whether its offered tools are kept
+    /// ([`Space::offerable`]).
+    fn new(m: &Model, t: &Table, judged: &[bool]) -> Space {
         let n = t.tool_count();
         let words = n.div_ceil(64);
-        let en = t.enabled_tools();
         let nc = m.classes.len();
         // Every tool some skill declares: a run started with that skill
         // admits it (where its groups do).
@@ -161,7 +198,8 @@ impl Space {
             any_skill: BitSet::new(n),
             sole_skill: HashMap::new(),
             allowed_somewhere: BitSet::new(n),
-            offerable: vec![vec![0; words]; m.configurations.len()],
+            offerable: judged.iter().map(|&j| j.then(|| vec![0; words])).collect(),
+            offerable_anywhere: vec![0; words],
         };
         let mut remote = BitSet::new(n);
         for (i, tool) in m.tools.iter().enumerate() {
@@ -169,61 +207,93 @@ impl Space {
                 remote.insert(i);
             }
         }
-        let mut reach = vec![0u64; words];
-        for (ci, cfg) in m.configurations.iter().enumerate() {
-            let Some(cs) = t.configuration_sets(ci) else {
-                continue;
+        let mut pass = Pass {
+            m,
+            t,
+            all_declared,
+            remote,
+            declared_ids,
+            reach: vec![0; words],
+            offered: vec![0; words],
+        };
+        for ci in 0..m.configurations.len() {
+            // The configuration's sets are built for this pass and dropped
+            // after it, not cached in the table.
+            t.with_configuration_sets(ci, |cs| sp.note_configuration(&mut pass, ci, cs));
+        }
+        sp
+    }
+
+    /// What configuration `ci`, with the sets `cs`, adds to the space.
+    fn note_configuration(&mut self, pass: &mut Pass<'_>, ci: usize, cs: ConfigSets<'_>) {
+        let sp = self;
+        let (m, t) = (pass.m, pass.t);
+        let Pass {
+            all_declared,
+            remote,
+            declared_ids,
+            reach,
+            offered,
+            ..
+        } = pass;
+        let cfg = &m.configurations[ci];
+        let en = t.enabled_tools();
+        let nc = m.classes.len();
+        let words = reach.len();
+        // What some run of this configuration admits: a new run's
+        // allow-list, widened by any skill a run may be started with.
+        for (w, r) in reach.iter_mut().enumerate() {
+            let runnable = if cs.new_run_listed {
+                word(cs.new_run_allowed, w) | (word(cs.allowed, w) & word(all_declared, w))
+            } else {
+                word(cs.allowed, w)
             };
-            // What some run of this configuration admits: a new run's
-            // allow-list, widened by any skill a run may be started with.
-            for (w, r) in reach.iter_mut().enumerate() {
-                let runnable = if cs.new_run_listed {
-                    word(cs.new_run_allowed, w) | (word(cs.allowed, w) & word(&all_declared, w))
-                } else {
-                    word(cs.allowed, w)
-                };
-                *r = word(en, w) & runnable;
+            *r = word(en, w) & runnable;
+        }
+        for name in &cfg.excluded {
+            let Some(id) = t.tool_id(name) else { continue };
+            if !cs.allowed.contains(id as usize) || has(reach, id as usize) {
+                continue; // TG3001's, or it has an effect
             }
-            for name in &cfg.excluded {
-                let Some(id) = t.tool_id(name) else { continue };
-                if !cs.allowed.contains(id as usize) || has(&reach, id as usize) {
-                    continue; // TG3001's, or it has an effect
-                }
-                let why = if !en.contains(id as usize) {
-                    disabled_why(m, id as usize)
-                } else {
-                    format!(
+            let why = if !en.contains(id as usize) {
+                disabled_why(m, id as usize)
+            } else {
+                format!(
                         "no run of configuration `{}` admits `{}`: the allow-lists of its skills leave it out",
                         esc(&cfg.name),
                         esc(name)
                     )
-                };
-                sp.exclusions.insert((ci, id), why);
-            }
-            // Reaching the trust-zone gate: not excluded either.
-            for (w, r) in reach.iter_mut().enumerate() {
-                *r &= !word(cs.excluded, w);
-            }
-            let k = cs.ceiling as usize;
-            let above = t.tools_above(cs.ceiling);
-            for (w, (o, r)) in sp.offerable[ci].iter_mut().zip(&reach).enumerate() {
-                let blocked = above.map_or(0, |a| word(a, w)) & word(&remote, w);
-                *o = r & !blocked;
-            }
-            if k < nc {
-                let acc = sp.reach_zone[k].get_or_insert_with(|| vec![0; words]);
-                for (a, r) in acc.iter_mut().zip(&reach) {
-                    *a |= r;
-                }
-            }
-            // Fallbacks: the ceiling without one occurrence of each.
-            if let Some(p) = cfg.provider {
-                sp.note_fallbacks(m, t, p, k, &reach);
-            }
-            // Skill tools: how many skills this configuration attaches declare each.
-            sp.note_skill_tools(m, t, &cfg.skills, &cs, &declared_ids);
+            };
+            sp.exclusions.insert((ci, id), why);
         }
-        sp
+        // Reaching the trust-zone gate: not excluded either.
+        for (w, r) in reach.iter_mut().enumerate() {
+            *r &= !word(cs.excluded, w);
+        }
+        let k = cs.ceiling as usize;
+        let above = t.tools_above(cs.ceiling);
+        for (w, (o, r)) in offered.iter_mut().zip(reach.iter()).enumerate() {
+            let blocked = above.map_or(0, |a| word(a, w)) & word(remote, w);
+            *o = r & !blocked;
+        }
+        for (a, o) in sp.offerable_anywhere.iter_mut().zip(offered.iter()) {
+            *a |= o;
+        }
+        if let Some(kept) = sp.offerable.get_mut(ci).and_then(Option::as_mut) {
+            kept.copy_from_slice(offered);
+        }
+        if k < nc {
+            let acc = sp.reach_zone[k].get_or_insert_with(|| vec![0; words]);
+            for (a, r) in acc.iter_mut().zip(reach.iter()) {
+                *a |= r;
+            }
+        }
+        // Fallbacks: the ceiling without one occurrence of each.
+        if let Some(p) = cfg.provider {
+            sp.note_fallbacks(m, t, p, k, reach);
+        }
+        // Skill tools: how many skills this configuration attaches declare each.
+        sp.note_skill_tools(m, t, &cfg.skills, &cs, declared_ids);
     }
 
     /// The fallbacks of provider `p` that matter for a configuration with
@@ -601,7 +671,10 @@ impl<'a> Lint<'a> {
                 let Some(set) = self.selector_set(sel) else {
                     continue;
                 };
-                let offered = &self.space.offerable[ci];
+                // Every configuration with a `needs-approval` list kept its words.
+                let Some(offered) = self.space.offerable.get(ci).and_then(Option::as_ref) else {
+                    continue;
+                };
                 if (0..offered.len()).any(|w| word(&set, w) & offered[w] != 0) {
                     continue;
                 }
@@ -776,10 +849,8 @@ impl<'a> Lint<'a> {
             let why = if !used {
                 format!("no consumer uses profile `{}`", esc(profile))
             } else {
-                let offered =
-                    self.space.offerable.iter().any(|o| {
-                        (0..o.len()).any(|w| word(&set, w) & word(&allowed, w) & o[w] != 0)
-                    });
+                let o = &self.space.offerable_anywhere;
+                let offered = (0..o.len()).any(|w| word(&set, w) & word(&allowed, w) & o[w] != 0);
                 if offered {
                     continue;
                 }

@@ -402,7 +402,9 @@ impl Project {
     /// [`Project::load`], reading any file the overlay holds from the overlay
     /// instead of the disk (same limits, same checks of where files lie).
     pub fn load_with(path: &Path, overlay: Overlay<'_>) -> Result<Project, ProjectError> {
-        Project::load_cached(path, overlay, &mut RegistryCache::default())
+        // No cache: one that is dropped at once would only copy the
+        // registry's text (64 MB at a million tools) to compare it with nothing.
+        Project::load_inner(path, overlay, None)
     }
 
     /// [`Project::load_with`], reusing the registry parsed by an earlier
@@ -411,6 +413,15 @@ impl Project {
         path: &Path,
         overlay: Overlay<'_>,
         cache: &mut RegistryCache,
+    ) -> Result<Project, ProjectError> {
+        Project::load_inner(path, overlay, Some(cache))
+    }
+
+    /// [`Project::load_cached`], or with no cache to keep the parse in.
+    fn load_inner(
+        path: &Path,
+        overlay: Overlay<'_>,
+        cache: Option<&mut RegistryCache>,
     ) -> Result<Project, ProjectError> {
         let (manifest_path, root, canonical_root) = manifest_location(path)?;
         let text = manifest_text(overlay, &manifest_path)?;
@@ -486,12 +497,12 @@ impl Project {
     }
 
     /// Read the registry the manifest names and parse it (or reuse the
-    /// parse in `cache` while its text is unchanged).
+    /// parse in `cache` while its text is unchanged, and keep it there).
     fn read_registry(
         &mut self,
         overlay: Overlay<'_>,
         reg: &Resolved,
-        cache: &mut RegistryCache,
+        cache: Option<&mut RegistryCache>,
     ) -> Result<(), ProjectError> {
         let is_json = reg.path.extension().is_some_and(|e| e == "json");
         let (id, too_large) =
@@ -505,16 +516,23 @@ impl Project {
             self.registry_path = Some(reg.path.clone());
         }
         let text = &self.sources.get(id).text;
-        let parsed = match &cache.key {
-            Some((i, j, t)) if *i == id && *j == is_json && t == text => cache.parsed.clone(),
-            _ => None,
+        let parsed = match cache {
+            Some(cache) => {
+                let hit = match &cache.key {
+                    Some((i, j, t)) if *i == id && *j == is_json && t == text => {
+                        cache.parsed.clone()
+                    }
+                    _ => None,
+                };
+                hit.unwrap_or_else(|| {
+                    let p = registry::parse(id, text, is_json).map(Arc::new);
+                    cache.key = Some((id, is_json, text.clone()));
+                    cache.parsed = Some(p.clone());
+                    p
+                })
+            }
+            None => registry::parse(id, text, is_json).map(Arc::new),
         };
-        let parsed = parsed.unwrap_or_else(|| {
-            let p = registry::parse(id, text, is_json).map(Arc::new);
-            cache.key = Some((id, is_json, text.clone()));
-            cache.parsed = Some(p.clone());
-            p
-        });
         let parsed = match parsed {
             Ok(r) if reg.inside => r,
             Ok(r) => {

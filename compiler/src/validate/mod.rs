@@ -133,16 +133,20 @@ struct Validator<'a> {
 struct Scope<'a> {
     /// The class ladder, lowest first (settings).
     classes: Vec<String>,
-    class_index: HashMap<String, usize>,
+    /// This index, the groups' and the tools' are asked once or twice per
+    /// registered tool, a million times at a million tools: foldhash,
+    /// seeded per process as the registry reader's index of names, not the
+    /// slower SipHash.
+    class_index: foldhash::HashMap<String, usize>,
     /// Every registry group in order of first appearance (tools), plus the
     /// groups of `server` selectors with no registered tool (profiles).
     groups: Vec<model::Group>,
-    group_index: HashMap<String, usize>,
+    group_index: foldhash::HashMap<String, usize>,
     /// How many of `groups` are the registry's (the rest come from profiles).
     registry_groups: usize,
     /// The registry's tools with the policy's overrides (tools).
     tools: Vec<model::Tool>,
-    tool_index: HashMap<&'a str, usize>,
+    tool_index: foldhash::HashMap<&'a str, usize>,
     /// The registered tool names, in registry order: the candidates of every
     /// "did you mean" for a tool name.
     tool_names: Vec<&'a str>,
@@ -172,13 +176,20 @@ impl<'a> Scope<'a> {
     ) -> Self {
         let tool_names: Vec<&'a str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
         Scope {
-            class_index: index(classes.iter().map(String::as_str)),
+            class_index: classes
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.clone(), i))
+                .collect(),
             classes,
             groups: Vec::new(),
-            group_index: HashMap::new(),
+            group_index: foldhash::HashMap::default(),
             registry_groups: 0,
             tools: Vec::with_capacity(registry.tools.len()),
-            tool_index: HashMap::with_capacity(registry.tools.len()),
+            tool_index: foldhash::HashMap::with_capacity_and_hasher(
+                registry.tools.len(),
+                Default::default(),
+            ),
             tool_names,
             suggest: std::cell::OnceCell::new(),
             lookalikes,
