@@ -157,7 +157,7 @@ const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 /// And they use no transparent huge pages: mimalloc asks for them on its
 /// arenas, and a 2 MiB page stays whole while any of its bytes is in use
 /// (mimalloc then purges no less than 2 MiB), which kept the idle gateway
-/// at 67 to 82 MiB after a 10,000-tool listing instead of 51 MiB. A
+/// at 67 to 82 MiB after a 10,000-tool listing instead of 54 to 57. A
 /// server's allocations are small and few.
 fn give_memory_back() {
     // SAFETY: sets an option before the server's threads start (the
