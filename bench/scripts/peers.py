@@ -547,12 +547,16 @@ def report(n, calls, targets, times, load, wrks, lists, idle, loaded) -> None:
     print()
     print(f"wrk ({' '.join(WRK)}, one session each, opened with protocol {HANDSHAKE_VERSION}):")
     for k, w in wrks.items():
-        print(
-            f"  {k}: {w['requests']:,} calls, {w.get('good', 0):,} good answers, {w.get('bad', 0)} bad, "
-            f"{w['non2xx']} non-2xx, {w['errors']} socket errors; protocol {w['version']}, "
-            f"answers {w['ctype']}{'' if w['session'] else ', no session id'}"
-        )
+        print(wrk_line(k, w) + f"; protocol {w['version']}{'' if w['session'] else ', no session id'}")
     print("processes: " + ", ".join(f"{k} {loaded[k][2]}" for k in loaded))
+
+
+def wrk_line(k: str, w: dict) -> str:
+    """One wrk run's counts: every answer checked, the errors counted."""
+    return (
+        f"  {k}: {w['requests']:,} calls, {w.get('good', 0):,} good answers, {w.get('bad', 0)} bad, "
+        f"{w['non2xx']} non-2xx, {w['errors']} socket errors; answers {w['ctype']}"
+    )
 
 
 def report_modern(n: int, modern: dict) -> None:
@@ -570,10 +574,7 @@ def report_modern(n: int, modern: dict) -> None:
         print(f"| {k} | {w['rate']:,.0f} | {ratio} | {w['50%']:.2f} / {w['99%']:.2f} | {cpu} |")
     for k, w in modern.items():
         if w is not None:
-            print(
-                f"  {k}: {w['requests']:,} calls, {w.get('good', 0):,} good answers, {w.get('bad', 0)} bad, "
-                f"{w['non2xx']} non-2xx, {w['errors']} socket errors; answers {w['ctype']}"
-            )
+            print(wrk_line(k, w))
 
 
 if __name__ == "__main__":
