@@ -56,28 +56,19 @@ pub fn lint<'a>(
     if model.configurations.is_empty() || registry.tools.len() != model.tools.len() {
         return Vec::new();
     }
-    // The configurations whose `needs-approval` entries are judged: only
-    // their offered tools are kept per configuration.
+    // The configurations whose `needs-approval` entries are judged (the
+    // model's resolved lists): only their offered tools are kept.
     let config_index: HashMap<&str, usize> = model
         .configurations
         .iter()
         .enumerate()
         .map(|(i, c)| (c.name.as_str(), i))
         .collect();
-    let mut judged = vec![false; model.configurations.len()];
-    for p in policies {
-        for st in &p.ast.statements {
-            if let Statement::Configuration(b) = st {
-                let listed = b
-                    .props
-                    .iter()
-                    .any(|p| matches!(p.value, ast::ConfigurationProp::NeedsApproval(_)));
-                if let (true, Some(&ci)) = (listed, config_index.get(b.name.text.as_str())) {
-                    judged[ci] = true;
-                }
-            }
-        }
-    }
+    let judged: Vec<bool> = model
+        .configurations
+        .iter()
+        .map(|c| !c.approval.is_empty())
+        .collect();
     let space = Space::new(model, table, &judged);
     let mut lint = Lint {
         model,
