@@ -12,10 +12,13 @@
 //! takes everything), and on with the collector down (docs/observability.md).
 //!
 //! The upstream is an MCP server on the official Rust SDK (streamable HTTP,
-//! JSON answers), listing TOOLS tools; the gateway runs in this process as
-//! `toolgate gateway` does, with pins on and a consumer whose profile holds
-//! half the tools. The client sends revision 2026-07-28 requests over one
-//! kept-alive connection per target, interleaved, so both see the same machine.
+//! JSON answers), listing TOOLS tools, reached on 2026-07-28 (`protocol =
+//! "2026-07-28"`, so a plain call takes the direct path: docs/gateway.md);
+//! the gateway runs in this process as `toolgate gateway` does, with pins
+//! on and a consumer whose profile holds half the tools. The client sends
+//! revision 2026-07-28 requests over one kept-alive connection per target,
+//! interleaved, so both see the same machine. A bare HTTP relay (axum and
+//! reqwest, no MCP) in front of the same upstream is the floor.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -136,12 +139,17 @@ async fn serve_upstream(n: usize) -> String {
         config,
     );
     let app = axum::Router::new().fallback_service(svc);
+    serve_app(app).await
+}
+
+/// `app` on loopback as a server should be set up (answers written at
+/// once): the `/mcp` URL it answers on.
+async fn serve_app(app: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move {
-        // A server as it should be set up: answers written at once.
         use axum::serve::ListenerExt;
         let listener = listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
@@ -251,7 +259,7 @@ async fn start_gateway_with(
 ) -> (Arc<toolgate_gateway::Gateway>, String) {
     let cfg = format!(
         "listen = \"127.0.0.1:0\"\nproject = \".\"\nregistry = \"registry.toml\"\nconfiguration = \"chat\"\n\
-         [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nurl = {up:?}\n{extra}"
+         [identity]\nconsumer = \"bot\"\n[limits]\nlist-page-size = {n}\nmax-tools = {n}\n[[upstream]]\nname = \"up\"\nprotocol = \"2026-07-28\"\nurl = {up:?}\n{extra}"
     );
     let config = toolgate_gateway::Config::from_toml(&cfg, dir).expect("a configuration");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -293,6 +301,43 @@ async fn interleaved(
         g.push(send(tc, gw_url, through.0, through.1).await);
     }
     (d, g)
+}
+
+/// A bare HTTP relay in front of `up` (axum and a pooled reqwest client,
+/// as the gateway's HTTP halves; no MCP, no decision): the least any
+/// gateway adds here. The URL it answers on.
+async fn serve_relay(up: &str) -> String {
+    let http = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .build()
+        .expect("client");
+    let up: Arc<str> = up.into();
+    let app = axum::Router::new().fallback(axum::routing::post(
+        move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+            let http = http.clone();
+            let up = up.clone();
+            async move {
+                let mut req = http.post(up.as_ref()).body(body);
+                for (k, v) in &headers {
+                    if k.as_str().starts_with("mcp-") || k == "content-type" || k == "accept" {
+                        req = req.header(k.as_str(), v.as_bytes());
+                    }
+                }
+                let r = req.send().await.expect("relayed");
+                let ct = r.headers().get("content-type").cloned();
+                let b = r.bytes().await.expect("body");
+                let mut resp = axum::response::Response::new(axum::body::Body::from(b));
+                if let Some(ct) = ct {
+                    resp.headers_mut().insert(
+                        "content-type",
+                        axum::http::HeaderValue::from_bytes(ct.as_bytes()).expect("ct"),
+                    );
+                }
+                resp
+            }
+        },
+    ));
+    serve_app(app).await
 }
 
 /// The filter alone: every listed tool decided for the caller, and its pin checked.
@@ -434,6 +479,17 @@ async fn main() {
         calls,
     )
     .await;
+    let relay_url = serve_relay(&up).await;
+    let (_, relayed) = interleaved(
+        &clients,
+        &up,
+        &relay_url,
+        (&direct_call, Some("tool_00002")),
+        (&direct_call, Some("tool_00002")),
+        200,
+        calls,
+    )
+    .await;
     let list = request("tools/list", json!({}));
     let (ld, lg) = interleaved(
         &clients,
@@ -477,6 +533,10 @@ async fn main() {
         &mut [
             ("tools/call straight to the server".into(), d),
             ("tools/call through the gateway".into(), g),
+            (
+                "tools/call through a bare HTTP relay (the floor)".into(),
+                relayed,
+            ),
             (format!("tools/list straight to the server (all {n})"), ld),
             (
                 format!(

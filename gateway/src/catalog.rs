@@ -23,6 +23,21 @@ pub struct Entry {
     pub digest: String,
     /// The definition as listed, under the registry name: what clients get.
     pub tool: Tool,
+    /// Whether its input schema names `x-mcp-header` anywhere: a call of it
+    /// then carries `Mcp-Param-*` headers (2026-07-28), which only the
+    /// SDK's own client writes (direct.rs leaves such calls to it).
+    pub header_params: bool,
+}
+
+/// Whether `v` holds an `x-mcp-header` key at any depth.
+fn names_headers(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.contains_key("x-mcp-header") || m.values().any(names_headers)
+        }
+        serde_json::Value::Array(a) => a.iter().any(names_headers),
+        _ => false,
+    }
 }
 
 /// The listed tools of every upstream.
@@ -53,6 +68,8 @@ fn refused(reason: Option<String>, error: mcp::RpcError) -> Box<Refused> {
 pub struct Route<'a> {
     pub server: &'a str,
     pub name: &'a str,
+    /// [`Entry::header_params`].
+    pub header_params: bool,
 }
 
 /// Whether the server that lists `e` is the one the registry names for
@@ -95,12 +112,15 @@ impl Catalog {
                 let server_name = tool.name.to_string();
                 tool.name = registry_name.clone().into();
                 by_name.insert(registry_name.clone(), entries.len());
+                let header_params = tool.input_schema.contains_key("x-mcp-header")
+                    || tool.input_schema.values().any(names_headers);
                 entries.push(Entry {
                     registry_name,
                     server: server.clone(),
                     server_name,
                     digest,
                     tool,
+                    header_params,
                 });
             }
         }
@@ -248,6 +268,7 @@ impl Catalog {
         Ok(Route {
             server: &e.server,
             name: &e.server_name,
+            header_params: e.header_params,
         })
     }
 }

@@ -88,7 +88,13 @@ impl Gateway {
 /// The identity the middleware proved for this request. Its absence is an
 /// internal error, never an anonymous caller.
 fn identity(cx: &RequestContext<RoleServer>) -> Result<(Identity, Option<String>), ErrorData> {
-    let parts = cx.extensions.get::<axum::http::request::Parts>();
+    identity_of(cx.extensions.get::<axum::http::request::Parts>())
+}
+
+/// [`identity`] from the request's HTTP parts.
+fn identity_of(
+    parts: Option<&axum::http::request::Parts>,
+) -> Result<(Identity, Option<String>), ErrorData> {
     let id = parts.and_then(|p| p.extensions.get::<Identity>()).cloned();
     let request_id = parts
         .and_then(|p| p.headers.get("x-request-id"))
@@ -332,22 +338,43 @@ impl Handler {
         cx: &RequestContext<RoleServer>,
         attributes: impl FnOnce() -> Vec<KeyValue>,
     ) -> Operation {
+        let parts = cx.extensions.get::<axum::http::request::Parts>();
+        self.operation_of(
+            method,
+            target,
+            (&cx.meta, parts.map(|p| &p.headers)),
+            &cx.id,
+            cx.protocol_version(),
+            attributes,
+        )
+    }
+
+    /// [`Handler::operation`] from a request's parts: its `_meta` and HTTP
+    /// headers, its id and revision.
+    fn operation_of(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        (meta, headers): (
+            &rmcp::model::RequestMetaObject,
+            Option<&axum::http::HeaderMap>,
+        ),
+        id: &rmcp::model::RequestId,
+        version: Option<rmcp::model::ProtocolVersion>,
+        attributes: impl FnOnce() -> Vec<KeyValue>,
+    ) -> Operation {
         let t = &self.gw.core.telemetry;
         if !t.is_on() {
             return Operation::default();
         }
         let mut attributes = attributes();
-        let parts = cx.extensions.get::<axum::http::request::Parts>();
-        let carrier = telemetry::carrier(
-            |k| cx.meta.0 .0.get(k).and_then(|v| v.as_str()),
-            parts.map(|p| &p.headers),
-        );
-        attributes.push(KeyValue::new("jsonrpc.request.id", cx.id.to_string()));
+        let carrier = telemetry::carrier(|k| meta.0 .0.get(k).and_then(|v| v.as_str()), headers);
+        attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
         attributes.push(KeyValue::new(
             "toolgate.configuration",
             self.configuration.to_string(),
         ));
-        if let Some(v) = cx.protocol_version() {
+        if let Some(v) = version {
             attributes.push(KeyValue::new("mcp.protocol.version", v.to_string()));
         }
         t.server(method, target, &carrier, attributes)
@@ -811,19 +838,7 @@ impl Handler {
         let name_owned = request.name.to_string();
         let name = name_owned.as_str();
         let d = ctx.decide(name);
-        let telemetry = &gw.core.telemetry;
-        if let Some(shown) = telemetry.tool_name(name, !d.hidden) {
-            op.rename(|| format!("tools/call {shown}"));
-            op.set(|| vec![KeyValue::new("gen_ai.tool.name", shown.to_string())]);
-        }
-        if let (true, Some(a)) = (telemetry.record_arguments, &request.arguments) {
-            op.set(|| {
-                vec![KeyValue::new(
-                    "gen_ai.tool.call.arguments",
-                    serde_json::Value::Object(a.clone()).to_string(),
-                )]
-            });
-        }
+        self.describe_call(op, name, &d, &request);
         // A tool a person approves call by call runs only with a grant
         // (approvals.rs); asking, waiting and refusing are answered here.
         let verdict = if d.allowed && d.needs_approval {
@@ -870,15 +885,7 @@ impl Handler {
                 Err(ErrorData::new(ErrorCode(e.code as i32), e.message, e.data))
             }
             Ok(route) => {
-                self.count(
-                    "call",
-                    if d.observed_only {
-                        "observedOnly"
-                    } else {
-                        "allowed"
-                    },
-                    1,
-                );
+                self.count_allowed(&d);
                 let Some(c) = gw.upstreams.get(route.server).map(|s| s.load_full()) else {
                     return Err(ErrorData::new(
                         ErrorCode(mcp::CODE_UNKNOWN_TOOL as i32),
@@ -896,17 +903,7 @@ impl Handler {
                         request.progress_token()
                     })
                     .map(|t| (cx.peer.clone(), t));
-                // The CLIENT span toward the upstream, its context sent on.
-                let client_op = op.client(
-                    "tools/call",
-                    telemetry.tool_name(route.name, !d.hidden),
-                    || {
-                        vec![
-                            KeyValue::new("gen_ai.operation.name", "execute_tool"),
-                            KeyValue::new("toolgate.upstream", route.server.to_string()),
-                        ]
-                    },
-                );
+                let client_op = self.client_call(op, route, &d);
                 let trace = client_op.carrier();
                 // A client's `notifications/cancelled` (or, on 2026-07-28,
                 // its going away) cancels the upstream call too.
@@ -926,17 +923,86 @@ impl Handler {
                     &gw.config.limits,
                 )
                 .await;
-                self.ended(client_op, "tools/call", true, Ended::of_call(&answer));
-                if c.is_down() {
-                    // Its tools are withheld and a restart scheduled now,
-                    // not at the next relisting.
-                    gw.changed.notify_one();
-                }
+                self.called(client_op, &c, &answer);
                 answer
             }
         }
     }
+
+    /// The call's name and (when recorded) arguments on its span.
+    fn describe_call(
+        &self,
+        op: &Operation,
+        name: &str,
+        d: &Decision<'_>,
+        request: &CallToolRequestParams,
+    ) {
+        let telemetry = &self.gw.core.telemetry;
+        if let Some(shown) = telemetry.tool_name(name, !d.hidden) {
+            op.rename(|| format!("tools/call {shown}"));
+            op.set(|| vec![KeyValue::new("gen_ai.tool.name", shown.to_string())]);
+        }
+        if let (true, Some(a)) = (telemetry.record_arguments, &request.arguments) {
+            op.set(|| {
+                vec![KeyValue::new(
+                    "gen_ai.tool.call.arguments",
+                    serde_json::Value::Object(a.clone()).to_string(),
+                )]
+            });
+        }
+    }
+
+    /// A forwarded call counted.
+    fn count_allowed(&self, d: &Decision<'_>) {
+        self.count(
+            "call",
+            if d.observed_only {
+                "observedOnly"
+            } else {
+                "allowed"
+            },
+            1,
+        );
+    }
+
+    /// The CLIENT span toward the upstream, its context sent on.
+    fn client_call(
+        &self,
+        op: &Operation,
+        route: crate::catalog::Route<'_>,
+        d: &Decision<'_>,
+    ) -> Operation {
+        let telemetry = &self.gw.core.telemetry;
+        op.client(
+            "tools/call",
+            telemetry.tool_name(route.name, !d.hidden),
+            || {
+                vec![
+                    KeyValue::new("gen_ai.operation.name", "execute_tool"),
+                    KeyValue::new("toolgate.upstream", route.server.to_string()),
+                ]
+            },
+        )
+    }
+
+    /// After a forwarded call: its CLIENT span ended; an upstream it found
+    /// down has its tools withheld and a restart scheduled now, not at the
+    /// next relisting.
+    fn called(
+        &self,
+        client_op: Operation,
+        c: &Connection,
+        answer: &Result<CallToolResponse, ErrorData>,
+    ) {
+        self.ended(client_op, "tools/call", true, Ended::of_call(answer));
+        if c.is_down() {
+            self.gw.changed.notify_one();
+        }
+    }
 }
+
+#[path = "direct_handler.rs"]
+mod direct;
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> InitializeResult {

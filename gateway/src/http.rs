@@ -37,6 +37,7 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     config.sse_keep_alive = None;
     let handler_gw = gw.clone();
     let name: Arc<str> = configuration.into();
+    let direct = Handler::new(gw.clone(), name.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(Handler::new(handler_gw.clone(), name.clone())),
         Arc::new(LocalSessionManager::default()),
@@ -45,6 +46,11 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     let max = gw.config.limits.max_result_bytes;
     Router::new()
         .fallback_service(mcp)
+        // A plain 2026-07-28 call, served without the SDK's per-request
+        // service (direct.rs); any other request goes on to it.
+        .layer(axum::middleware::from_fn(move |req, next| {
+            direct.clone().direct(req, next)
+        }))
         .layer(axum::middleware::from_fn(move |req, next| {
             crate::json_answer::answer_as_json(max, req, next)
         }))

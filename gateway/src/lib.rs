@@ -30,6 +30,7 @@ use toolgate_service::{Core, CoreBuilder, LogTarget, RequestLimits, Source};
 pub mod approvals;
 pub mod catalog;
 pub mod config;
+mod direct;
 mod error;
 mod handler;
 mod http;

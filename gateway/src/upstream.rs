@@ -559,12 +559,14 @@ impl ClientHandler for Listener {
     fn get_info(&self) -> ClientConfig {
         // A legacy handshake names the last revision that has one; on
         // 2026-07-28 each call carries its caller's capabilities instead.
-        ClientConfig::new(
-            Default::default(),
-            rmcp::model::Implementation::new("toolgate-gateway", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+        ClientConfig::new(Default::default(), client_info())
+            .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
+}
+
+/// Who the gateway is to an upstream.
+pub(crate) fn client_info() -> rmcp::model::Implementation {
+    rmcp::model::Implementation::new("toolgate-gateway", env!("CARGO_PKG_VERSION"))
 }
 
 /// A client's answer of another kind than the request's.
@@ -591,6 +593,8 @@ fn not_relayed(method: &str) -> ErrorData {
 pub struct Connection {
     pub name: String,
     pub service: RunningService<RoleClient, Listener>,
+    /// A URL upstream's HTTP face, for calls on the direct path (direct.rs).
+    pub url: Option<crate::direct::Url>,
 }
 
 impl Connection {
@@ -622,7 +626,7 @@ fn lifecycle(protocol: UpstreamProtocol) -> rmcp::ClientLifecycleMode {
 /// Whether `c`'s session is on 2026-07-28 (or later): calls then carry
 /// their caller's capabilities, and the upstream asks for input with
 /// `InputRequiredResult` instead of requests of its own.
-fn is_modern(c: &Connection) -> bool {
+pub(crate) fn is_modern(c: &Connection) -> bool {
     c.service
         .peer()
         .peer_info()
@@ -684,6 +688,7 @@ async fn connect_text(
                         lifecycle(u.protocol),
                     )
                     .await
+                    .map(|s| (s, None))
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
             Transport::Url(url) => {
@@ -700,29 +705,29 @@ async fn connect_text(
                     }
                 }
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers);
+                    .custom_headers(headers.clone());
                 // What one upstream may answer: an answer over it is an error
                 // naming the bound (max-result-bytes).
                 config.max_json_response_size = limits.max_result_bytes;
                 config.max_sse_event_size = limits.max_result_bytes;
                 let progress = listener.progress.clone();
+                let http = http_client(u.keep_alive)?;
+                let direct = crate::direct::Url::new(http.clone(), url.as_str(), headers);
                 listener
                     .serve_with_lifecycle(
                         Counted {
-                            inner: StreamableHttpClientTransport::with_client(
-                                http_client(u.keep_alive)?,
-                                config,
-                            ),
+                            inner: StreamableHttpClientTransport::with_client(http, config),
                             progress,
                         },
                         lifecycle(u.protocol),
                     )
                     .await
+                    .map(|s| (s, Some(direct)))
                     .map_err(|e| format!("the MCP handshake failed: {e}"))
             }
         }
     };
-    let service = tokio::time::timeout(limits.upstream_timeout, started)
+    let (service, url) = tokio::time::timeout(limits.upstream_timeout, started)
         .await
         .map_err(|_| {
             format!(
@@ -735,6 +740,7 @@ async fn connect_text(
     Ok(Connection {
         name: u.name.clone(),
         service,
+        url,
     })
 }
 
@@ -849,15 +855,7 @@ pub async fn relay<T: Measured>(
     answer: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
 ) -> Result<T, ErrorData> {
     match tokio::time::timeout(limits.upstream_timeout, answer).await {
-        Err(_) => Err(ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!(
-                "upstream `{}` did not answer within {} ms",
-                c.name,
-                limits.upstream_timeout.as_millis()
-            ),
-            None,
-        )),
+        Err(_) => Err(timed_out(c, limits)),
         Ok(Ok(mut r)) => {
             if r.json_bytes() > limits.max_result_bytes {
                 return Err(over_result_bound(&c.name, limits));
@@ -869,13 +867,44 @@ pub async fn relay<T: Measured>(
     }
 }
 
+/// The client's call under the server's own `name`: its arguments and, on
+/// 2026-07-28, the answers to an `InputRequiredResult` with the server's
+/// `requestState`, as they are. Its `_meta` stays here: the progress token
+/// the upstream sees is the SDK's (mapped back above), its trace the
+/// gateway's span.
+pub(crate) fn forwarded(name: &str, request: CallToolRequestParams) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(name.to_string());
+    params.arguments = request.arguments;
+    params.input_responses = request.input_responses;
+    params.request_state = request.request_state;
+    params
+}
+
+/// The error of a call `c` did not answer within the upstream timeout.
+pub(crate) fn timed_out(c: &Connection, limits: &GatewayLimits) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "upstream `{}` did not answer within {} ms",
+            c.name,
+            limits.upstream_timeout.as_millis()
+        ),
+        None,
+    )
+}
+
 /// An upstream's failure as the client gets it: the server's own JSON-RPC
 /// error as it is, an answer over the SDK's size bounds as the
 /// `max-result-bytes` error, anything else an internal error naming it.
 fn upstream_error(c: &Connection, limits: &GatewayLimits, e: rmcp::ServiceError) -> ErrorData {
     match e {
         rmcp::ServiceError::McpError(e) => e,
-        e if e.to_string().contains("exceeds") || e.to_string().contains("too large") => {
+        // The SDK's bounds name themselves only in their text ("exceeds",
+        // "too large", "exceeded the maximum size").
+        e if ["exceeds", "too large", "exceeded the maximum size"]
+            .iter()
+            .any(|w| e.to_string().contains(w)) =>
+        {
             over_result_bound(&c.name, limits)
         }
         e => ErrorData::new(
@@ -967,7 +996,7 @@ impl Measured for rmcp::model::GetPromptResponse {
 }
 
 /// The error of an upstream answer over `max-result-bytes`.
-fn over_result_bound(server: &str, limits: &GatewayLimits) -> ErrorData {
+pub(crate) fn over_result_bound(server: &str, limits: &GatewayLimits) -> ErrorData {
     ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
         crate::stdio::over_bound_message(server, limits.max_result_bytes),
@@ -999,14 +1028,7 @@ pub async fn call(
     cancelled: impl std::future::Future<Output = ()>,
     limits: &GatewayLimits,
 ) -> Result<CallToolResponse, ErrorData> {
-    // The client's call under the server's own name: its arguments and, on
-    // 2026-07-28, the answers to an `InputRequiredResult` with the server's
-    // `requestState`, as they are. Its `_meta` stays here: the progress
-    // token the upstream sees is the SDK's (mapped back above).
-    let mut params = CallToolRequestParams::new(name.to_string());
-    params.arguments = request.arguments;
-    params.input_responses = request.input_responses;
-    params.request_state = request.request_state;
+    let mut params = forwarded(name, request);
     let mut cancelled = std::pin::pin!(cancelled);
     for _ in 0..INPUT_ROUNDS {
         let r = call_once(
@@ -1098,7 +1120,7 @@ async fn call_once(
     cancelled: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
     limits: &GatewayLimits,
 ) -> Result<CallToolResponse, ErrorData> {
-    use rmcp::model::{ClientRequest, ServerResult};
+    use rmcp::model::ClientRequest;
     let peer = c.service.peer();
     let request = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
     let failed = |e| upstream_error(c, limits, e);
@@ -1160,15 +1182,7 @@ async fn call_once(
                     Some("the gateway's upstream timeout passed".into()),
                 ))
                 .await;
-            return Err(ErrorData::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!(
-                    "upstream `{}` did not answer within {} ms",
-                    c.name,
-                    limits.upstream_timeout.as_millis()
-                ),
-                None,
-            ));
+            return Err(timed_out(c, limits));
         }
         Ok(r) => r.map_err(failed)?,
     };
@@ -1178,21 +1192,47 @@ async fn call_once(
             .settle(&route.token, PROGRESS_SETTLE)
             .await;
     }
-    let r = match r {
+    bounded(c, limits, call_response(c, r)?)
+}
+
+/// A call's answer as the server gave it.
+pub(crate) fn call_response(
+    c: &Connection,
+    r: rmcp::model::ServerResult,
+) -> Result<CallToolResponse, ErrorData> {
+    use rmcp::model::ServerResult;
+    Ok(match r {
         ServerResult::CallToolResult(r) => CallToolResponse::Complete(r),
         ServerResult::InputRequiredResult(r) => CallToolResponse::InputRequired(r),
         ServerResult::CreateTaskResult(r) => CallToolResponse::Task(r),
         ServerResult::EmptyResult(_) => {
             CallToolResponse::Complete(rmcp::model::CallToolResult::success(Vec::new()))
         }
-        _ => return Err(failed(rmcp::ServiceError::UnexpectedResponse)),
-    };
-    // The transports bound what they read (a stdio line at the bound plus
-    // its envelope); the bound itself is checked on every answer.
+        _ => {
+            return Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "upstream `{}` failed: {}",
+                    c.name,
+                    rmcp::ServiceError::UnexpectedResponse
+                ),
+                None,
+            ))
+        }
+    })
+}
+
+/// A call's answer within `max-result-bytes`: the transports bound what
+/// they read (a stdio line at the bound plus its envelope); the bound
+/// itself is checked on every answer.
+pub(crate) fn bounded(
+    c: &Connection,
+    limits: &GatewayLimits,
+    mut r: CallToolResponse,
+) -> Result<CallToolResponse, ErrorData> {
     if r.json_bytes() > limits.max_result_bytes {
         return Err(over_result_bound(&c.name, limits));
     }
-    let mut r = r;
     r.mark_complete();
     Ok(r)
 }

@@ -29,7 +29,9 @@
 //! - `upstreams`: command and URL upstreams (bounded pagination, the
 //!   environment and result bound, kept-alive connections);
 //! - `approvals`: calls a person approves (out of band, by elicitation or
-//!   an input request, voided by a new table).
+//!   an input request, voided by a new table);
+//! - `direct`: plain 2026-07-28 calls served without the SDK's per-request
+//!   service, answered as the SDK's path answers them.
 //!
 //! What is the `toolgate` command's (its standard error, SIGTERM,
 //! `--check`, `registry pins` and `registry sync`, an upstream secret from
@@ -43,6 +45,7 @@ mod common;
 mod support;
 
 mod approvals;
+mod direct;
 mod http;
 mod identity;
 mod profiles;

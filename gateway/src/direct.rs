@@ -1,0 +1,344 @@
+//! A `tools/call` on 2026-07-28 served without the SDK's per-request
+//! machinery (docs/gateway.md, "The direct path").
+//!
+//! On 2026-07-28 a request carries everything it needs (no session), and
+//! the SDK still builds a whole service per request: its server side spawns
+//! a service and a handler task for it, its client side hands the upstream
+//! request through a service loop and a transport worker, each a task hop
+//! each way. For the commonest call, that plumbing was most of what the
+//! gateway cost: `perf` put a third of its CPU per call in waking and
+//! parking threads. So a call that needs nothing of that plumbing is
+//! decided by the same handler code and sent with the SDK's own HTTP
+//! client (`post_message_with_response_limits`, the pooled connection the
+//! SDK's transport uses) from the request's own task:
+//!
+//! - the request is one the SDK would serve on its stateless path as it is:
+//!   POST, `MCP-Protocol-Version: 2026-07-28` and no session, `Mcp-Method:
+//!   tools/call` and an `Mcp-Name` equal to the body's name, no
+//!   `Mcp-Param-*` header, the `_meta` envelope complete, JSON and SSE
+//!   accepted, a declared length within `max-body-bytes`;
+//! - it asks for nothing the plumbing carries: no progress token, and no
+//!   elicitation, sampling or roots among its capabilities (nothing to ask
+//!   it on the call's stream);
+//! - it is allowed without approval and routed ([`crate::catalog::Catalog::call`])
+//!   to a URL upstream whose session is on 2026-07-28 and whose definition
+//!   of the tool asks for no `Mcp-Param-*` header.
+//!
+//! Anything else, and every refusal, goes on to the SDK as before, which
+//! decides again: this path only ever forwards a call the table allows,
+//! and no refusal is written twice. Nothing is decided, logged or sent
+//! before the last of these checks passed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientJsonRpcMessage,
+    ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcRequest, ProtocolVersion,
+    RequestMetaObject, ServerJsonRpcMessage, ServerNotification, ServerResult,
+};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpPostResponse, StreamableHttpResponseLimits,
+};
+
+use crate::config::GatewayLimits;
+use crate::upstream::{Connection, Event};
+
+/// A URL upstream as this path reaches it: the SDK transport's own pooled
+/// client, the URL, the operator's headers (credentials), and the ids of
+/// its requests.
+pub struct Url {
+    http: rmcp_reqwest::Client,
+    uri: Arc<str>,
+    headers: HashMap<HeaderName, HeaderValue>,
+    next_id: AtomicI64,
+}
+
+impl Url {
+    pub(crate) fn new(
+        http: rmcp_reqwest::Client,
+        uri: &str,
+        headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Url {
+        Url {
+            http,
+            uri: uri.into(),
+            headers,
+            next_id: AtomicI64::new(1),
+        }
+    }
+}
+
+/// Whether the HTTP request may be one this path serves, before its body
+/// is read: anything else goes to the SDK untouched.
+pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_body: usize) -> bool {
+    let one = |name: &str| {
+        let mut all = headers.get_all(name).iter();
+        match (all.next(), all.next()) {
+            (Some(v), None) => v.to_str().ok(),
+            _ => None,
+        }
+    };
+    method == Method::POST
+        && one("mcp-protocol-version") == Some(ProtocolVersion::V_2026_07_28.as_str())
+        && one("mcp-method") == Some("tools/call")
+        && one("mcp-name").is_some()
+        && !headers.contains_key("mcp-session-id")
+        && !headers.keys().any(|k| k.as_str().starts_with("mcp-param-"))
+        && one(header::CONTENT_TYPE.as_str()).is_some_and(|v| {
+            let essence = v.split(';').next().unwrap_or("").trim();
+            essence.eq_ignore_ascii_case("application/json")
+        })
+        && accepts_both(headers)
+        && one(header::CONTENT_LENGTH.as_str())
+            .and_then(|v| v.parse::<usize>().ok())
+            .is_some_and(|n| n <= max_body)
+}
+
+/// Whether `Accept` takes both JSON and SSE, neither at `q=0` (else the
+/// SDK answers 406).
+fn accepts_both(headers: &axum::http::HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for v in headers.get_all(header::ACCEPT) {
+        let Ok(v) = v.to_str() else { return false };
+        for range in v.split(',') {
+            let mut parts = range.split(';');
+            let essence = parts.next().unwrap_or("").trim();
+            if parts.any(|p| p.trim().starts_with("q=") || p.trim().starts_with("Q=")) {
+                // A weighted range: left to the SDK's own reading.
+                return false;
+            }
+            json |= essence.eq_ignore_ascii_case("application/json");
+            sse |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && sse
+}
+
+/// The body as the `tools/call` this path serves, or `None`.
+pub(crate) fn call_of(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
+    match serde_json::from_slice::<ClientJsonRpcMessage>(body).ok()? {
+        ClientJsonRpcMessage::Request(r)
+            if matches!(r.request, ClientRequest::CallToolRequest(_)) =>
+        {
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a request's envelope leaves nothing for the SDK's plumbing to
+/// carry: complete on 2026-07-28, no progress token, no capability the
+/// upstream could ask the client through.
+pub(crate) fn plain_envelope(meta: &RequestMetaObject) -> Option<ClientCapabilities> {
+    let v = ProtocolVersion::V_2026_07_28;
+    if meta.protocol_version().as_ref() != Some(&v)
+        || !meta.missing_required_keys(&v).is_empty()
+        || meta.get_progress_token().is_some()
+    {
+        return None;
+    }
+    let caps = meta.client_capabilities()?;
+    (caps.elicitation.is_none() && caps.sampling.is_none() && caps.roots.is_none()).then_some(caps)
+}
+
+/// Whether `name` goes into a header as it is (the SDK writes any other
+/// in Base64, which only its own client does here).
+pub(crate) fn plain_header_value(name: &str) -> bool {
+    let padded = name.starts_with([' ', '\t']) || name.ends_with([' ', '\t']);
+    let sentinel = name.starts_with("=?base64?") && name.ends_with("?=");
+    let printable = name.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    !name.is_empty() && !padded && !sentinel && printable
+}
+
+/// The call under the server's own name to `c` (a URL upstream on
+/// 2026-07-28), as the SDK's client would send it: the envelope names the
+/// session's revision, the gateway, and what the caller can answer; the
+/// trace continues in `_meta`. Answered within the upstream timeout and
+/// the result bound; what the upstream says besides its answer (log
+/// messages, resource updates, list changes) goes where the SDK's client
+/// sends it.
+pub(crate) async fn call(
+    c: &Connection,
+    url: &Url,
+    name: &str,
+    request: CallToolRequestParams,
+    capabilities: ClientCapabilities,
+    trace: &HashMap<String, String>,
+    limits: &GatewayLimits,
+) -> Result<CallToolResponse, ErrorData> {
+    let params = crate::upstream::forwarded(name, request);
+    let mut call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let version = c
+        .service
+        .peer()
+        .peer_info()
+        .map(|i| i.protocol_version.clone())
+        .unwrap_or(ProtocolVersion::V_2026_07_28);
+    let meta = call.get_meta_mut();
+    meta.set_protocol_version(version.clone());
+    meta.set_client_info(crate::upstream::client_info());
+    meta.set_client_capabilities(capabilities);
+    crate::upstream::put_trace(meta, trace);
+    let id = rmcp::model::RequestId::Number(url.next_id.fetch_add(1, Ordering::Relaxed));
+    let message = ClientJsonRpcMessage::request(call, id);
+    let mut headers = url.headers.clone();
+    let version_value = HeaderValue::from_str(version.as_str())
+        .map_err(|_| failed(c, format!("the revision `{version}` is no header value")))?;
+    headers.insert(
+        HeaderName::from_static("mcp-protocol-version"),
+        version_value,
+    );
+    headers.insert(
+        HeaderName::from_static("mcp-method"),
+        HeaderValue::from_static("tools/call"),
+    );
+    let name_value = HeaderValue::from_str(name)
+        .map_err(|_| failed(c, format!("the tool name `{name}` is no header value")))?;
+    headers.insert(HeaderName::from_static("mcp-name"), name_value);
+    let mut bounds = StreamableHttpResponseLimits::default();
+    bounds.max_sse_event_size = limits.max_result_bytes;
+    bounds.max_json_response_size = limits.max_result_bytes;
+    let answer = async {
+        let posted = url
+            .http
+            .post_message_with_response_limits(url.uri.clone(), message, None, None, headers, bounds)
+            .await
+            .map_err(|e| {
+                let over = matches!(
+                    e,
+                    rmcp::transport::streamable_http_client::StreamableHttpError::ResponseBodyTooLarge { .. }
+                );
+                upstream_failed(c, limits, over, e.to_string())
+            })?;
+        match posted {
+            StreamableHttpPostResponse::Json(m, _) => answer_of(c, m),
+            StreamableHttpPostResponse::Sse(mut events, _) => {
+                while let Some(event) = events.next().await {
+                    // The SDK's bound on one event names itself only in its text.
+                    let event = event.map_err(|e| {
+                        let text = e.to_string();
+                        upstream_failed(c, limits, text.contains("exceeded the maximum size"), text)
+                    })?;
+                    let Some(data) = event.data.filter(|d| !d.trim().is_empty()) else {
+                        continue;
+                    };
+                    let m: ServerJsonRpcMessage = serde_json::from_str(&data).map_err(|e| {
+                        failed(c, format!("answered with what is no JSON-RPC message: {e}"))
+                    })?;
+                    match m {
+                        ServerJsonRpcMessage::Notification(n) => notified(c, n.notification),
+                        ServerJsonRpcMessage::Request(_) => return Err(failed(
+                            c,
+                            "asked the client a question on a call whose client can answer none"
+                                .into(),
+                        )),
+                        m => return answer_of(c, m),
+                    }
+                }
+                Err(failed(
+                    c,
+                    "ended its answer stream without an answer".into(),
+                ))
+            }
+            // `Accepted`, or a kind of answer this SDK added later.
+            _ => Err(failed(c, "accepted the call without an answer".into())),
+        }
+    };
+    // Past the timeout the request is dropped, which closes its connection:
+    // on 2026-07-28 that is the upstream's cancellation.
+    let r = tokio::time::timeout(limits.upstream_timeout, answer)
+        .await
+        .map_err(|_| crate::upstream::timed_out(c, limits))??;
+    crate::upstream::bounded(c, limits, r)
+}
+
+/// The call's answer in `m` (a result or the server's own error).
+fn answer_of(c: &Connection, m: ServerJsonRpcMessage) -> Result<CallToolResponse, ErrorData> {
+    match m {
+        ServerJsonRpcMessage::Response(r) => crate::upstream::call_response(c, r.result),
+        ServerJsonRpcMessage::Error(e) => Err(e.error),
+        _ => Err(failed(c, "answered with no result".into())),
+    }
+}
+
+/// What the upstream said on the call's stream besides its answer, sent
+/// where the SDK's client sends it ([`crate::upstream::Listener`]). Progress
+/// is not asked for here, so none is relayed.
+fn notified(c: &Connection, n: ServerNotification) {
+    let listener = c.service.service();
+    match n {
+        #[allow(deprecated)]
+        ServerNotification::LoggingMessageNotification(m) => {
+            let _ = listener
+                .events
+                .send(Event::Log(listener.server.clone(), m.params));
+        }
+        ServerNotification::ResourceUpdatedNotification(m) => {
+            let _ = listener
+                .events
+                .send(Event::Updated(listener.server.clone(), m.params));
+        }
+        ServerNotification::ToolListChangedNotification(_)
+        | ServerNotification::PromptListChangedNotification(_)
+        | ServerNotification::ResourceListChangedNotification(_) => listener.changed.notify_one(),
+        _ => {}
+    }
+}
+
+fn failed(c: &Connection, what: String) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("upstream `{}` {what}", c.name),
+        None,
+    )
+}
+
+/// A transport failure as [`crate::upstream`] words it: `over` the result
+/// bound, the bound's error; else the upstream named.
+fn upstream_failed(c: &Connection, limits: &GatewayLimits, over: bool, e: String) -> ErrorData {
+    if over {
+        return crate::upstream::over_result_bound(&c.name, limits);
+    }
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("upstream `{}` failed: {e}", c.name),
+        None,
+    )
+}
+
+/// The answer to the client: the JSON-RPC message under its request's id,
+/// with the HTTP status the SDK gives it on 2026-07-28
+/// (`jsonrpc_http_status` in its `tower.rs`).
+pub(crate) fn answer(id: rmcp::model::RequestId, r: Result<ServerResult, ErrorData>) -> Response {
+    let (status, message) = match r {
+        Ok(result) => (StatusCode::OK, ServerJsonRpcMessage::response(result, id)),
+        Err(e) => {
+            let status = match e.code {
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+                ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+                _ => StatusCode::OK,
+            };
+            (status, ServerJsonRpcMessage::error(e, Some(id)))
+        }
+    };
+    match serde_json::to_vec(&message) {
+        Ok(body) => Response::builder()
+            .status(status)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+#[cfg(test)]
+#[path = "direct_tests.rs"]
+mod tests;

@@ -1,0 +1,224 @@
+//! The direct path (docs/gateway.md, "The direct path"): a plain
+//! 2026-07-28 `tools/call` to a URL upstream on 2026-07-28 is decided and
+//! forwarded without the SDK's per-request service, and answered exactly
+//! as the SDK's path answers it. The crm fixture logs whether a call's
+//! `_meta` carries a progress token (CRM_META_LOG): the official Rust
+//! SDK's client puts one on every request, the direct path none, so each
+//! test can tell which path a call took.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+use crate::support::*;
+
+/// A 2026-07-28 call of `tool` as a raw client sends it, declaring `caps`;
+/// `extra` goes into `_meta` besides the envelope.
+fn call_body(tool: &str, id: &str, caps: Value, extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    });
+    if let (Some(m), Some(e)) = (meta.as_object_mut(), extra.as_object()) {
+        m.extend(e.clone());
+    }
+    json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+           "params": {"name": tool, "arguments": {"id": id}, "_meta": meta}})
+}
+
+/// POST `body` as a 2026-07-28 client with the support key: the status, the
+/// content type and the body.
+async fn send(url: &str, body: &Value) -> (u16, String, String) {
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header(
+            "mcp-name",
+            body["params"]["name"].as_str().unwrap_or_default(),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let status = r.status().as_u16();
+    let ctype = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    (status, ctype, r.text().await.unwrap_or_default())
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The crm server over HTTP on 2026-07-28 behind a gateway, its calls and
+/// their `_meta` logged; `limits` goes into `[limits]`.
+fn gateway(
+    name: &str,
+    env: &[(&str, &str)],
+    limits: &str,
+) -> (Running, HttpCrm, std::path::PathBuf) {
+    let dir = temp(name);
+    let project = crm_project(&format!("{name}-project"));
+    let port = free_port();
+    let calls = dir.join("calls.log");
+    let metas = dir.join("meta.log");
+    let mut all = vec![
+        ("CRM_CALL_LOG", calls.to_str().unwrap_or_default()),
+        ("CRM_META_LOG", metas.to_str().unwrap_or_default()),
+    ];
+    all.extend_from_slice(env);
+    let crm = http_crm(port, &all);
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\nprotocol = \"2026-07-28\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+    );
+    let extra = format!("decision-log = {:?}\n", dir.join("decisions.jsonl"));
+    let cfg = config(&dir, &project, &upstream, &extra);
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap_or_default()
+        .replace("[limits]\n", &format!("[limits]\n{limits}"));
+    std::fs::write(&cfg, text).unwrap_or_else(|e| panic!("{e}"));
+    let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    (gw, crm, dir)
+}
+
+/// A plain call takes the direct path (the upstream sees no progress
+/// token); the same call from a client that declares roots takes the SDK's
+/// (its client adds a token): both get the same status, content type and
+/// bytes, and both are counted and logged as allowed calls.
+#[test]
+fn a_plain_call_takes_the_direct_path_and_is_answered_as_the_sdk_answers_it() {
+    let (gw, _crm, dir) = gateway("gw-direct-same", &[], "");
+    // The upstream's result as it gave it, its `_meta` included (on both paths).
+    let want = json!({"jsonrpc": "2.0", "id": 5, "result": {
+        "content": [{"type": "text", "text": "notes_append(7) done"}],
+        "isError": false, "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "crm", "version": ""}}}});
+    runtime().block_on(async {
+        let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
+        let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
+        let direct = send(&gw.url, &plain).await;
+        let sdk = send(&gw.url, &roots).await;
+        assert_eq!(direct, sdk);
+        assert_eq!((direct.0, direct.1.as_str()), (200, "application/json"), "{}", direct.2);
+        assert_eq!(serde_json::from_str::<Value>(&direct.2).ok(), Some(want.clone()));
+        let metrics = reqwest::get(format!("{}/metrics", gw.url.trim_end_matches("/mcp")))
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .unwrap_or_default();
+        assert_contains(
+            &metrics,
+            "toolgate_decisions_total{configuration=\"support-chat\",reason=\"allowed\",stage=\"call\"} 2\n",
+        );
+    });
+    assert_eq!(lines(&dir.join("meta.log")), ["-", "token"]);
+    assert_eq!(
+        lines(&dir.join("calls.log")),
+        ["start", "notes_append", "notes_append"]
+    );
+    gw.stop();
+    let records: Vec<Value> = lines(&dir.join("decisions.jsonl"))
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|r: &Value| r["stage"] == "call")
+        .collect();
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert_eq!(r["input"]["resource"]["id"], "mcp_crm_notes_append");
+        assert_eq!(r["input"]["subject"]["id"], "support");
+        assert_eq!(r["result"]["decision"], true);
+        assert_eq!(r["result"]["context"]["reason"], Value::Null);
+    }
+}
+
+/// What the direct path does not serve goes to the SDK as it came: a
+/// refused tool (never reaching the upstream), a call with a progress
+/// token, one whose `Mcp-Name` is not the body's (the SDK's 400).
+#[test]
+fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
+    let (gw, _crm, dir) = gateway("gw-direct-not", &[], "");
+    runtime().block_on(async {
+        // Refused: not in the support bot's profile.
+        let refused = call_body("mcp_crm_refund_issue", "7", json!({}), json!({}));
+        let (status, ctype, body) = send(&gw.url, &refused).await;
+        assert_eq!((status, ctype.as_str()), (200, "application/json"), "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap_or_default();
+        assert_eq!(v["error"]["code"], json!(-31001), "{body}");
+        assert_eq!(v["error"]["data"]["toolgate"]["kind"], json!("notInProfile"), "{body}");
+        assert_eq!(v["error"]["data"]["toolgate"]["profile"], json!("support-readonly"), "{body}");
+        // A progress token: the SDK's path.
+        let progress = call_body(
+            "mcp_crm_notes_append",
+            "7",
+            json!({}),
+            json!({"progressToken": "p1"}),
+        );
+        let (status, _, body) = send(&gw.url, &progress).await;
+        assert_eq!(status, 200, "{body}");
+        assert_contains(&body, r#""text":"notes_append(7) done""#);
+        // A header naming another tool than the body: the SDK's 400.
+        let r = reqwest::Client::new()
+            .post(&gw.url)
+            .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "mcp_crm_customer-360_lookup")
+            .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(r.status().as_u16(), 400);
+        let v: Value = r.json().await.unwrap_or_default();
+        assert_eq!(
+            v["error"],
+            json!({"code": -32020, "message": "Mcp-Name header `mcp_crm_customer-360_lookup` does not match body value `mcp_crm_notes_append`"})
+        );
+    });
+    assert_eq!(lines(&dir.join("meta.log")), ["token"]);
+    assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
+    drop(gw);
+}
+
+/// On the direct path an answer over max-result-bytes is the bound's
+/// error, as on the SDK's.
+#[test]
+fn the_direct_path_keeps_the_result_bound() {
+    let (gw, _crm, dir) = gateway(
+        "gw-direct-bound",
+        &[("CRM_HUGE_RESULT", "200000")],
+        "max-result-bytes = 65536\n",
+    );
+    runtime().block_on(async {
+        let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
+        let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
+        for body in [plain, roots] {
+            let (status, _, text) = send(&gw.url, &body).await;
+            assert_eq!(status, 200, "{text}");
+            let v: Value = serde_json::from_str(&text).unwrap_or_default();
+            assert_eq!(v["error"]["code"], json!(-32603), "{text}");
+            assert_contains(
+                v["error"]["message"].as_str().unwrap_or_default(),
+                "answered more than 65536 bytes (max-result-bytes)",
+            );
+        }
+    });
+    assert_eq!(lines(&dir.join("meta.log")), ["-", "token"]);
+    drop(gw);
+}
