@@ -1,33 +1,36 @@
-//! A `tools/call` on 2026-07-28 served without the SDK's per-request
-//! machinery (docs/gateway.md, "The direct path").
+//! A `tools/call`, `resources/read` or `prompts/get` on 2026-07-28 served
+//! without the SDK's per-request machinery (docs/gateway.md, "The direct
+//! path").
 //!
 //! On 2026-07-28 a request carries everything it needs (no session), and
 //! the SDK still builds a whole service per request: its server side spawns
 //! a service and a handler task for it, its client side hands the upstream
 //! request through a service loop and a transport worker, each a task hop
-//! each way. For the commonest call, that plumbing was most of what the
-//! gateway cost: `perf` put a third of its CPU per call in waking and
-//! parking threads. So a call that needs nothing of that plumbing is
-//! decided by the same handler code and sent with the SDK's own HTTP
-//! client (`post_message_with_response_limits`, the pooled connection the
-//! SDK's transport uses) from the request's own task:
+//! each way. For the commonest requests that plumbing was most of what the
+//! gateway cost: `perf` put 15% of its CPU per call in parking and waking
+//! threads alone. So a request that needs nothing of that plumbing is
+//! decided by the same handler steps and sent with the SDK's own HTTP
+//! client (`post_message_with_response_limits`, on the pooled connections
+//! the SDK's transport uses) from the request's own task:
 //!
 //! - the request is one the SDK would serve on its stateless path as it is:
-//!   POST, `MCP-Protocol-Version: 2026-07-28` and no session, `Mcp-Method:
-//!   tools/call` and an `Mcp-Name` equal to the body's name, no
-//!   `Mcp-Param-*` header, the `_meta` envelope complete, JSON and SSE
-//!   accepted, a declared length within `max-body-bytes`;
+//!   POST, `MCP-Protocol-Version: 2026-07-28` and no session, one
+//!   `Mcp-Method` of [`METHODS`] and an `Mcp-Name` equal to the body's name
+//!   (or URI), no `Mcp-Param-*` header, the `_meta` envelope complete, JSON
+//!   and SSE accepted, a declared length within `max-body-bytes`;
 //! - it asks for nothing the plumbing carries: no progress token, and no
 //!   elicitation, sampling or roots among its capabilities (nothing to ask
-//!   it on the call's stream);
-//! - it is allowed without approval and routed ([`crate::catalog::Catalog::call`])
-//!   to a URL upstream whose session is on 2026-07-28 and whose definition
-//!   of the tool asks for no `Mcp-Param-*` header.
+//!   it on its stream);
+//! - a call is allowed without approval and routed
+//!   ([`crate::catalog::Catalog::call`]), a read's URI or a prompt (pinned)
+//!   belongs to a server the caller sees, on a URL upstream whose session
+//!   is on 2026-07-28; a called tool's definition asks for no `Mcp-Param-*`
+//!   header, and the forwarded name goes into `Mcp-Name` as it is.
 //!
 //! Anything else, and every refusal, goes on to the SDK as before, which
-//! decides again: this path only ever forwards a call the table allows,
-//! and no refusal is written twice. Nothing is decided, logged or sent
-//! before the last of these checks passed.
+//! decides again: this path only ever forwards what the table allows, and
+//! no refusal is written twice. Nothing is decided, logged or sent before
+//! the last of these checks passed.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -39,7 +42,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientJsonRpcMessage,
-    ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcRequest, ProtocolVersion,
+    ClientRequest, ErrorCode, ErrorData, GetMeta, GetPromptRequestParams, GetPromptResponse,
+    JsonRpcRequest, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     RequestMetaObject, ServerJsonRpcMessage, ServerNotification, ServerResult,
 };
 use rmcp::transport::streamable_http_client::{
@@ -74,6 +78,9 @@ impl Url {
     }
 }
 
+/// The methods this path serves.
+const METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
+
 /// Whether the HTTP request may be one this path serves, before its body
 /// is read: anything else goes to the SDK untouched.
 pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_body: usize) -> bool {
@@ -86,7 +93,7 @@ pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_bod
     };
     method == Method::POST
         && one("mcp-protocol-version") == Some(ProtocolVersion::V_2026_07_28.as_str())
-        && one("mcp-method") == Some("tools/call")
+        && one("mcp-method").is_some_and(|m| METHODS.contains(&m))
         && one("mcp-name").is_some()
         && !headers.contains_key("mcp-session-id")
         && !headers.keys().any(|k| k.as_str().starts_with("mcp-param-"))
@@ -120,11 +127,16 @@ fn accepts_both(headers: &axum::http::HeaderMap) -> bool {
     json && sse
 }
 
-/// The body as the `tools/call` this path serves, or `None`.
-pub(crate) fn call_of(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
+/// The body as a request this path serves (of [`METHODS`]), or `None`.
+pub(crate) fn request_of(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
     match serde_json::from_slice::<ClientJsonRpcMessage>(body).ok()? {
         ClientJsonRpcMessage::Request(r)
-            if matches!(r.request, ClientRequest::CallToolRequest(_)) =>
+            if matches!(
+                r.request,
+                ClientRequest::CallToolRequest(_)
+                    | ClientRequest::ReadResourceRequest(_)
+                    | ClientRequest::GetPromptRequest(_)
+            ) =>
         {
             Some(r)
         }
@@ -156,37 +168,98 @@ pub(crate) fn plain_header_value(name: &str) -> bool {
     !name.is_empty() && !padded && !sentinel && printable
 }
 
-/// The call under the server's own name to `c` (a URL upstream on
-/// 2026-07-28), as the SDK's client would send it: the envelope names the
-/// session's revision, the gateway, and what the caller can answer; the
-/// trace continues in `_meta`. Answered within the upstream timeout and
-/// the result bound; what the upstream says besides its answer (log
-/// messages, resource updates, list changes) goes where the SDK's client
-/// sends it.
+/// A `tools/call` of `name` (the server's own) to `c`, with the caller's
+/// arguments and input answers ([`crate::upstream::forwarded`]).
 pub(crate) async fn call(
     c: &Connection,
     url: &Url,
     name: &str,
     request: CallToolRequestParams,
-    capabilities: ClientCapabilities,
     trace: &HashMap<String, String>,
     limits: &GatewayLimits,
 ) -> Result<CallToolResponse, ErrorData> {
     let params = crate::upstream::forwarded(name, request);
-    let mut call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let r = send(c, url, call, ("tools/call", name), trace, limits).await?;
+    crate::upstream::within(c, limits, crate::upstream::call_response(c, r)?)
+}
+
+/// A `resources/read` of `request.uri` to `c`. Always asked: the SDK's
+/// client may answer a read from its cache while the server's `ttlMs`
+/// lasts; this path keeps no cache.
+pub(crate) async fn read(
+    c: &Connection,
+    url: &Url,
+    request: ReadResourceRequestParams,
+    trace: &HashMap<String, String>,
+    limits: &GatewayLimits,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let uri = request.uri.clone();
+    let read = ClientRequest::ReadResourceRequest(rmcp::model::ReadResourceRequest::new(request));
+    let r = match send(c, url, read, ("resources/read", &uri), trace, limits).await? {
+        ServerResult::ReadResourceResult(r) => ReadResourceResponse::Complete(r),
+        ServerResult::InputRequiredResult(r) => ReadResourceResponse::InputRequired(r),
+        _ => {
+            return Err(failed(
+                c,
+                "answered a read with another kind of result".into(),
+            ))
+        }
+    };
+    crate::upstream::within(c, limits, r)
+}
+
+/// A `prompts/get` of `request.name` (the server's own) to `c`.
+pub(crate) async fn prompt(
+    c: &Connection,
+    url: &Url,
+    request: GetPromptRequestParams,
+    trace: &HashMap<String, String>,
+    limits: &GatewayLimits,
+) -> Result<GetPromptResponse, ErrorData> {
+    let name = request.name.clone();
+    let get = ClientRequest::GetPromptRequest(rmcp::model::GetPromptRequest::new(request));
+    let r = match send(c, url, get, ("prompts/get", &name), trace, limits).await? {
+        ServerResult::GetPromptResult(r) => GetPromptResponse::Complete(r),
+        ServerResult::InputRequiredResult(r) => GetPromptResponse::InputRequired(r),
+        _ => {
+            return Err(failed(
+                c,
+                "answered a prompt with another kind of result".into(),
+            ))
+        }
+    };
+    crate::upstream::within(c, limits, r)
+}
+
+/// `request` to `c` (a URL upstream on 2026-07-28) as the SDK's client
+/// sends it: the envelope names the session's revision, the gateway, and
+/// that the caller can answer nothing (what [`plain_envelope`] let
+/// through); the trace continues in `_meta`; `Mcp-Method` and `Mcp-Name`
+/// are `what`. Answered within the upstream timeout and the result bound;
+/// what the upstream says besides its answer (log messages, resource
+/// updates, list changes) goes where the SDK's client sends it.
+async fn send(
+    c: &Connection,
+    url: &Url,
+    mut request: ClientRequest,
+    (method, name): (&'static str, &str),
+    trace: &HashMap<String, String>,
+    limits: &GatewayLimits,
+) -> Result<ServerResult, ErrorData> {
     let version = c
         .service
         .peer()
         .peer_info()
         .map(|i| i.protocol_version.clone())
         .unwrap_or(ProtocolVersion::V_2026_07_28);
-    let meta = call.get_meta_mut();
+    let meta = request.get_meta_mut();
     meta.set_protocol_version(version.clone());
     meta.set_client_info(crate::upstream::client_info());
-    meta.set_client_capabilities(capabilities);
+    meta.set_client_capabilities(ClientCapabilities::default());
     crate::upstream::put_trace(meta, trace);
     let id = rmcp::model::RequestId::Number(url.next_id.fetch_add(1, Ordering::Relaxed));
-    let message = ClientJsonRpcMessage::request(call, id);
+    let message = ClientJsonRpcMessage::request(request, id);
     let mut headers = url.headers.clone();
     let version_value = HeaderValue::from_str(version.as_str())
         .map_err(|_| failed(c, format!("the revision `{version}` is no header value")))?;
@@ -196,10 +269,10 @@ pub(crate) async fn call(
     );
     headers.insert(
         HeaderName::from_static("mcp-method"),
-        HeaderValue::from_static("tools/call"),
+        HeaderValue::from_static(method),
     );
     let name_value = HeaderValue::from_str(name)
-        .map_err(|_| failed(c, format!("the tool name `{name}` is no header value")))?;
+        .map_err(|_| failed(c, format!("the name `{name}` is no header value")))?;
     headers.insert(HeaderName::from_static("mcp-name"), name_value);
     let mut bounds = StreamableHttpResponseLimits::default();
     bounds.max_sse_event_size = limits.max_result_bytes;
@@ -235,7 +308,7 @@ pub(crate) async fn call(
                         ServerJsonRpcMessage::Notification(n) => notified(c, n.notification),
                         ServerJsonRpcMessage::Request(_) => return Err(failed(
                             c,
-                            "asked the client a question on a call whose client can answer none"
+                            "asked the client a question on a request whose client can answer none"
                                 .into(),
                         )),
                         m => return answer_of(c, m),
@@ -247,21 +320,20 @@ pub(crate) async fn call(
                 ))
             }
             // `Accepted`, or a kind of answer this SDK added later.
-            _ => Err(failed(c, "accepted the call without an answer".into())),
+            _ => Err(failed(c, "accepted the request without an answer".into())),
         }
     };
     // Past the timeout the request is dropped, which closes its connection:
     // on 2026-07-28 that is the upstream's cancellation.
-    let r = tokio::time::timeout(limits.upstream_timeout, answer)
+    tokio::time::timeout(limits.upstream_timeout, answer)
         .await
-        .map_err(|_| crate::upstream::timed_out(c, limits))??;
-    crate::upstream::bounded(c, limits, r)
+        .map_err(|_| crate::upstream::timed_out(c, limits))?
 }
 
-/// The call's answer in `m` (a result or the server's own error).
-fn answer_of(c: &Connection, m: ServerJsonRpcMessage) -> Result<CallToolResponse, ErrorData> {
+/// The answer in `m`: its result, or the server's own error.
+fn answer_of(c: &Connection, m: ServerJsonRpcMessage) -> Result<ServerResult, ErrorData> {
     match m {
-        ServerJsonRpcMessage::Response(r) => crate::upstream::call_response(c, r.result),
+        ServerJsonRpcMessage::Response(r) => Ok(r.result),
         ServerJsonRpcMessage::Error(e) => Err(e.error),
         _ => Err(failed(c, "answered with no result".into())),
     }

@@ -58,6 +58,8 @@ fn only_a_plain_2026_call_is_screened_in() {
     };
     assert!(!replaced("mcp-protocol-version", "2025-11-25"));
     assert!(!replaced("mcp-method", "tools/list"));
+    assert!(replaced("mcp-method", "resources/read"));
+    assert!(replaced("mcp-method", "prompts/get"));
     assert!(!replaced("accept", "application/json"));
     assert!(!replaced(
         "accept",

@@ -661,6 +661,23 @@ fn with_trace(meta: &mut Option<rmcp::model::RequestMetaObject>, op: &Operation)
     );
 }
 
+/// A read's span named for its URI, only once the caller was let read it
+/// (a server it may not see answers as if the resource did not exist).
+fn read_named<T>(op: &Operation, r: &Result<T, ErrorData>, uri: &str) {
+    if r.is_ok() && op.is_on() {
+        op.rename(|| format!("resources/read {uri}"));
+        op.set(|| vec![KeyValue::new("mcp.resource.uri", uri.to_string())]);
+    }
+}
+
+/// A prompt's span named for it, only once the caller was let get it.
+fn prompt_named<T>(op: &Operation, r: &Result<T, ErrorData>, name: &str) {
+    if r.is_ok() && op.is_on() {
+        op.rename(|| format!("prompts/get {name}"));
+        op.set(|| vec![KeyValue::new("gen_ai.prompt.name", name.to_string())]);
+    }
+}
+
 /// How a request ended, for its span and its duration.
 enum Ended<'e> {
     Ok,
@@ -1103,11 +1120,8 @@ impl ServerHandler for Handler {
         let op = self.operation("resources/read", None, &cx, Vec::new);
         let uri = op.is_on().then(|| request.uri.clone());
         let r = self.read_resource_in(request, cx, &op).await;
-        // Named only once the caller was let read it (a server it may not
-        // see answers as if the resource did not exist).
-        if let (Ok(_), Some(uri)) = (&r, uri) {
-            op.rename(|| format!("resources/read {uri}"));
-            op.set(|| vec![KeyValue::new("mcp.resource.uri", uri)]);
+        if let Some(uri) = uri {
+            read_named(&op, &r, &uri);
         }
         self.ended(op, "resources/read", false, Ended::of(&r));
         r
@@ -1149,9 +1163,8 @@ impl ServerHandler for Handler {
         let op = self.operation("prompts/get", None, &cx, Vec::new);
         let name = op.is_on().then(|| request.name.to_string());
         let r = self.get_prompt_in(request, cx, &op).await;
-        if let (Ok(_), Some(name)) = (&r, name) {
-            op.rename(|| format!("prompts/get {name}"));
-            op.set(|| vec![KeyValue::new("gen_ai.prompt.name", name)]);
+        if let Some(name) = name {
+            prompt_named(&op, &r, &name);
         }
         self.ended(op, "prompts/get", false, Ended::of(&r));
         r

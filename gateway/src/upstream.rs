@@ -856,15 +856,24 @@ pub async fn relay<T: Measured>(
 ) -> Result<T, ErrorData> {
     match tokio::time::timeout(limits.upstream_timeout, answer).await {
         Err(_) => Err(timed_out(c, limits)),
-        Ok(Ok(mut r)) => {
-            if r.json_bytes() > limits.max_result_bytes {
-                return Err(over_result_bound(&c.name, limits));
-            }
-            r.mark_complete();
-            Ok(r)
-        }
+        Ok(Ok(r)) => within(c, limits, r),
         Ok(Err(e)) => Err(upstream_error(c, limits, e)),
     }
+}
+
+/// An answer within `max-result-bytes`, marked complete: the transports
+/// bound what they read (a stdio line at the bound plus its envelope); the
+/// bound itself is checked on every answer.
+pub(crate) fn within<T: Measured>(
+    c: &Connection,
+    limits: &GatewayLimits,
+    mut r: T,
+) -> Result<T, ErrorData> {
+    if r.json_bytes() > limits.max_result_bytes {
+        return Err(over_result_bound(&c.name, limits));
+    }
+    r.mark_complete();
+    Ok(r)
 }
 
 /// The client's call under the server's own `name`: its arguments and, on
@@ -1192,7 +1201,7 @@ async fn call_once(
             .settle(&route.token, PROGRESS_SETTLE)
             .await;
     }
-    bounded(c, limits, call_response(c, r)?)
+    within(c, limits, call_response(c, r)?)
 }
 
 /// A call's answer as the server gave it.
@@ -1220,19 +1229,4 @@ pub(crate) fn call_response(
             ))
         }
     })
-}
-
-/// A call's answer within `max-result-bytes`: the transports bound what
-/// they read (a stdio line at the bound plus its envelope); the bound
-/// itself is checked on every answer.
-pub(crate) fn bounded(
-    c: &Connection,
-    limits: &GatewayLimits,
-    mut r: CallToolResponse,
-) -> Result<CallToolResponse, ErrorData> {
-    if r.json_bytes() > limits.max_result_bytes {
-        return Err(over_result_bound(&c.name, limits));
-    }
-    r.mark_complete();
-    Ok(r)
 }

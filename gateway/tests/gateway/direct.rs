@@ -28,6 +28,18 @@ fn call_body(tool: &str, id: &str, caps: Value, extra: Value) -> Value {
            "params": {"name": tool, "arguments": {"id": id}, "_meta": meta}})
 }
 
+/// A 2026-07-28 `method` request as a raw client sends it, declaring
+/// `caps`, with `params` besides the envelope.
+fn request_body(method: &str, params: Value, caps: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    });
+    json!({"jsonrpc": "2.0", "id": 6, "method": method, "params": params})
+}
+
 /// POST `body` as a 2026-07-28 client with the support key: the status, the
 /// content type and the body.
 async fn send(url: &str, body: &Value) -> (u16, String, String) {
@@ -37,10 +49,13 @@ async fn send(url: &str, body: &Value) -> (u16, String, String) {
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
+        .header("mcp-method", body["method"].as_str().unwrap_or_default())
         .header(
             "mcp-name",
-            body["params"]["name"].as_str().unwrap_or_default(),
+            body["params"]["name"]
+                .as_str()
+                .or(body["params"]["uri"].as_str())
+                .unwrap_or_default(),
         )
         .body(body.to_string())
         .send()
@@ -193,6 +208,53 @@ fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
     });
     assert_eq!(lines(&dir.join("meta.log")), ["token"]);
     assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
+    drop(gw);
+}
+
+/// A plain read and a plain prompt take the direct path too, answered as
+/// the SDK's path answers them.
+#[test]
+fn a_plain_read_and_prompt_take_the_direct_path_and_are_answered_as_the_sdk_answers_them() {
+    let (gw, _crm, dir) = gateway("gw-direct-read", &[], "");
+    let read = json!({"uri": "crm://customers/42"});
+    let prompt = json!({"name": "mcp_crm_summary", "arguments": {"id": "42"}});
+    runtime().block_on(async {
+        for (method, params, want) in [
+            (
+                "resources/read",
+                read,
+                json!({"contents": [{"uri": "crm://customers/42", "mimeType": "text/plain",
+                                      "text": "contents of crm://customers/42"}]}),
+            ),
+            (
+                "prompts/get",
+                prompt,
+                json!({"messages": [{"role": "user",
+                                      "content": {"type": "text", "text": "Summarise customer 42"}}]}),
+            ),
+        ] {
+            let direct = send(&gw.url, &request_body(method, params.clone(), json!({}))).await;
+            let sdk = send(&gw.url, &request_body(method, params, json!({"roots": {}}))).await;
+            assert_eq!(direct, sdk, "{method}");
+            assert_eq!((direct.0, direct.1.as_str()), (200, "application/json"), "{}", direct.2);
+            let v: Value = serde_json::from_str(&direct.2).unwrap_or_default();
+            for (k, x) in want.as_object().into_iter().flatten() {
+                assert_eq!(&v["result"][k], x, "{method}: {}", direct.2);
+            }
+            assert_eq!(v["result"]["resultType"], json!("complete"), "{method}");
+        }
+    });
+    assert_eq!(lines(&dir.join("meta.log")), ["-", "token", "-", "token"]);
+    assert_eq!(
+        lines(&dir.join("calls.log")),
+        [
+            "start",
+            "read crm://customers/42",
+            "read crm://customers/42",
+            "prompt summary",
+            "prompt summary"
+        ]
+    );
     drop(gw);
 }
 
