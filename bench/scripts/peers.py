@@ -1,5 +1,7 @@
 """BENCHMARKS.md, "Peer gateways side by side": the same upstream reached
-directly, through `toolgate gateway`, through mcp-proxy 0.13.0 (chained
+directly, through `toolgate gateway` (twice: `toolgate` speaks 2026-07-28
+to the upstream, so a plain 2026-07-28 call takes its direct path;
+`toolgate-2025` speaks the default 2025-11-25), through mcp-proxy 0.13.0 (chained
 HTTP -> stdio -> HTTP, its only way to proxy streamable HTTP) and through
 IBM ContextForge 1.1.0 (a virtual server of a registered gateway, called by
 a non-admin user with a team-scoped API token; see contextforge.py), in one
@@ -17,7 +19,8 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
   be a successful result;
 - the same wrk run on protocol 2026-07-28 (no session; each request names
   its method and tool in headers and carries the protocol in `_meta`), for
-  the targets that answer a plain call on it;
+  the targets that answer a plain call on it, and the 16 SDK clients again
+  on it (each opened with the client's `server/discover`);
 - each gateway's CPU while idle (5 s, nothing asked), since the others
   idle beside the one under load on the same cores;
 - `tools/list` (every page) of the N tools;
@@ -167,11 +170,14 @@ class Target(NamedTuple):
 
 
 class Session:
-    """One kept-alive SDK client session to `url`."""
+    """One kept-alive SDK client to `url`: a session opened with
+    `initialize` (2025-11-25), or with `modern` the client's
+    `server/discover` (2026-07-28, no session)."""
 
-    def __init__(self, url: str, headers: dict[str, str]):
+    def __init__(self, url: str, headers: dict[str, str], modern: bool = False):
         self.url = url
         self.headers = headers
+        self.modern = modern
 
     async def __aenter__(self):
         import httpx2
@@ -184,7 +190,10 @@ class Session:
         read, write = (await self.streams.__aenter__())[:2]
         self.session = ClientSession(read, write)
         await self.session.__aenter__()
-        await self.session.initialize()
+        if self.modern:
+            await self.session.discover()
+        else:
+            await self.session.initialize()
         return self.session
 
     async def __aexit__(self, *exc):
@@ -216,7 +225,7 @@ async def latency(targets: dict[str, Target], calls: int) -> dict[str, list[floa
     return times
 
 
-async def throughput(t: Target, clients: int, seconds: float) -> tuple[float, int, float]:
+async def throughput(t: Target, clients: int, seconds: float, modern: bool = False) -> tuple[float, int, float]:
     """Calls per second with `clients` concurrent sessions for `seconds`,
     each session opened and warmed by one call first (the SDK client lists
     the tools once per session, to check results against their schemas),
@@ -229,7 +238,7 @@ async def throughput(t: Target, clients: int, seconds: float) -> tuple[float, in
 
     async def one() -> None:
         nonlocal done, ready, finished, started, stop, ended, cpu
-        async with Session(t.url, t.headers) as s:
+        async with Session(t.url, t.headers, modern) as s:
             await s.call_tool(t.tool, {"id": "1"})
             ready += 1
             if ready == clients:
@@ -452,15 +461,21 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
             f.write(policy)
         with open(f"{project}/toolgate.toml", "w") as f:
             f.write('registry = "registry.toml"\npolicies = ["policy.tg"]\n')
-        gw_port = free_port()
-        with open(f"{work}/gateway.toml", "w") as f:
-            f.write(
-                f'listen = "127.0.0.1:{gw_port}"\nproject = "{project}"\nregistry = "{project}/registry.toml"\n'
-                f'configuration = "chat"\n[identity]\nrole = "user"\n[limits]\nlist-page-size = 1000\n'
-                f'max-tools = {max(n, 1000)}\n[[upstream]]\nname = "up"\nurl = "{up_url}"\n'
-            )
-        gw = spawn([toolgate, "gateway", "--config", f"{work}/gateway.toml", "--no-watch"], stderr=subprocess.DEVNULL)
-        wait_port(gw_port, gw, "toolgate gateway")
+        # Two gateways: toward the upstream on 2026-07-28 (a plain call then
+        # takes the direct path: docs/gateway.md) and on 2025-11-25 (the
+        # default, `initialize` and a session).
+        gws = {}
+        for key, protocol in (("toolgate", "2026-07-28"), ("toolgate-2025", "2025-11-25")):
+            gw_port = free_port()
+            with open(f"{work}/{key}.toml", "w") as f:
+                f.write(
+                    f'listen = "127.0.0.1:{gw_port}"\nproject = "{project}"\nregistry = "{project}/registry.toml"\n'
+                    f'configuration = "chat"\n[identity]\nrole = "user"\n[limits]\nlist-page-size = 1000\n'
+                    f'max-tools = {max(n, 1000)}\n[[upstream]]\nname = "up"\nprotocol = "{protocol}"\nurl = "{up_url}"\n'
+                )
+            gw = spawn([toolgate, "gateway", "--config", f"{work}/{key}.toml", "--no-watch"], stderr=subprocess.DEVNULL)
+            wait_port(gw_port, gw, "toolgate gateway")
+            gws[key] = (gw_port, gw)
         # mcp-proxy: HTTP -> stdio (its server mode) -> HTTP (its client mode).
         px_port = free_port()
         px = spawn(
@@ -478,7 +493,10 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         cfs = contextforge.setup(cf_base, cf_env, up_url, n)
         targets = {
             "direct": Target(up_url, "tool_00002", {}, None),
-            "toolgate": Target(f"http://127.0.0.1:{gw_port}/mcp", "mcp_up_tool_00002", {}, gw.pid),
+            **{
+                key: Target(f"http://127.0.0.1:{port}/mcp", "mcp_up_tool_00002", {}, gw.pid)
+                for key, (port, gw) in gws.items()
+            },
             "mcp-proxy": Target(f"http://127.0.0.1:{px_port}/mcp", "tool_00002", {}, px.pid),
             "ContextForge": Target(cfs["url"], cfs["names"]["tool_00002"], {"Authorization": f"Bearer {cfs['token']}"}, cf.pid),
         }
@@ -503,6 +521,12 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
             after_sdk = memory_mib(t.pid) if t.pid else None
             wrks[k] = wrk(t, lua)
             modern[k] = wrk(t, lua, modern=True)
+            if modern[k] is not None:
+                try:
+                    modern[k]["sdk"] = asyncio.run(throughput(t, 16, 10.0, modern=True))
+                except Exception as e:  # a target the SDK client cannot discover
+                    modern[k]["sdk"] = None
+                    print(f"{k}: the SDK client on {MODERN} failed: {e!r}")
             if t.pid:
                 after_wrk = memory_mib(t.pid)
                 loaded[k] = (max(after_sdk[0], after_wrk[0]), max(after_sdk[1], after_wrk[1]), after_wrk[2])
@@ -563,15 +587,28 @@ def report_modern(n: int, modern: dict) -> None:
     """The wrk runs on 2026-07-28 (no session), beside direct's."""
     base = modern.get("direct")
     print()
-    print(f"| N = {n}, wrk on {MODERN} (no session) | calls/s | of direct | p50 / p99 ms | CPU ms per call |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print(
+        f"| N = {n}, on {MODERN} (no session) | wrk calls/s | of direct | wrk p50 / p99 ms "
+        f"| SDK calls/s, 16 clients | of direct | CPU ms per call, wrk / SDK |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for k, w in modern.items():
         if w is None:
-            print(f"| {k} | does not answer a {MODERN} call | | | |")
+            print(f"| {k} | does not answer a {MODERN} call | | | | | |")
             continue
         ratio = f"{w['rate'] / base['rate']:.2f}x" if base else ""
-        cpu = "" if k == "direct" else f"{w['cpu'] / max(1, w['requests']) * 1e3:.2f}"
-        print(f"| {k} | {w['rate']:,.0f} | {ratio} | {w['50%']:.2f} / {w['99%']:.2f} | {cpu} |")
+        wrk_cpu = f"{w['cpu'] / max(1, w['requests']) * 1e3:.2f}"
+        if w["sdk"] is None:
+            sdk, sdk_ratio, sdk_cpu = "failed", "", "—"
+        else:
+            rate, done, cpu = w["sdk"]
+            sdk, sdk_cpu = f"{rate:,.0f}", f"{cpu / max(1, done) * 1e3:.2f}"
+            sdk_ratio = f"{rate / base['sdk'][0]:.2f}x" if base and base["sdk"] else ""
+        cpus = "" if k == "direct" else f"{wrk_cpu} / {sdk_cpu}"
+        print(
+            f"| {k} | {w['rate']:,.0f} | {ratio} | {w['50%']:.2f} / {w['99%']:.2f} "
+            f"| {sdk} | {sdk_ratio} | {cpus} |"
+        )
     for k, w in modern.items():
         if w is not None:
             print(wrk_line(k, w))

@@ -163,7 +163,8 @@ fn a_plain_call_takes_the_direct_path_and_is_answered_as_the_sdk_answers_it() {
 
 /// What the direct path does not serve goes to the SDK as it came: a
 /// refused tool (never reaching the upstream), a call with a progress
-/// token, one whose `Mcp-Name` is not the body's (the SDK's 400).
+/// token, one whose `Mcp-Name` is not the body's (the SDK's 400); and the
+/// Host and Origin checks come before either path.
 #[test]
 fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
     let (gw, _crm, dir) = gateway("gw-direct-not", &[], "");
@@ -186,6 +187,24 @@ fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
         let (status, _, body) = send(&gw.url, &progress).await;
         assert_eq!(status, 200, "{body}");
         assert_contains(&body, r#""text":"notes_append(7) done""#);
+        // A plain call from a foreign Origin or to a foreign Host: the
+        // checks in front of every route refuse it before any path.
+        for (name, value) in [("origin", "http://evil.example"), ("host", "evil.example")] {
+            let r = reqwest::Client::new()
+                .post(&gw.url)
+                .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "mcp_crm_notes_append")
+                .header(name, value)
+                .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
+                .send()
+                .await
+                .expect("an answer");
+            assert_eq!(r.status().as_u16(), 403, "{name}");
+        }
         // A header naming another tool than the body: the SDK's 400.
         let r = reqwest::Client::new()
             .post(&gw.url)
