@@ -260,56 +260,7 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
     let cfg = config(&dir, &project, &upstream, "");
     let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
     runtime().block_on(async {
-        for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            let mut config = StreamableHttpClientTransportConfig::with_uri(gw.url.clone());
-            config.auth_header = Some(SUPPORT_KEY.to_string());
-            let info = ClientConfig::new(Default::default(), Implementation::new("progress-client", "1"))
-                .with_protocol_version(version.clone());
-            let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
-                rmcp::service::ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] }
-            } else {
-                rmcp::service::ClientLifecycleMode::Initialize
-            };
-            let c = rmcp::service::serve_client_with_lifecycle(
-                Progressed { tx, config: info },
-                StreamableHttpClientTransport::from_config(config),
-                lifecycle,
-            )
-            .await
-            .expect("the MCP handshake");
-            let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
-            p.arguments = json!({"id": "7"}).as_object().cloned();
-            // The SDK gives each request a progress token of its own: the
-            // one it sent is the one progress must come back under.
-            let handle = c
-                .peer()
-                .send_cancellable_request(
-                    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(p)),
-                    rmcp::service::PeerRequestOptions::no_options(),
-                )
-                .await
-                .expect("sent");
-            let sent = serde_json::to_value(&handle.progress_token).unwrap();
-            let r = handle.await_response().await.expect("the call");
-            assert!(format!("{r:?}").contains("customer-360_lookup(7) done"), "{r:?}");
-            let mut got = Vec::new();
-            while got.len() < 2 {
-                match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
-                    Ok(Some(v)) => got.push(v),
-                    _ => panic!("{version:?}: progress {got:?}"),
-                }
-            }
-            assert_eq!(
-                got,
-                [
-                    json!({"progressToken": sent, "progress": 1.0, "total": 2.0, "message": "half"}),
-                    json!({"progressToken": sent, "progress": 2.0, "total": 2.0, "message": "done"}),
-                ],
-                "{version:?}"
-            );
-            let _ = c.cancel().await;
-        }
+        progress_round_trips(&gw.url).await;
         // An upstream that asks the client for input or for a completion
         // of its model: refused with the spec's error when the client did
         // not declare the capability, never answered on the user's behalf.
@@ -327,9 +278,17 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
         let r = c.peer().call_tool_once(ask("ask")).await.expect("the call");
         assert_eq!(text_of(r), json!("elicit error -32601"));
-        let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
+        let r = c
+            .peer()
+            .call_tool_once(ask("sample"))
+            .await
+            .expect("the call");
         assert_eq!(text_of(r), json!("sample error -32601"));
-        let r = c.peer().call_tool_once(ask("roots")).await.expect("the call");
+        let r = c
+            .peer()
+            .call_tool_once(ask("roots"))
+            .await
+            .expect("the call");
         assert_eq!(text_of(r), json!("roots error -32601"));
         let _ = c.cancel().await;
         // A client that declared both: the upstream's requests reach it, and
@@ -351,9 +310,17 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         .expect("the MCP handshake");
         let r = c.peer().call_tool_once(ask("ask")).await.expect("the call");
         assert_eq!(text_of(r), json!("elicit accept {\"region\": \"eu\"}"));
-        let r = c.peer().call_tool_once(ask("sample")).await.expect("the call");
+        let r = c
+            .peer()
+            .call_tool_once(ask("sample"))
+            .await
+            .expect("the call");
         assert_eq!(text_of(r), json!("sampled hello from the client's model"));
-        let r = c.peer().call_tool_once(ask("roots")).await.expect("the call");
+        let r = c
+            .peer()
+            .call_tool_once(ask("roots"))
+            .await
+            .expect("the call");
         assert_eq!(text_of(r), json!("roots file:///work/"));
         let _ = c.cancel().await;
         // A server that gives up on its question: the client is told so.
@@ -365,13 +332,20 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         let info = ClientConfig::new(capabilities, Implementation::new("pondering", "1"))
             .with_protocol_version(ProtocolVersion::V_2025_11_25);
         let c = rmcp::service::serve_client_with_lifecycle(
-            Pondering { config: info, cancelled: tx },
+            Pondering {
+                config: info,
+                cancelled: tx,
+            },
             StreamableHttpClientTransport::from_config(config),
             rmcp::service::ClientLifecycleMode::Initialize,
         )
         .await
         .expect("the MCP handshake");
-        let r = c.peer().call_tool_once(ask("ask-briefly")).await.expect("the call");
+        let r = c
+            .peer()
+            .call_tool_once(ask("ask-briefly"))
+            .await
+            .expect("the call");
         assert_eq!(text_of(r), json!("elicit abandoned"));
         tokio::time::timeout(Duration::from_secs(10), cancelled.recv())
             .await
@@ -382,15 +356,98 @@ fn progress_comes_back_under_the_clients_token_and_a_cancel_reaches_the_upstream
         let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2025_11_25).await;
         let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
         p.arguments = json!({"id": "slow"}).as_object().cloned();
-        let gave_up = tokio::time::timeout(Duration::from_secs(2), c.peer().call_tool_once(p)).await;
+        let gave_up =
+            tokio::time::timeout(Duration::from_secs(2), c.peer().call_tool_once(p)).await;
         assert!(gave_up.is_err(), "the slow call answered: {gave_up:?}");
         let deadline = Instant::now() + Duration::from_secs(10);
         while !calls_seen(&log).contains(&"cancelled".to_string()) {
-            assert!(Instant::now() < deadline, "the upstream was not cancelled: {:?}", calls_seen(&log));
+            assert!(
+                Instant::now() < deadline,
+                "the upstream was not cancelled: {:?}",
+                calls_seen(&log)
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let _ = c.cancel().await;
     });
+    drop(gw);
+}
+
+/// Both client revisions' calls get the upstream's two progress
+/// notifications back under the token the client sent.
+async fn progress_round_trips(url: &str) {
+    for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+        config.auth_header = Some(SUPPORT_KEY.to_string());
+        let info = ClientConfig::new(
+            Default::default(),
+            Implementation::new("progress-client", "1"),
+        )
+        .with_protocol_version(version.clone());
+        let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
+            rmcp::service::ClientLifecycleMode::Discover {
+                preferred_versions: vec![version.clone()],
+            }
+        } else {
+            rmcp::service::ClientLifecycleMode::Initialize
+        };
+        let c = rmcp::service::serve_client_with_lifecycle(
+            Progressed { tx, config: info },
+            StreamableHttpClientTransport::from_config(config),
+            lifecycle,
+        )
+        .await
+        .expect("the MCP handshake");
+        let mut p = CallToolRequestParams::new("mcp_crm_customer-360_lookup");
+        p.arguments = json!({"id": "7"}).as_object().cloned();
+        // The SDK gives each request a progress token of its own: the
+        // one it sent is the one progress must come back under.
+        let handle = c
+            .peer()
+            .send_cancellable_request(
+                rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(p)),
+                rmcp::service::PeerRequestOptions::no_options(),
+            )
+            .await
+            .expect("sent");
+        let sent = serde_json::to_value(&handle.progress_token).unwrap();
+        let r = handle.await_response().await.expect("the call");
+        assert!(
+            format!("{r:?}").contains("customer-360_lookup(7) done"),
+            "{r:?}"
+        );
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+                Ok(Some(v)) => got.push(v),
+                _ => panic!("{version:?}: progress {got:?}"),
+            }
+        }
+        assert_eq!(
+            got,
+            [
+                json!({"progressToken": sent, "progress": 1.0, "total": 2.0, "message": "half"}),
+                json!({"progressToken": sent, "progress": 2.0, "total": 2.0, "message": "done"}),
+            ],
+            "{version:?}"
+        );
+        let _ = c.cancel().await;
+    }
+}
+
+/// An upstream reached on 2026-07-28 relays its progress too. (Over HTTP
+/// the crm fixture answers JSON, which carries no notification: a server
+/// on 2026-07-28 that sends progress answers a call with an SSE stream.)
+#[test]
+fn progress_comes_back_from_an_upstream_on_2026_07_28_too() {
+    let dir = temp("gw-progress-modern");
+    let project = crm_project("gw-progress-modern-project");
+    let log = dir.join("calls.log");
+    let upstream = format!("{}protocol = \"2026-07-28\"\n", crm_upstream_logged(&log));
+    let cfg = config(&dir, &project, &upstream, "");
+    let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    runtime().block_on(progress_round_trips(&gw.url));
     drop(gw);
 }
 
