@@ -48,8 +48,16 @@ CALLER = "caller@bench.example.com"
 
 
 def password() -> str:
-    """Random and within its policy (length, upper, lower, special)."""
-    return "Aa1!" + secrets.token_urlsafe(24)
+    """Random and within its policy (length, upper, lower, special, and no
+    run of three sequential or repeated characters, which it refuses)."""
+    while True:
+        pw = "Aa1!" + secrets.token_urlsafe(24)
+        runs = any(
+            ord(b) - ord(a) == ord(c) - ord(b) and abs(ord(b) - ord(a)) <= 1
+            for a, b, c in zip(pw, pw[1:], pw[2:])
+        )
+        if not runs:
+            return pw
 
 
 def environment(work: str, port: int) -> dict[str, str]:
