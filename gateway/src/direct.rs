@@ -33,8 +33,7 @@
 //! the last of these checks passed.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::body::Body;
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
@@ -51,32 +50,7 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use crate::config::GatewayLimits;
-use crate::upstream::{Connection, Event};
-
-/// A URL upstream as this path reaches it: the SDK transport's own pooled
-/// client, the URL, the operator's headers (credentials), and the ids of
-/// its requests.
-pub struct Url {
-    http: rmcp_reqwest::Client,
-    uri: Arc<str>,
-    headers: HashMap<HeaderName, HeaderValue>,
-    next_id: AtomicI64,
-}
-
-impl Url {
-    pub(crate) fn new(
-        http: rmcp_reqwest::Client,
-        uri: &str,
-        headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Url {
-        Url {
-            http,
-            uri: uri.into(),
-            headers,
-            next_id: AtomicI64::new(1),
-        }
-    }
-}
+use crate::upstream::{Connection, Event, Url};
 
 /// The methods this path serves.
 const METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];

@@ -594,7 +594,7 @@ pub struct Connection {
     pub name: String,
     pub service: RunningService<RoleClient, Listener>,
     /// A URL upstream's HTTP face, for calls on the direct path (direct.rs).
-    pub url: Option<crate::direct::Url>,
+    pub url: Option<Url>,
 }
 
 impl Connection {
@@ -602,6 +602,31 @@ impl Connection {
     /// closed, or the service ended.
     pub fn is_down(&self) -> bool {
         self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+}
+
+/// A URL upstream as the direct path (direct.rs) reaches it: the SDK
+/// transport's own pooled client, the URL, the operator's headers
+/// (credentials), and the ids of its requests.
+pub struct Url {
+    pub(crate) http: rmcp_reqwest::Client,
+    pub(crate) uri: Arc<str>,
+    pub(crate) headers: std::collections::HashMap<axum::http::HeaderName, axum::http::HeaderValue>,
+    pub(crate) next_id: std::sync::atomic::AtomicI64,
+}
+
+impl Url {
+    pub(crate) fn new(
+        http: rmcp_reqwest::Client,
+        uri: &str,
+        headers: std::collections::HashMap<axum::http::HeaderName, axum::http::HeaderValue>,
+    ) -> Url {
+        Url {
+            http,
+            uri: uri.into(),
+            headers,
+            next_id: std::sync::atomic::AtomicI64::new(1),
+        }
     }
 }
 
@@ -712,7 +737,7 @@ async fn connect_text(
                 config.max_sse_event_size = limits.max_result_bytes;
                 let progress = listener.progress.clone();
                 let http = http_client(u.keep_alive)?;
-                let direct = crate::direct::Url::new(http.clone(), url.as_str(), headers);
+                let direct = Url::new(http.clone(), url.as_str(), headers);
                 listener
                     .serve_with_lifecycle(
                         Counted {
