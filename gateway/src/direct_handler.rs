@@ -67,13 +67,17 @@ impl Handler {
     ) -> Option<Response> {
         let meta = r.request.get_meta();
         let caps = crate::direct::plain_envelope(meta)?;
-        let named = match &r.request {
-            ClientRequest::CallToolRequest(x) => x.params.name.as_ref(),
-            ClientRequest::ReadResourceRequest(x) => x.params.uri.as_str(),
-            ClientRequest::GetPromptRequest(x) => x.params.name.as_str(),
+        let (method, named) = match &r.request {
+            ClientRequest::CallToolRequest(x) => ("tools/call", x.params.name.as_ref()),
+            ClientRequest::ReadResourceRequest(x) => ("resources/read", x.params.uri.as_str()),
+            ClientRequest::GetPromptRequest(x) => ("prompts/get", x.params.name.as_str()),
             _ => return None,
         };
-        if parts.headers.get("mcp-name").map(|v| v.as_bytes()) != Some(named.as_bytes()) {
+        // The headers name what the body asks, or the SDK answers the mismatch.
+        let header = |name: &str| parts.headers.get(name).map(|v| v.as_bytes());
+        if header("mcp-method") != Some(method.as_bytes())
+            || header("mcp-name") != Some(named.as_bytes())
+        {
             return None;
         }
         let (caller, request_id) = identity_of(Some(parts)).ok()?;

@@ -163,7 +163,8 @@ fn a_plain_call_takes_the_direct_path_and_is_answered_as_the_sdk_answers_it() {
 
 /// What the direct path does not serve goes to the SDK as it came: a
 /// refused tool (never reaching the upstream), a call with a progress
-/// token, one whose `Mcp-Name` is not the body's (the SDK's 400); and the
+/// token, one whose `Mcp-Name` or `Mcp-Method` is not the body's (the
+/// SDK's 400); and the
 /// Host and Origin checks come before either path.
 #[test]
 fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
@@ -224,6 +225,23 @@ fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
             v["error"],
             json!({"code": -32020, "message": "Mcp-Name header `mcp_crm_customer-360_lookup` does not match body value `mcp_crm_notes_append`"})
         );
+        // A header naming another method than the body: the SDK's 400 too.
+        let r = reqwest::Client::new()
+            .post(&gw.url)
+            .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "prompts/get")
+            .header("mcp-name", "mcp_crm_notes_append")
+            .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(r.status().as_u16(), 400);
+        let v: Value = r.json().await.unwrap_or_default();
+        assert_eq!(v["error"]["code"], json!(-32020), "{v}");
+        assert_contains(v["error"]["message"].as_str().unwrap_or_default(), "Mcp-Method header `prompts/get` does not match");
     });
     assert_eq!(lines(&dir.join("meta.log")), ["token"]);
     assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
