@@ -40,27 +40,15 @@ fn request_body(method: &str, params: Value, caps: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 6, "method": method, "params": params})
 }
 
-/// POST `body` as a 2026-07-28 client with the support key: the status, the
-/// content type and the body.
+/// POST `body` as a 2026-07-28 client with the support key, its headers
+/// naming the body's method and name (or URI): the status, the content
+/// type and the body.
 async fn send(url: &str, body: &Value) -> (u16, String, String) {
-    let r = reqwest::Client::new()
-        .post(url)
-        .header("authorization", format!("Bearer {SUPPORT_KEY}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", body["method"].as_str().unwrap_or_default())
-        .header(
-            "mcp-name",
-            body["params"]["name"]
-                .as_str()
-                .or(body["params"]["uri"].as_str())
-                .unwrap_or_default(),
-        )
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("an answer");
+    let name = body["params"]["name"]
+        .as_str()
+        .or(body["params"]["uri"].as_str());
+    let method = body["method"].as_str().unwrap_or_default();
+    let r = posted(url, method, name.unwrap_or_default(), ("x-none", "-"), body).await;
     let status = r.status().as_u16();
     let ctype = r
         .headers()
@@ -69,6 +57,42 @@ async fn send(url: &str, body: &Value) -> (u16, String, String) {
         .unwrap_or_default()
         .to_string();
     (status, ctype, r.text().await.unwrap_or_default())
+}
+
+/// POST `body` with `Mcp-Method` and `Mcp-Name` as given and one `extra`
+/// header: the status and the JSON answer (`null` when there is none).
+async fn send_with(
+    url: &str,
+    method: &str,
+    name: &str,
+    extra: (&str, &str),
+    body: &Value,
+) -> (u16, Value) {
+    let r = posted(url, method, name, extra, body).await;
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or_default())
+}
+
+async fn posted(
+    url: &str,
+    method: &str,
+    name: &str,
+    extra: (&str, &str),
+    body: &Value,
+) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .header(extra.0, extra.1)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
 }
 
 fn lines(path: &Path) -> Vec<String> {
@@ -188,60 +212,29 @@ fn what_the_direct_path_does_not_serve_the_sdk_answers_as_before() {
         let (status, _, body) = send(&gw.url, &progress).await;
         assert_eq!(status, 200, "{body}");
         assert_contains(&body, r#""text":"notes_append(7) done""#);
+        let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
         // A plain call from a foreign Origin or to a foreign Host: the
         // checks in front of every route refuse it before any path.
-        for (name, value) in [("origin", "http://evil.example"), ("host", "evil.example")] {
-            let r = reqwest::Client::new()
-                .post(&gw.url)
-                .header("authorization", format!("Bearer {SUPPORT_KEY}"))
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "mcp_crm_notes_append")
-                .header(name, value)
-                .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
-                .send()
-                .await
-                .expect("an answer");
-            assert_eq!(r.status().as_u16(), 403, "{name}");
+        for extra in [("origin", "http://evil.example"), ("host", "evil.example")] {
+            let (status, _) = send_with(&gw.url, "tools/call", "mcp_crm_notes_append", extra, &plain).await;
+            assert_eq!(status, 403, "{extra:?}");
         }
-        // A header naming another tool than the body: the SDK's 400.
-        let r = reqwest::Client::new()
-            .post(&gw.url)
-            .header("authorization", format!("Bearer {SUPPORT_KEY}"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "mcp_crm_customer-360_lookup")
-            .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
-            .send()
-            .await
-            .expect("an answer");
-        assert_eq!(r.status().as_u16(), 400);
-        let v: Value = r.json().await.unwrap_or_default();
+        // Headers naming another tool or method than the body: the SDK's 400.
+        let none = ("x-none", "-");
+        let (status, v) =
+            send_with(&gw.url, "tools/call", "mcp_crm_customer-360_lookup", none, &plain).await;
+        assert_eq!(status, 400);
         assert_eq!(
             v["error"],
             json!({"code": -32020, "message": "Mcp-Name header `mcp_crm_customer-360_lookup` does not match body value `mcp_crm_notes_append`"})
         );
-        // A header naming another method than the body: the SDK's 400 too.
-        let r = reqwest::Client::new()
-            .post(&gw.url)
-            .header("authorization", format!("Bearer {SUPPORT_KEY}"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "prompts/get")
-            .header("mcp-name", "mcp_crm_notes_append")
-            .body(call_body("mcp_crm_notes_append", "7", json!({}), json!({})).to_string())
-            .send()
-            .await
-            .expect("an answer");
-        assert_eq!(r.status().as_u16(), 400);
-        let v: Value = r.json().await.unwrap_or_default();
+        let (status, v) = send_with(&gw.url, "prompts/get", "mcp_crm_notes_append", none, &plain).await;
+        assert_eq!(status, 400);
         assert_eq!(v["error"]["code"], json!(-32020), "{v}");
-        assert_contains(v["error"]["message"].as_str().unwrap_or_default(), "Mcp-Method header `prompts/get` does not match");
+        assert_contains(
+            v["error"]["message"].as_str().unwrap_or_default(),
+            "Mcp-Method header `prompts/get` does not match",
+        );
     });
     assert_eq!(lines(&dir.join("meta.log")), ["token"]);
     assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
