@@ -288,29 +288,67 @@ fn a_plain_read_and_prompt_take_the_direct_path_and_are_answered_as_the_sdk_answ
     drop(gw);
 }
 
-/// On the direct path an answer over max-result-bytes is the bound's
-/// error, as on the SDK's.
+/// An upstream that answers with an SSE stream: the direct path reads the
+/// answer from it, and the client gets the same bytes as on the SDK's path.
 #[test]
-fn the_direct_path_keeps_the_result_bound() {
-    let (gw, _crm, dir) = gateway(
-        "gw-direct-bound",
-        &[("CRM_HUGE_RESULT", "200000")],
-        "max-result-bytes = 65536\n",
-    );
+fn an_upstream_answering_with_a_stream_is_read_on_the_direct_path() {
+    let (gw, _crm, dir) = gateway("gw-direct-sse", &[("CRM_SSE", "1")], "");
     runtime().block_on(async {
         let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
         let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
-        for body in [plain, roots] {
-            let (status, _, text) = send(&gw.url, &body).await;
-            assert_eq!(status, 200, "{text}");
-            let v: Value = serde_json::from_str(&text).unwrap_or_default();
-            assert_eq!(v["error"]["code"], json!(-32603), "{text}");
-            assert_contains(
-                v["error"]["message"].as_str().unwrap_or_default(),
-                "answered more than 65536 bytes (max-result-bytes)",
-            );
-        }
+        let direct = send(&gw.url, &plain).await;
+        let sdk = send(&gw.url, &roots).await;
+        assert_eq!(direct, sdk);
+        assert_eq!(
+            (direct.0, direct.1.as_str()),
+            (200, "application/json"),
+            "{}",
+            direct.2
+        );
+        let v: Value = serde_json::from_str(&direct.2).unwrap_or_default();
+        assert_eq!(
+            v["result"]["content"],
+            json!([{"type": "text", "text": "notes_append(7) done"}])
+        );
     });
     assert_eq!(lines(&dir.join("meta.log")), ["-", "token"]);
     drop(gw);
+}
+
+/// On the direct path an answer over max-result-bytes is the bound's
+/// error, as on the SDK's, whether it comes as JSON or as an SSE event.
+#[test]
+fn the_direct_path_keeps_the_result_bound() {
+    // A JSON answer and an SSE stream's event, each over the bound.
+    for sse in ["0", "1"] {
+        let (gw, _crm, dir) = gateway(
+            &format!("gw-direct-bound-{sse}"),
+            &[("CRM_HUGE_RESULT", "200000"), ("CRM_SSE", sse)],
+            "max-result-bytes = 65536\n",
+        );
+        runtime().block_on(async {
+            let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
+            let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
+            // The SDK's path over a stream's event: its transport closes
+            // ("Transport closed"), not the bound's error (noted in issue 49).
+            let bodies = if sse == "1" {
+                vec![plain]
+            } else {
+                vec![plain, roots]
+            };
+            for body in bodies {
+                let (status, _, text) = send(&gw.url, &body).await;
+                assert_eq!(status, 200, "{text}");
+                let v: Value = serde_json::from_str(&text).unwrap_or_default();
+                assert_eq!(v["error"]["code"], json!(-32603), "{text}");
+                assert_contains(
+                    v["error"]["message"].as_str().unwrap_or_default(),
+                    "answered more than 65536 bytes (max-result-bytes)",
+                );
+            }
+        });
+        let want: &[&str] = if sse == "1" { &["-"] } else { &["-", "token"] };
+        assert_eq!(lines(&dir.join("meta.log")), want, "CRM_SSE={sse}");
+        drop(gw);
+    }
 }
