@@ -114,10 +114,9 @@ impl Handler {
         )
     }
 
-    /// A URL upstream on 2026-07-28, up: one the direct path reaches.
+    /// `server`'s connection, when the direct path reaches it ([`reachable`]).
     fn direct_upstream(&self, server: &str) -> Option<Arc<Connection>> {
-        let c = self.gw.upstreams.get(server)?.load_full();
-        (c.url.is_some() && crate::upstream::is_modern(&c) && !c.is_down()).then_some(c)
+        reachable(self.gw.upstreams.get(server)?.load_full())
     }
 
     async fn direct_call(&self, p: Plain<'_>, params: &CallToolRequestParams) -> Option<Response> {
@@ -200,10 +199,10 @@ impl Handler {
         params: &ReadResourceRequestParams,
     ) -> Option<Response> {
         let uri = params.uri.as_str();
-        let c = self
-            .gw
-            .resource_upstream(&self.configuration, &p.caller, uri)?;
-        let c = self.direct_upstream(&c.name)?;
+        let c = reachable(
+            self.gw
+                .resource_upstream(&self.configuration, &p.caller, uri)?,
+        )?;
         let url = c.url.as_ref()?;
         if !crate::direct::plain_header_value(uri) {
             return None;
@@ -254,4 +253,9 @@ impl Handler {
             r.map(ServerResult::from),
         ))
     }
+}
+
+/// `c` when the direct path reaches it: a URL upstream on 2026-07-28, up.
+fn reachable(c: Arc<Connection>) -> Option<Arc<Connection>> {
+    (c.url.is_some() && crate::upstream::is_modern(&c) && !c.is_down()).then_some(c)
 }

@@ -95,6 +95,14 @@ async fn posted(
         .expect("an answer")
 }
 
+/// The same call of `notes_append` sent plain (the direct path) and by a
+/// client that declares roots (the SDK's path): both answers.
+async fn both_paths(url: &str) -> ((u16, String, String), (u16, String, String)) {
+    let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
+    let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
+    (send(url, &plain).await, send(url, &roots).await)
+}
+
 fn lines(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -147,10 +155,7 @@ fn a_plain_call_takes_the_direct_path_and_is_answered_as_the_sdk_answers_it() {
         "isError": false, "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "crm", "version": ""}}}});
     runtime().block_on(async {
-        let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
-        let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
-        let direct = send(&gw.url, &plain).await;
-        let sdk = send(&gw.url, &roots).await;
+        let (direct, sdk) = both_paths(&gw.url).await;
         assert_eq!(direct, sdk);
         assert_eq!((direct.0, direct.1.as_str()), (200, "application/json"), "{}", direct.2);
         assert_eq!(serde_json::from_str::<Value>(&direct.2).ok(), Some(want.clone()));
@@ -294,10 +299,7 @@ fn a_plain_read_and_prompt_take_the_direct_path_and_are_answered_as_the_sdk_answ
 fn an_upstream_answering_with_a_stream_is_read_on_the_direct_path() {
     let (gw, _crm, dir) = gateway("gw-direct-sse", &[("CRM_SSE", "1")], "");
     runtime().block_on(async {
-        let plain = call_body("mcp_crm_notes_append", "7", json!({}), json!({}));
-        let roots = call_body("mcp_crm_notes_append", "7", json!({"roots": {}}), json!({}));
-        let direct = send(&gw.url, &plain).await;
-        let sdk = send(&gw.url, &roots).await;
+        let (direct, sdk) = both_paths(&gw.url).await;
         assert_eq!(direct, sdk);
         assert_eq!(
             (direct.0, direct.1.as_str()),
