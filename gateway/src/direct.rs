@@ -34,6 +34,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
@@ -41,13 +42,16 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientJsonRpcMessage,
-    ClientRequest, ErrorCode, ErrorData, GetMeta, GetPromptRequestParams, GetPromptResponse,
-    JsonRpcRequest, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    RequestMetaObject, ServerJsonRpcMessage, ServerNotification, ServerResult,
+    ClientNotification, ClientRequest, ErrorCode, ErrorData, GetMeta, GetPromptRequestParams,
+    GetPromptResponse, JsonRpcRequest, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerNotification,
+    ServerResult,
 };
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpPostResponse, StreamableHttpResponseLimits,
 };
+
+use tokio_util::sync::CancellationToken;
 
 use crate::config::GatewayLimits;
 use crate::upstream::{Connection, Event, Url};
@@ -55,9 +59,22 @@ use crate::upstream::{Connection, Event, Url};
 /// The methods this path serves.
 const METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
 
+/// What a request may be, judged by its head before its body is read.
+pub(crate) enum Screened {
+    /// A 2026-07-28 request, without a session.
+    Stateless,
+    /// A request in session `id`, naming revision `version` in its
+    /// `MCP-Protocol-Version`.
+    Session { id: Arc<str>, version: String },
+}
+
 /// Whether the HTTP request may be one this path serves, before its body
 /// is read: anything else goes to the SDK untouched.
-pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_body: usize) -> bool {
+pub(crate) fn screened(
+    method: &Method,
+    headers: &axum::http::HeaderMap,
+    max_body: usize,
+) -> Option<Screened> {
     let one = |name: &str| {
         let mut all = headers.get_all(name).iter();
         match (all.next(), all.next()) {
@@ -65,11 +82,7 @@ pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_bod
             _ => None,
         }
     };
-    method == Method::POST
-        && one("mcp-protocol-version") == Some(ProtocolVersion::V_2026_07_28.as_str())
-        && one("mcp-method").is_some_and(|m| METHODS.contains(&m))
-        && one("mcp-name").is_some()
-        && !headers.contains_key("mcp-session-id")
+    let plain_http = method == Method::POST
         && !headers.keys().any(|k| k.as_str().starts_with("mcp-param-"))
         && one(header::CONTENT_TYPE.as_str()).is_some_and(|v| {
             let essence = v.split(';').next().unwrap_or("").trim();
@@ -78,7 +91,23 @@ pub(crate) fn screened(method: &Method, headers: &axum::http::HeaderMap, max_bod
         && accepts_both(headers)
         && one(header::CONTENT_LENGTH.as_str())
             .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n <= max_body)
+            .is_some_and(|n| n <= max_body);
+    let version = one("mcp-protocol-version").filter(|_| plain_http)?;
+    if !headers.contains_key("mcp-session-id") {
+        let stateless = version == ProtocolVersion::V_2026_07_28.as_str()
+            && one("mcp-method").is_some_and(|m| METHODS.contains(&m))
+            && one("mcp-name").is_some();
+        return stateless.then_some(Screened::Stateless);
+    }
+    // A session's request names itself in its body only (the SDK checks
+    // `Mcp-Method` and `Mcp-Name` when a client sends them).
+    if headers.contains_key("mcp-method") || headers.contains_key("mcp-name") {
+        return None;
+    }
+    Some(Screened::Session {
+        id: one("mcp-session-id")?.into(),
+        version: version.to_string(),
+    })
 }
 
 /// Whether `Accept` takes both JSON and SSE, neither at `q=0` (else the
@@ -101,10 +130,19 @@ fn accepts_both(headers: &axum::http::HeaderMap) -> bool {
     json && sse
 }
 
-/// The body as a request this path serves (of [`METHODS`]), or `None`.
-pub(crate) fn request_of(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
-    match serde_json::from_slice::<ClientJsonRpcMessage>(body).ok()? {
-        ClientJsonRpcMessage::Request(r)
+/// A POSTed message, as far as this path is concerned.
+pub(crate) enum Message {
+    /// A request of [`METHODS`].
+    Request(JsonRpcRequest<ClientRequest>),
+    /// A client's `notifications/cancelled` of request `.0`.
+    Cancelled(RequestId),
+    /// Anything else: the SDK's.
+    Other,
+}
+
+pub(crate) fn message_of(body: &[u8]) -> Message {
+    match serde_json::from_slice::<ClientJsonRpcMessage>(body) {
+        Ok(ClientJsonRpcMessage::Request(r))
             if matches!(
                 r.request,
                 ClientRequest::CallToolRequest(_)
@@ -112,10 +150,33 @@ pub(crate) fn request_of(body: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
                     | ClientRequest::GetPromptRequest(_)
             ) =>
         {
-            Some(r)
+            Message::Request(r)
         }
-        _ => None,
+        Ok(ClientJsonRpcMessage::Notification(n)) => match n.notification {
+            ClientNotification::CancelledNotification(c) => match c.params.request_id {
+                Some(id) => Message::Cancelled(id),
+                None => Message::Other,
+            },
+            _ => Message::Other,
+        },
+        _ => Message::Other,
     }
+}
+
+/// Whether a session's request leaves nothing for the SDK's plumbing to
+/// carry: no progress token, no revision of its own (the SDK's stateless
+/// path would take it), and its session's client able to answer nothing
+/// an upstream could ask.
+pub(crate) fn plain_in_session(meta: &RequestMetaObject, caps: &ClientCapabilities) -> bool {
+    meta.protocol_version().is_none()
+        && meta.get_progress_token().is_none()
+        && answers_nothing(caps)
+}
+
+/// Whether a client declared none of the capabilities an upstream could
+/// ask it through (elicitation, sampling, roots).
+fn answers_nothing(caps: &ClientCapabilities) -> bool {
+    caps.elicitation.is_none() && caps.sampling.is_none() && caps.roots.is_none()
 }
 
 /// Whether a request's envelope leaves nothing for the SDK's plumbing to
@@ -130,7 +191,7 @@ pub(crate) fn plain_envelope(meta: &RequestMetaObject) -> Option<ClientCapabilit
         return None;
     }
     let caps = meta.client_capabilities()?;
-    (caps.elicitation.is_none() && caps.sampling.is_none() && caps.roots.is_none()).then_some(caps)
+    answers_nothing(&caps).then_some(caps)
 }
 
 /// Whether `name` goes into a header as it is (the SDK writes any other
@@ -142,20 +203,44 @@ pub(crate) fn plain_header_value(name: &str) -> bool {
     !name.is_empty() && !padded && !sentinel && printable
 }
 
+/// How a request on this path is sent: the trace it continues, the
+/// bounds, and the client's cancellation (a session's request; on
+/// 2026-07-28 a client cancels by going away, which drops the request).
+pub(crate) struct Sending<'a> {
+    pub trace: &'a HashMap<String, String>,
+    pub limits: &'a GatewayLimits,
+    pub cancelled: Option<&'a CancellationToken>,
+}
+
 /// A `tools/call` of `name` (the server's own) to `c`, with the caller's
-/// arguments and input answers ([`crate::upstream::forwarded`]).
+/// arguments and input answers ([`crate::upstream::forwarded`]). A client
+/// of a session cannot read an `InputRequiredResult`: as on the SDK's path
+/// ([`crate::upstream::call`]), its input requests are answered as its
+/// client would be asked them, and this one declared it can answer none.
 pub(crate) async fn call(
     c: &Connection,
     url: &Url,
     name: &str,
     request: CallToolRequestParams,
-    trace: &HashMap<String, String>,
-    limits: &GatewayLimits,
+    legacy: bool,
+    how: &Sending<'_>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let params = crate::upstream::forwarded(name, request);
-    let call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
-    let r = send(c, url, call, ("tools/call", name), trace, limits).await?;
-    crate::upstream::within(c, limits, crate::upstream::call_response(c, r)?)
+    let mut params = crate::upstream::forwarded(name, request);
+    for _ in 0..crate::upstream::INPUT_ROUNDS {
+        let kept = legacy.then(|| params.clone());
+        let call = ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        let r = send(c, url, call, ("tools/call", name), how).await?;
+        let r = crate::upstream::within(c, how.limits, crate::upstream::call_response(c, r)?)?;
+        match (r, kept) {
+            (CallToolResponse::InputRequired(asked), Some(mut again)) => {
+                again.input_responses = Some(crate::upstream::unanswerable(asked.input_requests)?);
+                again.request_state = asked.request_state;
+                params = again;
+            }
+            (r, _) => return Ok(r),
+        }
+    }
+    Err(crate::upstream::too_many_rounds(c))
 }
 
 /// A `resources/read` of `request.uri` to `c`. Always asked: the SDK's
@@ -165,12 +250,11 @@ pub(crate) async fn read(
     c: &Connection,
     url: &Url,
     request: ReadResourceRequestParams,
-    trace: &HashMap<String, String>,
-    limits: &GatewayLimits,
+    how: &Sending<'_>,
 ) -> Result<ReadResourceResponse, ErrorData> {
     let uri = request.uri.clone();
     let read = ClientRequest::ReadResourceRequest(rmcp::model::ReadResourceRequest::new(request));
-    let r = match send(c, url, read, ("resources/read", &uri), trace, limits).await? {
+    let r = match send(c, url, read, ("resources/read", &uri), how).await? {
         ServerResult::ReadResourceResult(r) => ReadResourceResponse::Complete(r),
         ServerResult::InputRequiredResult(r) => ReadResourceResponse::InputRequired(r),
         _ => {
@@ -180,7 +264,7 @@ pub(crate) async fn read(
             ))
         }
     };
-    crate::upstream::within(c, limits, r)
+    crate::upstream::within(c, how.limits, r)
 }
 
 /// A `prompts/get` of `request.name` (the server's own) to `c`.
@@ -188,12 +272,11 @@ pub(crate) async fn prompt(
     c: &Connection,
     url: &Url,
     request: GetPromptRequestParams,
-    trace: &HashMap<String, String>,
-    limits: &GatewayLimits,
+    how: &Sending<'_>,
 ) -> Result<GetPromptResponse, ErrorData> {
     let name = request.name.clone();
     let get = ClientRequest::GetPromptRequest(rmcp::model::GetPromptRequest::new(request));
-    let r = match send(c, url, get, ("prompts/get", &name), trace, limits).await? {
+    let r = match send(c, url, get, ("prompts/get", &name), how).await? {
         ServerResult::GetPromptResult(r) => GetPromptResponse::Complete(r),
         ServerResult::InputRequiredResult(r) => GetPromptResponse::InputRequired(r),
         _ => {
@@ -203,7 +286,7 @@ pub(crate) async fn prompt(
             ))
         }
     };
-    crate::upstream::within(c, limits, r)
+    crate::upstream::within(c, how.limits, r)
 }
 
 /// `request` to `c` (a URL upstream on 2026-07-28) as the SDK's client
@@ -218,9 +301,9 @@ async fn send(
     url: &Url,
     mut request: ClientRequest,
     (method, name): (&'static str, &str),
-    trace: &HashMap<String, String>,
-    limits: &GatewayLimits,
+    how: &Sending<'_>,
 ) -> Result<ServerResult, ErrorData> {
+    let limits = how.limits;
     let version = c
         .service
         .peer()
@@ -231,7 +314,7 @@ async fn send(
     meta.set_protocol_version(version.clone());
     meta.set_client_info(crate::upstream::client_info());
     meta.set_client_capabilities(ClientCapabilities::default());
-    crate::upstream::put_trace(meta, trace);
+    crate::upstream::put_trace(meta, how.trace);
     let id = rmcp::model::RequestId::Number(url.next_id.fetch_add(1, Ordering::Relaxed));
     let message = ClientJsonRpcMessage::request(request, id);
     let mut headers = url.headers.clone();
@@ -297,11 +380,18 @@ async fn send(
             _ => Err(failed(c, "accepted the request without an answer".into())),
         }
     };
-    // Past the timeout the request is dropped, which closes its connection:
-    // on 2026-07-28 that is the upstream's cancellation.
-    tokio::time::timeout(limits.upstream_timeout, answer)
-        .await
-        .map_err(|_| crate::upstream::timed_out(c, limits))?
+    // Past the timeout, or cancelled by its client, the request is dropped,
+    // which closes its connection: on 2026-07-28 that is the upstream's
+    // cancellation.
+    let answer = tokio::time::timeout(limits.upstream_timeout, answer);
+    let answer = match how.cancelled {
+        None => answer.await,
+        Some(t) => tokio::select! {
+            a = answer => a,
+            _ = t.cancelled() => return Err(crate::upstream::cancelled_error()),
+        },
+    };
+    answer.map_err(|_| crate::upstream::timed_out(c, limits))?
 }
 
 /// The answer in `m`: its result, or the server's own error.
@@ -359,11 +449,13 @@ fn upstream_failed(c: &Connection, limits: &GatewayLimits, over: bool, e: String
 }
 
 /// The answer to the client: the JSON-RPC message under its request's id,
-/// with the HTTP status the SDK gives it on 2026-07-28
-/// (`jsonrpc_http_status` in its `tower.rs`).
-pub(crate) fn answer(id: rmcp::model::RequestId, r: Result<ServerResult, ErrorData>) -> Response {
-    let (status, message) = match r {
+/// with the HTTP status the SDK gives it: on 2026-07-28 its
+/// `jsonrpc_http_status` (`tower.rs`), in a session (`legacy`) always 200
+/// (the answer is an event on a stream the SDK opened with 200).
+pub(crate) fn answer(id: RequestId, r: Result<ServerResult, ErrorData>, legacy: bool) -> Response {
+    let (status, message) = match as_the_sdk_sends(r, legacy) {
         Ok(result) => (StatusCode::OK, ServerJsonRpcMessage::response(result, id)),
+        Err(e) if legacy => (StatusCode::OK, ServerJsonRpcMessage::error(e, Some(id))),
         Err(e) => {
             let status = match e.code {
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
@@ -383,6 +475,49 @@ pub(crate) fn answer(id: rmcp::model::RequestId, r: Result<ServerResult, ErrorDa
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+/// A handler's answer as the SDK's server hands it on to a client of a
+/// session (`legacy`) or on 2026-07-28 (`Service::handle_request` in its
+/// `handler/server.rs`): before 2026-07-28 the result in its older shape
+/// (no `resultType: "complete"`, tool output an object) and an
+/// `InputRequiredResult` refused; on 2026-07-28 the caching hints filled
+/// in and a missing resource the spec's invalid-params.
+fn as_the_sdk_sends(
+    r: Result<ServerResult, ErrorData>,
+    legacy: bool,
+) -> Result<ServerResult, ErrorData> {
+    match r {
+        Ok(ServerResult::InputRequiredResult(_)) if legacy => Err(ErrorData::invalid_request(
+            "InputRequiredResult requires negotiated protocol version 2026-07-28 or newer",
+            None,
+        )),
+        Ok(mut result) => {
+            if legacy {
+                result.strip_result_type_for_legacy_peer();
+                result.strip_non_object_output_for_legacy_peer();
+            } else {
+                result.fill_missing_cache_hints();
+            }
+            Ok(result)
+        }
+        Err(mut e) => {
+            if !legacy && e.code == ErrorCode::RESOURCE_NOT_FOUND {
+                e.code = ErrorCode::INVALID_PARAMS;
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The answer to a request its client cancelled: none. The stream the SDK
+/// would have opened for it ends without an event, as the SDK ends it.
+pub(crate) fn unanswered() -> Response {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::empty())
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
 #[cfg(test)]

@@ -13,11 +13,18 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientRequest, GetMeta, JsonRpcRequest,
     ProtocolVersion, RequestId, RequestMetaObject, ServerResult,
 };
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::config::GatewayLimits;
+use crate::direct::{Message, Screened, Sending};
+use crate::session_book::{InFlight, Known};
 
 /// What every request on the direct path has: its HTTP parts, id and
-/// `_meta`, the caller, and the name `Mcp-Name` must carry.
+/// `_meta`, the caller, what its client declared, the revision it is
+/// answered under, and (in a session) its client's cancellation.
 struct Plain<'r> {
     parts: &'r Parts,
     id: &'r RequestId,
@@ -25,32 +32,66 @@ struct Plain<'r> {
     caller: Identity,
     request_id: Option<String>,
     caps: ClientCapabilities,
+    version: ProtocolVersion,
+    cancelled: Option<&'r CancellationToken>,
+}
+
+impl Plain<'_> {
+    /// Whether it is a session's (a revision before 2026-07-28).
+    fn legacy(&self) -> bool {
+        self.version.has_initialize()
+    }
+
+    fn answer(&self, r: Result<ServerResult, ErrorData>) -> Response {
+        crate::direct::answer(self.id.clone(), r, self.legacy())
+    }
+
+    fn sending<'a>(&'a self, trace: &'a HashMap<String, String>, limits: &'a GatewayLimits) -> Sending<'a> {
+        Sending {
+            trace,
+            limits,
+            cancelled: self.cancelled,
+        }
+    }
 }
 
 impl Handler {
-    /// The middleware in front of the SDK's endpoint: a request the direct
-    /// path serves is answered here; any other goes on as it came (its body
-    /// read once and handed on).
+    /// The middleware in front of the SDK's endpoint (whose sessions are
+    /// `sessions`): a request the direct path serves is answered here; any
+    /// other goes on as it came (its body read once and handed on).
     pub(crate) async fn direct(
         self,
+        sessions: Arc<LocalSessionManager>,
         req: axum::http::Request<Body>,
         next: axum::middleware::Next,
     ) -> Response {
         let max = self.gw.config.limits.max_body_bytes;
-        if !crate::direct::screened(req.method(), req.headers(), max) {
-            return next.run(req).await;
+        match crate::direct::screened(req.method(), req.headers(), max) {
+            None => next.run(req).await,
+            Some(Screened::Stateless) => self.stateless(req, next).await,
+            Some(Screened::Session { id, version }) => {
+                // A session this endpoint's SDK holds, on the revision its
+                // client opened it with.
+                let known = self.book.get(&id).filter(|k| k.version.as_str() == version);
+                let Some(known) = known else {
+                    return next.run(req).await;
+                };
+                if !sessions.has_session(&id).await.unwrap_or(false) {
+                    return next.run(req).await;
+                }
+                self.in_session(known, req, next).await
+            }
         }
-        let (parts, body) = req.into_parts();
-        let Ok(bytes) = axum::body::to_bytes(body, max).await else {
-            // Shorter or longer than it declared, or cut.
-            return (
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the body does not match its Content-Length",
-            )
-                .into_response();
+    }
+
+    /// A 2026-07-28 request without a session.
+    async fn stateless(self, req: axum::http::Request<Body>, next: axum::middleware::Next) -> Response {
+        let (parts, bytes) = match body_of(req, self.gw.config.limits.max_body_bytes).await {
+            Ok(x) => x,
+            Err(r) => return r,
         };
-        if let Some(r) = crate::direct::request_of(&bytes) {
-            if let Some(answer) = self.serve_direct(&parts, &r).await {
+        if let Message::Request(r) = crate::direct::message_of(&bytes) {
+            if let Some(answer) = self.serve_stateless(&parts, &r).await {
                 return answer;
             }
         }
@@ -58,21 +99,55 @@ impl Handler {
             .await
     }
 
+    /// A request in a session `known`. A client's `notifications/cancelled`
+    /// reaches its request here when the request is on this path (and goes
+    /// on to the SDK as well, for its own).
+    async fn in_session(
+        self,
+        known: Arc<Known>,
+        req: axum::http::Request<Body>,
+        next: axum::middleware::Next,
+    ) -> Response {
+        let (mut parts, mut bytes) = match body_of(req, self.gw.config.limits.max_body_bytes).await {
+            Ok(x) => x,
+            Err(r) => return r,
+        };
+        match crate::direct::message_of(&bytes) {
+            Message::Request(r)
+                if crate::direct::plain_in_session(r.request.get_meta(), &known.capabilities) =>
+            {
+                if let Some(flight) = known.begin(&r.id) {
+                    // On these revisions a client that goes away has not
+                    // cancelled its request: it runs to its end on a task
+                    // of its own, as on the SDK's path.
+                    let task = tokio::spawn(async move {
+                        let answer = self.serve_in_session(&parts, &r, &known, &flight).await;
+                        (answer, parts, bytes)
+                    });
+                    match task.await {
+                        Ok((Some(answer), ..)) => return answer,
+                        Ok((None, p, b)) => (parts, bytes) = (p, b),
+                        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+                    }
+                }
+            }
+            Message::Cancelled(id) => known.cancel(&id),
+            _ => {}
+        }
+        next.run(axum::http::Request::from_parts(parts, Body::from(bytes)))
+            .await
+    }
+
     /// `r` served on the direct path, or `None` (nothing decided, logged
     /// or sent): the SDK serves it.
-    async fn serve_direct(
+    async fn serve_stateless(
         &self,
         parts: &Parts,
         r: &JsonRpcRequest<ClientRequest>,
     ) -> Option<Response> {
         let meta = r.request.get_meta();
         let caps = crate::direct::plain_envelope(meta)?;
-        let (method, named) = match &r.request {
-            ClientRequest::CallToolRequest(x) => ("tools/call", x.params.name.as_ref()),
-            ClientRequest::ReadResourceRequest(x) => ("resources/read", x.params.uri.as_str()),
-            ClientRequest::GetPromptRequest(x) => ("prompts/get", x.params.name.as_str()),
-            _ => return None,
-        };
+        let (method, named) = method_and_name(&r.request)?;
         // The headers name what the body asks, or the SDK answers the mismatch.
         let header = |name: &str| parts.headers.get(name).map(|v| v.as_bytes());
         if header("mcp-method") != Some(method.as_bytes())
@@ -88,11 +163,44 @@ impl Handler {
             caller,
             request_id,
             caps,
+            version: ProtocolVersion::V_2026_07_28,
+            cancelled: None,
         };
-        match &r.request {
-            ClientRequest::CallToolRequest(x) => self.direct_call(plain, &x.params).await,
-            ClientRequest::ReadResourceRequest(x) => self.direct_read(plain, &x.params).await,
-            ClientRequest::GetPromptRequest(x) => self.direct_prompt(plain, &x.params).await,
+        self.serve_plain(plain, &r.request).await
+    }
+
+    /// A session's request `r` served on the direct path, or `None`. One
+    /// its client cancelled is not answered.
+    async fn serve_in_session(
+        &self,
+        parts: &Parts,
+        r: &JsonRpcRequest<ClientRequest>,
+        known: &Known,
+        flight: &InFlight,
+    ) -> Option<Response> {
+        let (caller, request_id) = identity_of(Some(parts)).ok()?;
+        let plain = Plain {
+            parts,
+            id: &r.id,
+            meta: r.request.get_meta(),
+            caller,
+            request_id,
+            caps: known.capabilities.clone(),
+            version: known.version.clone(),
+            cancelled: Some(&flight.token),
+        };
+        let answer = self.serve_plain(plain, &r.request).await?;
+        Some(match flight.token.is_cancelled() {
+            true => crate::direct::unanswered(),
+            false => answer,
+        })
+    }
+
+    async fn serve_plain(&self, p: Plain<'_>, request: &ClientRequest) -> Option<Response> {
+        match request {
+            ClientRequest::CallToolRequest(x) => self.direct_call(p, &x.params).await,
+            ClientRequest::ReadResourceRequest(x) => self.direct_read(p, &x.params).await,
+            ClientRequest::GetPromptRequest(x) => self.direct_prompt(p, &x.params).await,
             _ => None,
         }
     }
@@ -109,7 +217,7 @@ impl Handler {
             None,
             (p.meta, Some(&p.parts.headers)),
             p.id,
-            Some(ProtocolVersion::V_2026_07_28),
+            Some(p.version.clone()),
             || attributes,
         )
     }
@@ -165,16 +273,10 @@ impl Handler {
         self.finding(&op, &d, &digest, "tool_call", None);
         self.count_allowed(&d);
         let client_op = self.client_call(&op, route, &d);
-        let limits = &gw.config.limits;
-        let answer = crate::direct::call(
-            &c,
-            url,
-            route.name,
-            params.clone(),
-            &client_op.carrier(),
-            limits,
-        )
-        .await;
+        let trace = client_op.carrier();
+        let how = p.sending(&trace, &gw.config.limits);
+        let answer =
+            crate::direct::call(&c, url, route.name, params.clone(), p.legacy(), &how).await;
         self.called(client_op, &c, &answer);
         // The SDK's own guard (SEP-2663): a task handle only for a client
         // that declared tasks.
@@ -187,10 +289,7 @@ impl Handler {
             a => a,
         };
         self.ended(op, "tools/call", false, Ended::of_call(&answer));
-        Some(crate::direct::answer(
-            p.id.clone(),
-            answer.map(ServerResult::from),
-        ))
+        Some(p.answer(answer.map(ServerResult::from)))
     }
 
     async fn direct_read(
@@ -211,15 +310,13 @@ impl Handler {
         let client_op = op.client("resources/read", Some(uri), || {
             vec![KeyValue::new("toolgate.upstream", c.name.clone())]
         });
-        let limits = &self.gw.config.limits;
-        let r = crate::direct::read(&c, url, params.clone(), &client_op.carrier(), limits).await;
+        let trace = client_op.carrier();
+        let how = p.sending(&trace, &self.gw.config.limits);
+        let r = crate::direct::read(&c, url, params.clone(), &how).await;
         self.ended(client_op, "resources/read", true, Ended::of(&r));
         read_named(&op, &r, uri);
         self.ended(op, "resources/read", false, Ended::of(&r));
-        Some(crate::direct::answer(
-            p.id.clone(),
-            r.map(ServerResult::from),
-        ))
+        Some(p.answer(r.map(ServerResult::from)))
     }
 
     async fn direct_prompt(
@@ -243,15 +340,41 @@ impl Handler {
         let client_op = op.client("prompts/get", Some(own), || {
             vec![KeyValue::new("toolgate.upstream", server.to_string())]
         });
-        let limits = &self.gw.config.limits;
-        let r = crate::direct::prompt(&c, url, forwarded, &client_op.carrier(), limits).await;
+        let trace = client_op.carrier();
+        let how = p.sending(&trace, &self.gw.config.limits);
+        let r = crate::direct::prompt(&c, url, forwarded, &how).await;
         self.ended(client_op, "prompts/get", true, Ended::of(&r));
         prompt_named(&op, &r, &params.name);
         self.ended(op, "prompts/get", false, Ended::of(&r));
-        Some(crate::direct::answer(
-            p.id.clone(),
-            r.map(ServerResult::from),
-        ))
+        Some(p.answer(r.map(ServerResult::from)))
+    }
+}
+
+/// A request's method and the name (or URI) it names.
+fn method_and_name(r: &ClientRequest) -> Option<(&'static str, &str)> {
+    Some(match r {
+        ClientRequest::CallToolRequest(x) => ("tools/call", x.params.name.as_ref()),
+        ClientRequest::ReadResourceRequest(x) => ("resources/read", x.params.uri.as_str()),
+        ClientRequest::GetPromptRequest(x) => ("prompts/get", x.params.name.as_str()),
+        _ => return None,
+    })
+}
+
+/// The request's head and its whole body (at most `max` bytes, as its
+/// `Content-Length` declared), or the answer to one that is not.
+async fn body_of(
+    req: axum::http::Request<Body>,
+    max: usize,
+) -> Result<(Parts, axum::body::Bytes), Response> {
+    let (parts, body) = req.into_parts();
+    match axum::body::to_bytes(body, max).await {
+        Ok(bytes) => Ok((parts, bytes)),
+        // Shorter or longer than it declared, or cut.
+        Err(_) => Err((
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the body does not match its Content-Length",
+        )
+            .into_response()),
     }
 }
 

@@ -35,6 +35,7 @@ use crate::approvals::{self, Verdict};
 use crate::identity::{admitted, Identity};
 use crate::pins::Pin;
 use crate::session::Session;
+use crate::session_book::{Book, Registration};
 use crate::upstream::Connection;
 use crate::Gateway;
 
@@ -45,15 +46,21 @@ pub struct Handler {
     /// `configuration`, `/mcp/NAME` each of `configurations`).
     configuration: Arc<str>,
     session: Arc<Session>,
+    /// The endpoint's sessions, for the direct path (session_book.rs).
+    book: Arc<Book>,
+    /// This session's place in `book`, once its client is initialized.
+    registration: Arc<std::sync::OnceLock<Registration>>,
 }
 
 impl Handler {
-    pub fn new(gw: Arc<Gateway>, configuration: Arc<str>) -> Handler {
+    pub fn new(gw: Arc<Gateway>, configuration: Arc<str>, book: Arc<Book>) -> Handler {
         let session = Arc::new(Session::new(&gw));
         Handler {
             gw,
             configuration,
             session,
+            book,
+            registration: Arc::default(),
         }
     }
 }
@@ -1371,6 +1378,20 @@ impl ServerHandler for Handler {
         // sent on its stream while it lives, decided for the identity that
         // opened it.
         let parts = context.extensions.get::<axum::http::request::Parts>();
+        // The SDK routed this notification to its session by the first
+        // `Mcp-Session-Id`: that is the session's id.
+        let session_id = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok());
+        if let (Some(sid), Some(info)) = (session_id, context.peer.peer_info()) {
+            self.registration.get_or_init(|| {
+                self.book.register(
+                    sid,
+                    info.protocol_version.clone(),
+                    info.capabilities.clone(),
+                )
+            });
+        }
         let Some(id) = parts.and_then(|p| p.extensions.get::<Identity>()).cloned() else {
             return;
         };

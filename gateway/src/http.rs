@@ -37,10 +37,12 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     config.sse_keep_alive = None;
     let handler_gw = gw.clone();
     let name: Arc<str> = configuration.into();
-    let direct = Handler::new(gw.clone(), name.clone());
+    let book = Arc::new(crate::session_book::Book::default());
+    let direct = Handler::new(gw.clone(), name.clone(), book.clone());
+    let sessions = Arc::new(LocalSessionManager::default());
     let mcp = StreamableHttpService::new(
-        move || Ok(Handler::new(handler_gw.clone(), name.clone())),
-        Arc::new(LocalSessionManager::default()),
+        move || Ok(Handler::new(handler_gw.clone(), name.clone(), book.clone())),
+        sessions.clone(),
         config,
     );
     let max = gw.config.limits.max_result_bytes;
@@ -49,7 +51,7 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
         // A plain 2026-07-28 call, served without the SDK's per-request
         // service (direct.rs); any other request goes on to it.
         .layer(axum::middleware::from_fn(move |req, next| {
-            direct.clone().direct(req, next)
+            direct.clone().direct(sessions.clone(), req, next)
         }))
         .layer(axum::middleware::from_fn(move |req, next| {
             crate::json_answer::answer_as_json(max, req, next)

@@ -40,6 +40,7 @@ mod metrics;
 pub mod offerings;
 pub mod pins;
 mod session;
+mod session_book;
 pub mod stdio;
 pub mod upstream;
 

@@ -1040,7 +1040,7 @@ pub(crate) fn over_result_bound(server: &str, limits: &GatewayLimits) -> ErrorDa
 
 /// The most rounds of one call the gateway drives for a client before
 /// 2026-07-28 (the SDK's own bound for a client).
-const INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+pub(crate) const INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 
 /// Forward a call of the server's own tool `name`; the server's JSON-RPC
 /// error comes back as it is, a transport failure or a timeout as an
@@ -1083,14 +1083,19 @@ pub async fn call(
             r => return Ok(r),
         }
     }
-    Err(ErrorData::new(
+    Err(too_many_rounds(c))
+}
+
+/// A call whose upstream asked for input more than [`INPUT_ROUNDS`] times.
+pub(crate) fn too_many_rounds(c: &Connection) -> ErrorData {
+    ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
         format!(
             "upstream `{}` asked for input more than {INPUT_ROUNDS} times in one call: the call was ended",
             c.name
         ),
         None,
-    ))
+    )
 }
 
 /// The client's answers to an upstream's input requests, each asked on the
@@ -1100,28 +1105,10 @@ async fn ask_client(
     requests: Option<rmcp::model::InputRequests>,
     limits: &GatewayLimits,
 ) -> Result<rmcp::model::InputResponses, ErrorData> {
-    use rmcp::model::{ClientResult, InputRequest, ServerRequest};
+    use rmcp::model::ClientResult;
     let mut answers = rmcp::model::InputResponses::new();
     for (key, request) in requests.unwrap_or_default() {
-        let (method, declared, request) = match request {
-            InputRequest::Elicitation(r) => (
-                "elicitation/create",
-                client.capabilities.elicitation.is_some(),
-                ServerRequest::ElicitRequest(r),
-            ),
-            InputRequest::CreateMessage(r) => (
-                "sampling/createMessage",
-                client.capabilities.sampling.is_some(),
-                ServerRequest::CreateMessageRequest(r),
-            ),
-            InputRequest::ListRoots(r) => (
-                "roots/list",
-                client.capabilities.roots.is_some(),
-                ServerRequest::ListRootsRequest(r),
-            ),
-            // A kind of input this SDK added after this gateway was written.
-            _ => return Err(not_relayed("input request")),
-        };
+        let (method, declared, request) = input_of(&client.capabilities, request)?;
         if !declared {
             return Err(not_relayed(method));
         }
@@ -1143,6 +1130,52 @@ async fn ask_client(
         answers.insert(key, answer.map_err(|_| unexpected(method))?);
     }
     Ok(answers)
+}
+
+/// An input request as the request to the client of its kind: its method,
+/// whether `caps` declared it, and the request.
+fn input_of(
+    caps: &rmcp::model::ClientCapabilities,
+    request: rmcp::model::InputRequest,
+) -> Result<(&'static str, bool, rmcp::model::ServerRequest), ErrorData> {
+    use rmcp::model::{InputRequest, ServerRequest};
+    Ok(match request {
+        InputRequest::Elicitation(r) => (
+            "elicitation/create",
+            caps.elicitation.is_some(),
+            ServerRequest::ElicitRequest(r),
+        ),
+        InputRequest::CreateMessage(r) => (
+            "sampling/createMessage",
+            caps.sampling.is_some(),
+            ServerRequest::CreateMessageRequest(r),
+        ),
+        InputRequest::ListRoots(r) => (
+            "roots/list",
+            caps.roots.is_some(),
+            ServerRequest::ListRootsRequest(r),
+        ),
+        // A kind of input this SDK added after this gateway was written.
+        _ => return Err(not_relayed("input request")),
+    })
+}
+
+/// What [`ask_client`] answers for a client that declared none of the
+/// capabilities: the refusal of the first request, or no answers to none.
+pub(crate) fn unanswerable(
+    requests: Option<rmcp::model::InputRequests>,
+) -> Result<rmcp::model::InputResponses, ErrorData> {
+    let none = rmcp::model::ClientCapabilities::default();
+    match requests.unwrap_or_default().into_iter().next() {
+        Some((_, request)) => Err(not_relayed(input_of(&none, request)?.0)),
+        None => Ok(rmcp::model::InputResponses::new()),
+    }
+}
+
+/// The error a request cancelled by its client ends with (never sent: the
+/// answer to a cancelled request is dropped).
+pub(crate) fn cancelled_error() -> ErrorData {
+    ErrorData::new(ErrorCode::INTERNAL_ERROR, "the request was cancelled", None)
 }
 
 /// One round of a call: the request, its progress and cancellation, the answer.
@@ -1205,7 +1238,7 @@ async fn call_once(
                     Some("the client cancelled the request".into()),
                 ))
                 .await;
-            return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "the request was cancelled", None));
+            return Err(cancelled_error());
         }
     };
     let r = match answer {

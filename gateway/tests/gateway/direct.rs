@@ -354,3 +354,237 @@ fn the_direct_path_keeps_the_result_bound() {
         drop(gw);
     }
 }
+
+/// A raw session (revision 2025-11-25) opened with the support key by a
+/// client declaring `caps`: its id, once its requests can take the direct
+/// path (the gateway learns a session at its `notifications/initialized`,
+/// which the SDK hands on a moment after answering it).
+async fn session(url: &str, caps: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": caps,
+                   "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(init.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(r.status().as_u16(), 200);
+    let id = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_string();
+    let _ = r.text().await;
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(in_session(url, &id, &done).await.status().as_u16(), 202);
+    // A request the SDK serves in the session: its worker hands on the
+    // notification before it.
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    assert_eq!(in_session(url, &id, &list).await.status().as_u16(), 200);
+    id
+}
+
+/// POST `body` in session `id` as a 2025-11-25 client with the support key.
+async fn in_session(url: &str, id: &str, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", id)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
+}
+
+/// [`in_session`]'s status, content type and body.
+async fn sent_in_session(url: &str, id: &str, body: &Value) -> (u16, String, String) {
+    let r = in_session(url, id, body).await;
+    let status = r.status().as_u16();
+    let ctype = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    (status, ctype, r.text().await.unwrap_or_default())
+}
+
+/// A 2025-11-25 `method` request with `params`.
+fn legacy_body(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// In a session whose client declared nothing an upstream could ask it,
+/// a call, a read and a prompt take the direct path; in one whose client
+/// declared roots, the SDK's. Each gets the same status, content type and
+/// bytes on both, and both calls are counted as allowed.
+#[test]
+fn a_sessions_plain_requests_take_the_direct_path_and_are_answered_as_the_sdk_answers_them() {
+    let (gw, _crm, dir) = gateway("gw-direct-session", &[], "");
+    let requests = [
+        (
+            "tools/call",
+            json!({"name": "mcp_crm_notes_append", "arguments": {"id": "7"}}),
+        ),
+        ("resources/read", json!({"uri": "crm://customers/42"})),
+        (
+            "prompts/get",
+            json!({"name": "mcp_crm_summary", "arguments": {"id": "42"}}),
+        ),
+    ];
+    runtime().block_on(async {
+        let plain = session(&gw.url, json!({})).await;
+        let roots = session(&gw.url, json!({"roots": {}})).await;
+        for (method, params) in &requests {
+            let body = legacy_body(5, method, params.clone());
+            let direct = sent_in_session(&gw.url, &plain, &body).await;
+            let sdk = sent_in_session(&gw.url, &roots, &body).await;
+            assert_eq!(direct, sdk, "{method}");
+            assert_eq!((direct.0, direct.1.as_str()), (200, "application/json"), "{}", direct.2);
+            let v: Value = serde_json::from_str(&direct.2).unwrap_or_default();
+            assert_eq!(v["id"], json!(5), "{method}: {}", direct.2);
+            // The result in the shape of the session's revision.
+            assert_eq!(v["result"].get("resultType"), None, "{method}: {}", direct.2);
+        }
+        let metrics = reqwest::get(format!("{}/metrics", gw.url.trim_end_matches("/mcp")))
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .unwrap_or_default();
+        assert_contains(
+            &metrics,
+            "toolgate_decisions_total{configuration=\"support-chat\",reason=\"allowed\",stage=\"call\"} 2\n",
+        );
+    });
+    assert_eq!(
+        lines(&dir.join("meta.log")),
+        ["-", "token", "-", "token", "-", "token"]
+    );
+    assert_eq!(
+        lines(&dir.join("calls.log")),
+        [
+            "start",
+            "notes_append",
+            "notes_append",
+            "read crm://customers/42",
+            "read crm://customers/42",
+            "prompt summary",
+            "prompt summary"
+        ]
+    );
+    drop(gw);
+}
+
+/// A session's request on the direct path, cancelled by its client: the
+/// upstream's work is cancelled and the request is not answered (its
+/// stream ends without an event, as the SDK ends it). A client that went
+/// away first has not cancelled it (revision 2025-11-25): the call runs on
+/// until then. The upstream answers with SSE: on 2026-07-28 it learns of a
+/// cancellation by its request's connection closing, which the Python
+/// SDK's server notices on a stream (answering JSON it does not, on either
+/// path).
+#[test]
+fn a_cancel_reaches_a_sessions_call_on_the_direct_path_and_going_away_does_not() {
+    let (gw, _crm, dir) = gateway("gw-direct-cancel", &[("CRM_SSE", "1")], "");
+    let calls = dir.join("calls.log");
+    let slow = |id: u64| {
+        legacy_body(
+            id,
+            "tools/call",
+            json!({"name": "mcp_crm_customer-360_lookup", "arguments": {"id": "slow"}}),
+        )
+    };
+    let started = |n: usize| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while lines(&calls).iter().filter(|l| *l == "customer-360_lookup").count() < n {
+            assert!(std::time::Instant::now() < deadline, "{:?}", lines(&calls));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let cancelled = |n: usize| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while lines(&calls).iter().filter(|l| *l == "cancelled").count() < n {
+            assert!(std::time::Instant::now() < deadline, "{:?}", lines(&calls));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let cancel = |id: u64| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": id, "reason": "the user gave up"}})
+    };
+    // Requests in flight on tasks of their own while the test waits.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let sid = rt.block_on(session(&gw.url, json!({})));
+    let url = gw.url.clone();
+    let (s, b) = (sid.clone(), slow(8));
+    let pending = rt.spawn(async move { sent_in_session(&url, &s, &b).await });
+    started(1);
+    let at = std::time::Instant::now();
+    let status = rt.block_on(async { in_session(&gw.url, &sid, &cancel(8)).await.status() });
+    assert_eq!(status.as_u16(), 202);
+    let answer = rt.block_on(pending).expect("the request's answer");
+    assert_eq!(answer, (200, "text/event-stream".to_string(), String::new()));
+    assert!(at.elapsed() < std::time::Duration::from_secs(5));
+    cancelled(1);
+    // A client that goes away mid-call: nothing cancelled (the upstream
+    // would log it at once), until it sends its cancellation.
+    let url = gw.url.clone();
+    let (s, b) = (sid.clone(), slow(9));
+    let gone = rt.spawn(async move { sent_in_session(&url, &s, &b).await });
+    started(2);
+    gone.abort();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(
+        lines(&calls).iter().filter(|l| *l == "cancelled").count(),
+        1,
+        "{:?}",
+        lines(&calls)
+    );
+    let status = rt.block_on(async { in_session(&gw.url, &sid, &cancel(9)).await.status() });
+    assert_eq!(status.as_u16(), 202);
+    cancelled(2);
+    drop(gw);
+}
+
+/// A session the SDK no longer holds is its 404, whichever path its
+/// request would have taken.
+#[test]
+fn an_ended_session_is_the_sdks_404() {
+    let (gw, _crm, dir) = gateway("gw-direct-ended", &[], "");
+    runtime().block_on(async {
+        let sid = session(&gw.url, json!({})).await;
+        let r = reqwest::Client::new()
+            .delete(&gw.url)
+            .header("authorization", format!("Bearer {SUPPORT_KEY}"))
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &sid)
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(r.status().as_u16(), 204);
+        let body = legacy_body(
+            5,
+            "tools/call",
+            json!({"name": "mcp_crm_notes_append", "arguments": {"id": "7"}}),
+        );
+        let answer = sent_in_session(&gw.url, &sid, &body).await;
+        assert_eq!(answer.0, 404, "{}", answer.2);
+        let answer = sent_in_session(&gw.url, "no-such-session", &body).await;
+        assert_eq!(answer.0, 404, "{}", answer.2);
+    });
+    assert_eq!(lines(&dir.join("calls.log")), ["start"]);
+    drop(gw);
+}
