@@ -133,7 +133,7 @@ fn accepts_both(headers: &axum::http::HeaderMap) -> bool {
 /// A POSTed message, as far as this path is concerned.
 pub(crate) enum Message {
     /// A request of [`METHODS`].
-    Request(JsonRpcRequest<ClientRequest>),
+    Request(Box<JsonRpcRequest<ClientRequest>>),
     /// A client's `notifications/cancelled` of request `.0`.
     Cancelled(RequestId),
     /// Anything else: the SDK's.
@@ -150,7 +150,7 @@ pub(crate) fn message_of(body: &[u8]) -> Message {
                     | ClientRequest::GetPromptRequest(_)
             ) =>
         {
-            Message::Request(r)
+            Message::Request(Box::new(r))
         }
         Ok(ClientJsonRpcMessage::Notification(n)) => match n.notification {
             ClientNotification::CancelledNotification(c) => match c.params.request_id {

@@ -46,7 +46,11 @@ impl Plain<'_> {
         crate::direct::answer(self.id.clone(), r, self.legacy())
     }
 
-    fn sending<'a>(&'a self, trace: &'a HashMap<String, String>, limits: &'a GatewayLimits) -> Sending<'a> {
+    fn sending<'a>(
+        &'a self,
+        trace: &'a HashMap<String, String>,
+        limits: &'a GatewayLimits,
+    ) -> Sending<'a> {
         Sending {
             trace,
             limits,
@@ -85,7 +89,11 @@ impl Handler {
     }
 
     /// A 2026-07-28 request without a session.
-    async fn stateless(self, req: axum::http::Request<Body>, next: axum::middleware::Next) -> Response {
+    async fn stateless(
+        self,
+        req: axum::http::Request<Body>,
+        next: axum::middleware::Next,
+    ) -> Response {
         let (parts, bytes) = match body_of(req, self.gw.config.limits.max_body_bytes).await {
             Ok(x) => x,
             Err(r) => return r,
@@ -108,7 +116,8 @@ impl Handler {
         req: axum::http::Request<Body>,
         next: axum::middleware::Next,
     ) -> Response {
-        let (mut parts, mut bytes) = match body_of(req, self.gw.config.limits.max_body_bytes).await {
+        let (mut parts, mut bytes) = match body_of(req, self.gw.config.limits.max_body_bytes).await
+        {
             Ok(x) => x,
             Err(r) => return r,
         };

@@ -110,10 +110,19 @@ fn a_sessions_request_is_screened_in_by_its_session_id() {
         assert_eq!(with(extra), None, "{extra:?}");
     }
     let without = |name: &str| {
-        let pairs: Vec<_> = SESSION.iter().copied().filter(|(k, _)| *k != name).collect();
+        let pairs: Vec<_> = SESSION
+            .iter()
+            .copied()
+            .filter(|(k, _)| *k != name)
+            .collect();
         session(&headers(&pairs))
     };
-    for name in ["content-type", "accept", "mcp-protocol-version", "content-length"] {
+    for name in [
+        "content-type",
+        "accept",
+        "mcp-protocol-version",
+        "content-length",
+    ] {
         assert_eq!(without(name), None, "{name}");
     }
     // Without the session id it is no 2026-07-28 request either.
@@ -134,9 +143,7 @@ fn a_message_is_a_request_of_ours_a_cancellation_or_the_sdks() {
     assert!(matches!(of(list), Message::Other));
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": "r7", "reason": "no"}});
-    assert!(
-        matches!(of(cancel), Message::Cancelled(RequestId::String(s)) if s.as_ref() == "r7")
-    );
+    assert!(matches!(of(cancel), Message::Cancelled(RequestId::String(s)) if s.as_ref() == "r7"));
     assert!(matches!(message_of(b"[1,2]"), Message::Other));
     assert!(matches!(message_of(b"{"), Message::Other));
 }
@@ -147,7 +154,10 @@ fn a_message_is_a_request_of_ours_a_cancellation_or_the_sdks() {
 fn a_plain_session_request_asks_for_nothing_the_sdk_carries() {
     let none = ClientCapabilities::default();
     assert!(plain_in_session(&meta(json!({})), &none));
-    assert!(plain_in_session(&meta(json!({"traceparent": "00-x"})), &none));
+    assert!(plain_in_session(
+        &meta(json!({"traceparent": "00-x"})),
+        &none
+    ));
     assert!(!plain_in_session(&meta(json!({"progressToken": 1})), &none));
     assert!(!plain_in_session(
         &meta(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})),
@@ -226,10 +236,19 @@ fn a_plain_header_value_is_one_the_sdk_writes_as_it_is() {
 #[test]
 fn an_answer_has_the_status_the_sdk_gives_it() {
     let status = |code: ErrorCode| {
-        answer(RequestId::Number(3), Err(ErrorData::new(code, "m", None)), false).status()
+        answer(
+            RequestId::Number(3),
+            Err(ErrorData::new(code, "m", None)),
+            false,
+        )
+        .status()
     };
     for code in [ErrorCode::METHOD_NOT_FOUND, ErrorCode::HEADER_MISMATCH] {
-        let r = answer(RequestId::Number(3), Err(ErrorData::new(code, "m", None)), true);
+        let r = answer(
+            RequestId::Number(3),
+            Err(ErrorData::new(code, "m", None)),
+            true,
+        );
         assert_eq!(r.status(), StatusCode::OK);
     }
     assert_eq!(status(ErrorCode::METHOD_NOT_FOUND), StatusCode::NOT_FOUND);
@@ -276,7 +295,10 @@ fn an_answer_has_the_shape_the_sdk_gives_its_clients_revision() {
         json_of(answer(id(), Ok(result()), false))["result"]["resultType"],
         json!("complete")
     );
-    assert_eq!(json_of(answer(id(), Ok(result()), true))["result"].get("resultType"), None);
+    assert_eq!(
+        json_of(answer(id(), Ok(result()), true))["result"].get("resultType"),
+        None
+    );
     let missing = |legacy| {
         let e = ErrorData::new(ErrorCode::RESOURCE_NOT_FOUND, "no such resource", None);
         json_of(answer(id(), Err(e), legacy))["error"]["code"].clone()

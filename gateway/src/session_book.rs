@@ -27,8 +27,11 @@ pub struct Known {
     pub capabilities: ClientCapabilities,
     /// Each request's token, under a serial of its own (an id the client
     /// cancelled may come again while the first is still winding down).
-    in_flight: Mutex<(u64, HashMap<RequestId, (u64, CancellationToken)>)>,
+    in_flight: Mutex<Flights>,
 }
+
+/// The next serial, and each request's serial and token.
+type Flights = (u64, HashMap<RequestId, (u64, CancellationToken)>);
 
 /// A session's place in its book, given up with the last clone of its
 /// handler (the SDK drops the handler when the session ends).

@@ -505,7 +505,12 @@ fn a_cancel_reaches_a_sessions_call_on_the_direct_path_and_going_away_does_not()
     };
     let started = |n: usize| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while lines(&calls).iter().filter(|l| *l == "customer-360_lookup").count() < n {
+        while lines(&calls)
+            .iter()
+            .filter(|l| *l == "customer-360_lookup")
+            .count()
+            < n
+        {
             assert!(std::time::Instant::now() < deadline, "{:?}", lines(&calls));
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
@@ -536,7 +541,10 @@ fn a_cancel_reaches_a_sessions_call_on_the_direct_path_and_going_away_does_not()
     let status = rt.block_on(async { in_session(&gw.url, &sid, &cancel(8)).await.status() });
     assert_eq!(status.as_u16(), 202);
     let answer = rt.block_on(pending).expect("the request's answer");
-    assert_eq!(answer, (200, "text/event-stream".to_string(), String::new()));
+    assert_eq!(
+        answer,
+        (200, "text/event-stream".to_string(), String::new())
+    );
     assert!(at.elapsed() < std::time::Duration::from_secs(5));
     cancelled(1);
     // A client that goes away mid-call: nothing cancelled (the upstream
