@@ -109,7 +109,11 @@ test('the console is under the service\'s authentication', async () => {
     const { page, problems } = await h.open(b, s.url + '/console', null, s.url + '/console/v1/');
     await page.waitForSelector('#token', { timeout: 15000 });
     await page.fill('#token', 'wrong');
+    // The wrong token's 401 draws the prompt again: the right one goes into
+    // the new prompt, once the first is gone.
+    const first = await page.$('#token');
     await page.click('#token-go');
+    await page.waitForFunction((e) => !e.isConnected, first, { timeout: 15000 });
     await page.waitForSelector('#token', { timeout: 15000 });
     await page.fill('#token', key);
     await page.click('#token-go');
