@@ -1,31 +1,37 @@
-//! A `tools/call`, `resources/read` or `prompts/get` on 2026-07-28 served
-//! without the SDK's per-request machinery (docs/gateway.md, "The direct
-//! path").
+//! A plain `tools/call`, `resources/read` or `prompts/get` served without
+//! the SDK's per-request machinery (docs/gateway.md, "The direct path").
 //!
-//! On 2026-07-28 a request carries everything it needs (no session), and
-//! the SDK still builds a whole service per request: its server side spawns
-//! a service and a handler task for it, its client side hands the upstream
-//! request through a service loop and a transport worker, each a task hop
-//! each way. For the commonest requests that plumbing was most of what the
-//! gateway cost: `perf` put 15% of its CPU per call in parking and waking
-//! threads alone. So a request that needs nothing of that plumbing is
-//! decided by the same handler steps and sent with the SDK's own HTTP
-//! client (`post_message_with_response_limits`, on the pooled connections
-//! the SDK's transport uses) from the request's own task:
+//! The SDK's server side hands each request through a service task and a
+//! handler task (on 2026-07-28 it builds that service per request), its
+//! client side hands the upstream request through a service loop and a
+//! transport worker, each a task hop each way. For the commonest requests
+//! that plumbing was most of what the gateway cost: `perf` put 15% of its
+//! CPU per call in parking and waking threads alone. So a request that
+//! needs nothing of that plumbing is decided by the same handler steps and
+//! sent with the SDK's own HTTP client (`post_message_with_response_limits`,
+//! on the pooled connections the SDK's transport uses):
 //!
-//! - the request is one the SDK would serve on its stateless path as it is:
-//!   POST, `MCP-Protocol-Version: 2026-07-28` and no session, one
-//!   `Mcp-Method` of [`METHODS`] and an `Mcp-Name` equal to the body's name
-//!   (or URI), no `Mcp-Param-*` header, the `_meta` envelope complete, JSON
-//!   and SSE accepted, a declared length within `max-body-bytes`;
+//! - the request is one the SDK would serve as it is: on 2026-07-28 a POST
+//!   with no session, one `Mcp-Method` of [`METHODS`] and an `Mcp-Name`
+//!   equal to the body's name (or URI), the `_meta` envelope complete; in a
+//!   session (2025-11-25 and before), one session id the SDK holds and
+//!   [`crate::session_book`] knows, its revision in `MCP-Protocol-Version`,
+//!   neither `Mcp-Method` nor `Mcp-Name`, no revision in `_meta`; either
+//!   way no `Mcp-Param-*` header, JSON and SSE accepted, a declared length
+//!   within `max-body-bytes`;
 //! - it asks for nothing the plumbing carries: no progress token, and no
-//!   elicitation, sampling or roots among its capabilities (nothing to ask
-//!   it on its stream);
+//!   elicitation, sampling or roots among its client's capabilities
+//!   (nothing to ask it on its stream);
 //! - a call is allowed without approval and routed
 //!   ([`crate::catalog::Catalog::call`]), a read's URI or a prompt (pinned)
 //!   belongs to a server the caller sees, on a URL upstream whose session
 //!   is on 2026-07-28; a called tool's definition asks for no `Mcp-Param-*`
 //!   header, and the forwarded name goes into `Mcp-Name` as it is.
+//!
+//! A session's request runs on a task of its own (a client going away has
+//! not cancelled it on those revisions) until its client's
+//! `notifications/cancelled` for it, and is answered in the shape the SDK
+//! gives the session's revision.
 //!
 //! Anything else, and every refusal, goes on to the SDK as before, which
 //! decides again: this path only ever forwards what the table allows, and

@@ -342,8 +342,11 @@ const MAX_COUNTED: usize = 4096;
 /// Idle connections kept per URL upstream (docs/gateway.md, "Bounds").
 pub const UPSTREAM_IDLE_CONNECTIONS: usize = 32;
 
-/// How long an idle upstream connection is kept.
-const UPSTREAM_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+/// How long an idle upstream connection is kept: less than the 5 s after
+/// which common servers (uvicorn, Node's `http`) close one, so a request is
+/// never sent on a connection its server is closing at that moment (the
+/// request would fail, and a call cannot be sent again blindly).
+const UPSTREAM_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// The HTTP client of one URL upstream: with `keep_alive`, at most
 /// [`UPSTREAM_IDLE_CONNECTIONS`] idle connections for

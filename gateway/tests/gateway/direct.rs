@@ -1,7 +1,8 @@
 //! The direct path (docs/gateway.md, "The direct path"): a plain
-//! 2026-07-28 `tools/call` to a URL upstream on 2026-07-28 is decided and
-//! forwarded without the SDK's per-request service, and answered exactly
-//! as the SDK's path answers it. The crm fixture logs whether a call's
+//! `tools/call`, read or prompt to a URL upstream on 2026-07-28, on
+//! 2026-07-28 or in a 2025-11-25 session, is decided and forwarded without
+//! the SDK's per-request service, and answered exactly as the SDK's path
+//! answers it. The crm fixture logs whether a call's
 //! `_meta` carries a progress token (CRM_META_LOG): the official Rust
 //! SDK's client puts one on every request, the direct path none, so each
 //! test can tell which path a call took.
@@ -594,5 +595,35 @@ fn an_ended_session_is_the_sdks_404() {
         assert_eq!(answer.0, 404, "{}", answer.2);
     });
     assert_eq!(lines(&dir.join("calls.log")), ["start"]);
+    drop(gw);
+}
+
+/// The official Python SDK's client in its session (2025-11-25, opened
+/// with `initialize`): its plain call takes the direct path, its refused
+/// one the SDK's, each answered as it expects.
+#[test]
+fn the_python_sdks_session_call_takes_the_direct_path() {
+    let (gw, _crm, dir) = gateway("gw-direct-python", &[], "");
+    let o = std::process::Command::new(python())
+        .arg(fixture("python_client.py"))
+        .args([
+            &gw.url,
+            SUPPORT_KEY,
+            "mcp_crm_refund_issue",
+            "mcp_crm_notes_append",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap_or_default();
+    assert_eq!(
+        v["calls"],
+        json!({
+            "mcp_crm_refund_issue": {"code": -31001, "kind": "notInProfile"},
+            "mcp_crm_notes_append": {"text": ["notes_append(7) done"]},
+        })
+    );
+    assert_eq!(lines(&dir.join("meta.log")), ["-"]);
+    assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
     drop(gw);
 }

@@ -146,6 +146,60 @@ fn a_url_upstream_is_asked_over_kept_alive_connections_unless_told_otherwise() {
     }
 }
 
+/// An idle upstream connection is given up before the server's own
+/// keep-alive (uvicorn's 5 s) ends it: a call after 4.5 s idle goes on a
+/// new connection, never on one the server may be closing at that moment.
+#[test]
+fn an_idle_upstream_connection_is_given_up_before_the_server_closes_it() {
+    let dir = temp("gw-pool-idle");
+    let project = crm_project("gw-pool-idle-project");
+    let port = free_port();
+    let conns = dir.join("conns.log");
+    let _crm = http_crm(
+        port,
+        &[("CRM_CONN_LOG", conns.to_str().unwrap_or_default())],
+    );
+    let upstream = format!(
+        "[[upstream]]\nname = \"crm\"\nprotocol = \"2026-07-28\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+    );
+    // No relisting to keep the connection busy meanwhile.
+    let cfg = config(&dir, &project, &upstream, "");
+    let text = std::fs::read_to_string(&cfg).unwrap_or_default().replace(
+        "relist-interval-ms = 300\n",
+        "relist-interval-ms = 600000\n",
+    );
+    std::fs::write(&cfg, text).unwrap_or_else(|e| panic!("{e}"));
+    let gw = start(&cfg).unwrap_or_else(|e| panic!("the gateway did not start:\n{e}"));
+    let seen = || {
+        std::fs::read_to_string(&conns)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    runtime().block_on(async {
+        let c = client(&gw.url, SUPPORT_KEY, ProtocolVersion::V_2026_07_28).await;
+        let done = Ok(r#"[{"type":"text","text":"notes_append(7) done"}]"#.to_string());
+        assert_eq!(call(&c, "mcp_crm_notes_append").await, done);
+        let first = seen().last().cloned();
+        assert_eq!(call(&c, "mcp_crm_notes_append").await, done);
+        assert_eq!(
+            seen().last().cloned(),
+            first,
+            "a call right after: the same connection"
+        );
+        tokio::time::sleep(Duration::from_millis(4500)).await;
+        assert_eq!(call(&c, "mcp_crm_notes_append").await, done);
+        assert_ne!(
+            seen().last().cloned(),
+            first,
+            "a call after 4.5 s idle: a new connection"
+        );
+        let _ = c.cancel().await;
+    });
+    drop(gw);
+}
+
 /// Relisting an upstream whose list did not change changes nothing a
 /// client sees: no `list_changed` (which would have every client list
 /// again), the same catalog and page cursors; a table swap is still told.
