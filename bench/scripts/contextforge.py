@@ -48,15 +48,19 @@ CALLER = "caller@bench.example.com"
 
 
 def password() -> str:
-    """Random and within its policy (length, upper, lower, special, and no
-    run of three sequential or repeated characters, which it refuses)."""
+    """Random and within its policy (`password_policy_service.py`): length,
+    upper, lower, special; no run of three sequential digits or letters
+    (case folded) nor of three repeated characters; no two-character
+    pattern more than twice; ten different characters."""
     while True:
         pw = "Aa1!" + secrets.token_urlsafe(24)
+        low = pw.lower()
         runs = any(
             ord(b) - ord(a) == ord(c) - ord(b) and abs(ord(b) - ord(a)) <= 1
-            for a, b, c in zip(pw, pw[1:], pw[2:])
+            for a, b, c in zip(low, low[1:], low[2:])
         )
-        if not runs:
+        patterns = any(pw.count(pw[i : i + 2]) > 2 for i in range(len(pw) - 1))
+        if not runs and not patterns and len(set(pw)) >= 10:
             return pw
 
 
