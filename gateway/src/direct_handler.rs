@@ -70,6 +70,12 @@ impl Handler {
         next: axum::middleware::Next,
     ) -> Response {
         let max = self.gw.config.limits.max_body_bytes;
+        // Anything a session's client sends keeps it (session_book.rs).
+        if let Some(id) = req.headers().get("mcp-session-id") {
+            if let Ok(id) = id.to_str() {
+                self.book.touch(id);
+            }
+        }
         match crate::direct::screened(req.method(), req.headers(), max) {
             None => next.run(req).await,
             Some(Screened::Stateless) => self.stateless(req, next).await,

@@ -1392,6 +1392,7 @@ impl ServerHandler for Handler {
                 )
             });
         }
+        let toucher = session_id.map(|sid| crate::session_book::Toucher::of(&self.book, sid));
         let Some(id) = parts.and_then(|p| p.extensions.get::<Identity>()).cloned() else {
             return;
         };
@@ -1401,6 +1402,7 @@ impl ServerHandler for Handler {
             context.peer.clone(),
             self.configuration.clone(),
             id,
+            toucher,
         );
     }
 }

@@ -39,7 +39,16 @@ fn endpoint(gw: &Arc<Gateway>, configuration: &str) -> Router<()> {
     let name: Arc<str> = configuration.into();
     let book = Arc::new(crate::session_book::Book::default());
     let direct = Handler::new(gw.clone(), name.clone(), book.clone());
-    let sessions = Arc::new(LocalSessionManager::default());
+    // The SDK's idle timer counts only what reaches its session worker, and
+    // requests on the direct path do not: the book keeps the time instead.
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = None;
+    let sessions = Arc::new(manager);
+    crate::session_book::sweeping(
+        book.clone(),
+        Arc::downgrade(&sessions),
+        gw.config.limits.session_idle,
+    );
     let mcp = StreamableHttpService::new(
         move || Ok(Handler::new(handler_gw.clone(), name.clone(), book.clone())),
         sessions.clone(),

@@ -19,6 +19,7 @@ use rmcp::model::{ErrorCode, ErrorData, LoggingLevel};
 use rmcp::{Peer, RoleServer};
 
 use crate::identity::Identity;
+use crate::session_book::Toucher;
 use crate::upstream::Event;
 use crate::{Changed, Gateway};
 
@@ -167,6 +168,7 @@ pub fn relay(
     peer: Peer<RoleServer>,
     configuration: Arc<str>,
     id: Identity,
+    toucher: Option<Toucher>,
 ) {
     let weak = Arc::downgrade(gw);
     let mut changes = gw.changes.subscribe();
@@ -197,6 +199,9 @@ pub fn relay(
             };
             if !sent {
                 return;
+            }
+            if let Some(t) = &toucher {
+                t.touch();
             }
         }
     });

@@ -5,12 +5,22 @@
 //! (docs/gateway.md, "The direct path"). The SDK keeps the same inside its
 //! session worker, out of reach of a request it does not serve.
 //!
+//! Requests on the direct path never reach the SDK's session worker, whose
+//! idle timer would then end a busy session: so the book keeps the time
+//! instead ([`Book::touch`], [`Book::sweep`]), and the SDK's own timer is
+//! off.
+//!
 //! Bounded by what clients hold open: one entry per live session, made at
 //! its `notifications/initialized` and dropped with the session's handler;
-//! one per request in flight on the direct path, dropped with its request.
+//! one time per session the SDK holds; one per request in flight on the
+//! direct path, dropped with its request.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 
 use rmcp::model::{ClientCapabilities, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
@@ -19,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 #[derive(Default)]
 pub struct Book {
     sessions: Mutex<HashMap<Arc<str>, Arc<Known>>>,
+    /// When each session the SDK holds was last asked or told anything
+    /// (first seen by a sweep, then touched).
+    seen: Mutex<HashMap<Arc<str>, Instant>>,
 }
 
 /// One session, as its client opened it.
@@ -39,6 +52,29 @@ pub struct Registration {
     book: Weak<Book>,
     id: Arc<str>,
     known: Weak<Known>,
+}
+
+/// What touches one session in its book, for what is sent to it outside
+/// any request (its stream's notifications).
+#[derive(Clone)]
+pub struct Toucher {
+    book: Weak<Book>,
+    id: Arc<str>,
+}
+
+impl Toucher {
+    pub fn of(book: &Arc<Book>, id: &str) -> Toucher {
+        Toucher {
+            book: Arc::downgrade(book),
+            id: id.into(),
+        }
+    }
+
+    pub fn touch(&self) {
+        if let Some(book) = self.book.upgrade() {
+            book.touch(&self.id);
+        }
+    }
 }
 
 /// A request in flight on the direct path: cancelled by the client's
@@ -77,6 +113,51 @@ impl Book {
 
     pub fn get(&self, id: &str) -> Option<Arc<Known>> {
         self.sessions.lock().ok()?.get(id).cloned()
+    }
+
+    /// Session `id` was asked or told something now. Only a session a sweep
+    /// found in the SDK is timed: an id a client makes up adds nothing.
+    pub fn touch(&self, id: &str) {
+        if let Ok(mut seen) = self.seen.lock() {
+            if let Some(t) = seen.get_mut(id) {
+                *t = Instant::now();
+            }
+        }
+    }
+
+    /// End every session of `sessions` that nothing reached for `idle`
+    /// (one first seen now is timed from now); forget the ended ones.
+    pub async fn sweep(&self, sessions: &LocalSessionManager, idle: Duration) {
+        let held: HashSet<Arc<str>> = sessions.sessions.read().await.keys().cloned().collect();
+        let now = Instant::now();
+        let stale: Vec<Arc<str>> = {
+            let Ok(mut seen) = self.seen.lock() else {
+                return;
+            };
+            seen.retain(|id, _| held.contains(id));
+            held.iter()
+                .filter(|id| now.duration_since(*seen.entry((*id).clone()).or_insert(now)) >= idle)
+                .cloned()
+                .collect()
+        };
+        for id in stale {
+            // Unless a request touched it since.
+            let still = self.seen.lock().is_ok_and(|mut seen| {
+                let idle_now = seen.get(&id).is_some_and(|t| t.elapsed() >= idle);
+                if idle_now {
+                    seen.remove(&id);
+                }
+                idle_now
+            });
+            if still {
+                let _ = sessions.close_session(&id).await;
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn timed(&self) -> usize {
+        self.seen.lock().map(|s| s.len()).unwrap_or(0)
     }
 
     #[cfg(test)]
@@ -146,6 +227,21 @@ impl Drop for InFlight {
             }
         }
     }
+}
+
+/// How often `book` sweeps `sessions` for those idle for `idle`: a tenth
+/// of it, from 100 ms to 30 s, for as long as the endpoint lives.
+pub fn sweeping(book: Arc<Book>, sessions: Weak<LocalSessionManager>, idle: Duration) {
+    let every = (idle / 10).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(sessions) = sessions.upgrade() else {
+                return;
+            };
+            book.sweep(&sessions, idle).await;
+        }
+    });
 }
 
 #[cfg(test)]

@@ -56,3 +56,34 @@ fn a_cancel_reaches_the_request_in_flight_and_nothing_else() {
     drop((again, b));
     assert_eq!(known.in_flight(), 0);
 }
+
+/// A sweep ends the sessions nothing reached for the idle time and keeps
+/// the touched ones; an id no session has is never timed.
+#[test]
+fn a_sweep_ends_what_nothing_reached_and_a_made_up_id_adds_nothing() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+    use std::time::Duration;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let m = LocalSessionManager::default();
+        let (a, _ta) = m.create_session().await.expect("a session");
+        let (b, _tb) = m.create_session().await.expect("a session");
+        let book = Book::default();
+        book.touch("made-up");
+        assert_eq!(book.timed(), 0);
+        let idle = Duration::from_millis(300);
+        book.sweep(&m, idle).await;
+        assert_eq!(book.timed(), 2);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        book.touch(&b);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        book.sweep(&m, idle).await;
+        assert!(!m.has_session(&a).await.expect("an answer"));
+        assert!(m.has_session(&b).await.expect("an answer"));
+        assert_eq!(book.timed(), 1);
+    });
+}

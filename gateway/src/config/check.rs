@@ -228,6 +228,10 @@ fn limits(l: &LimitsFile) -> GatewayLimits {
             .relist_interval_ms
             .map_or(d.relist_interval, Duration::from_millis)
             .max(Duration::from_millis(100)),
+        session_idle: l
+            .session_idle_ms
+            .map_or(d.session_idle, Duration::from_millis)
+            .max(Duration::from_millis(100)),
     }
 }
 

@@ -127,6 +127,9 @@ pub struct LimitsFile {
     /// announced a change (ms, default 60000): a server that changes a
     /// definition without saying so has it withheld within this time.
     pub relist_interval_ms: Option<u64>,
+    /// A session (revision 2025-11-25 and before) with nothing from its
+    /// client, nor sent to it, for this long is ended (ms, default 300000).
+    pub session_idle_ms: Option<u64>,
 }
 
 /// `[telemetry]`: OTLP export of traces, metrics and decision log records.
@@ -192,7 +195,7 @@ pub struct UpstreamFile {
     /// The working directory of a `command` upstream (relative to this file).
     pub cwd: Option<String>,
     /// Keep connections to a `url` upstream alive between requests
-    /// (default true; at most 32 idle, each for 90 s). An upstream server
+    /// (default true; at most 32 idle, each for 4 s). An upstream server
     /// that writes an answer in parts without TCP_NODELAY holds each answer
     /// on a kept-alive connection for the gateway's delayed ACK (about
     /// 40 ms): set TCP_NODELAY there, or `false` here (a connection per

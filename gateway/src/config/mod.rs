@@ -114,6 +114,7 @@ pub struct GatewayLimits {
     pub max_connections: usize,
     pub header_timeout: Duration,
     pub relist_interval: Duration,
+    pub session_idle: Duration,
 }
 
 impl Default for GatewayLimits {
@@ -130,6 +131,8 @@ impl Default for GatewayLimits {
             max_connections: toolgate_service::default_max_connections().min(1024),
             header_timeout: Duration::from_secs(10),
             relist_interval: Duration::from_secs(60),
+            // The MCP SDK's own default for a session's worker.
+            session_idle: Duration::from_secs(300),
         }
     }
 }

@@ -206,6 +206,7 @@ fn the_keys_a_misspelt_one_is_matched_against_are_the_schemas() {
         "max-connections",
         "header-timeout-ms",
         "relist-interval-ms",
+        "session-idle-ms",
         "name",
         "command",
         "url",

@@ -627,3 +627,35 @@ fn the_python_sdks_session_call_takes_the_direct_path() {
     assert_eq!(lines(&dir.join("calls.log")), ["start", "notes_append"]);
     drop(gw);
 }
+
+/// Requests on the direct path never reach the SDK's session worker, yet
+/// they keep their session: one busy for twice `session-idle-ms` on the
+/// direct path alone lives on; left idle, it ends (the SDK's 404).
+#[test]
+fn a_session_busy_on_the_direct_path_lives_and_an_idle_one_ends() {
+    let (gw, _crm, dir) = gateway("gw-direct-idle", &[], "session-idle-ms = 1500\n");
+    let body = legacy_body(
+        5,
+        "tools/call",
+        json!({"name": "mcp_crm_notes_append", "arguments": {"id": "7"}}),
+    );
+    runtime().block_on(async {
+        let sid = session(&gw.url, json!({})).await;
+        let began = std::time::Instant::now();
+        let mut calls = 0;
+        while began.elapsed() < std::time::Duration::from_millis(3500) {
+            let (status, _, text) = sent_in_session(&gw.url, &sid, &body).await;
+            assert_eq!(status, 200, "after {:?}: {text}", began.elapsed());
+            assert_contains(&text, "notes_append(7) done");
+            calls += 1;
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+        assert!(calls >= 8, "{calls}");
+        tokio::time::sleep(std::time::Duration::from_millis(3000)).await;
+        let (status, _, text) = sent_in_session(&gw.url, &sid, &body).await;
+        assert_eq!(status, 404, "{text}");
+    });
+    let metas = lines(&dir.join("meta.log"));
+    assert!(metas.iter().all(|m| m == "-"), "{metas:?}");
+    drop(gw);
+}
