@@ -49,7 +49,11 @@ async fn send(url: &str, body: &Value) -> (u16, String, String) {
         .as_str()
         .or(body["params"]["uri"].as_str());
     let method = body["method"].as_str().unwrap_or_default();
-    let r = posted(url, method, name.unwrap_or_default(), ("x-none", "-"), body).await;
+    answered(posted(url, method, name.unwrap_or_default(), ("x-none", "-"), body).await).await
+}
+
+/// An answer's status, content type and body.
+async fn answered(r: reqwest::Response) -> (u16, String, String) {
     let status = r.status().as_u16();
     let ctype = r
         .headers()
@@ -407,15 +411,7 @@ async fn in_session(url: &str, id: &str, body: &Value) -> reqwest::Response {
 
 /// [`in_session`]'s status, content type and body.
 async fn sent_in_session(url: &str, id: &str, body: &Value) -> (u16, String, String) {
-    let r = in_session(url, id, body).await;
-    let status = r.status().as_u16();
-    let ctype = r
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    (status, ctype, r.text().await.unwrap_or_default())
+    answered(in_session(url, id, body).await).await
 }
 
 /// A 2025-11-25 `method` request with `params`.
@@ -504,25 +500,16 @@ fn a_cancel_reaches_a_sessions_call_on_the_direct_path_and_going_away_does_not()
             json!({"name": "mcp_crm_customer-360_lookup", "arguments": {"id": "slow"}}),
         )
     };
-    let started = |n: usize| {
+    // Until the upstream's call log holds `n` lines `line` (10 s at most).
+    let logged = |line: &str, n: usize| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while lines(&calls)
-            .iter()
-            .filter(|l| *l == "customer-360_lookup")
-            .count()
-            < n
-        {
+        while lines(&calls).iter().filter(|l| *l == line).count() < n {
             assert!(std::time::Instant::now() < deadline, "{:?}", lines(&calls));
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     };
-    let cancelled = |n: usize| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while lines(&calls).iter().filter(|l| *l == "cancelled").count() < n {
-            assert!(std::time::Instant::now() < deadline, "{:?}", lines(&calls));
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    };
+    let started = |n: usize| logged("customer-360_lookup", n);
+    let cancelled = |n: usize| logged("cancelled", n);
     let cancel = |id: u64| {
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                "params": {"requestId": id, "reason": "the user gave up"}})
