@@ -10,9 +10,12 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
 - the latency of a `tools/call`, p50 and p99, the targets alternated call
   by call over one kept-alive SDK session each;
 - calls per second with 16 concurrent kept-alive SDK clients (one session
-  each), 10 s windows: direct and toolgate's two five times each,
-  alternated, reporting the median window (the client's own rate moves
-  between windows by up to a fifth), the peers once;
+  each): direct and toolgate's two in 12 rounds of 5 s windows, the
+  targets alternated within each round on sessions opened once, each
+  reporting its median window and its median ratio to direct's window of
+  the same round (the client's own rate moves between windows by up to a
+  fifth, and a paired ratio cancels what moves slowly); the peers in one
+  10 s window;
 - calls per second and latency p50 / p99 with wrk (`mcp_call.lua`): 2
   threads, 16 kept-alive connections, 10 s (an answer may take up to
   30 s), all on one session that the harness opened with a plain
@@ -262,6 +265,45 @@ async def throughput(t: Target, clients: int, seconds: float, modern: bool = Fal
 
     await asyncio.gather(*(one() for _ in range(clients)))
     return done / (ended - started), done, cpu
+
+
+async def alternated(targets: dict[str, Target], clients: int, rounds: int, seconds: float, modern: bool = False):
+    """`rounds` windows of `seconds` for each target, the targets taken in
+    turn within a round (the order reversed every other round), on
+    `clients` sessions per target opened and warmed once: each window's
+    calls per second, calls and the gateway's CPU seconds."""
+    from contextlib import AsyncExitStack
+
+    async def window(t: Target, sessions) -> tuple[float, int, float]:
+        done = 0
+        cpu = -cpu_seconds(t.pid) if t.pid else 0.0
+        started = time.monotonic()
+        stop = started + seconds
+
+        async def one(s) -> None:
+            nonlocal done
+            while time.monotonic() < stop:
+                r = await s.call_tool(t.tool, {"id": "1"})
+                assert not r.is_error, r
+                done += 1
+
+        await asyncio.gather(*(one(s) for s in sessions))
+        ended = time.monotonic()
+        cpu += cpu_seconds(t.pid) if t.pid else 0.0
+        return done / (ended - started), done, cpu
+
+    windows = {k: [] for k in targets}
+    async with AsyncExitStack() as stack:
+        sessions = {}
+        for k, t in targets.items():
+            sessions[k] = [await stack.enter_async_context(Session(t.url, t.headers, modern)) for _ in range(clients)]
+            for s in sessions[k]:
+                await s.call_tool(t.tool, {"id": "1"})
+        for r in range(rounds):
+            order = list(targets) if r % 2 == 0 else list(reversed(targets))
+            for k in order:
+                windows[k].append(await window(targets[k], sessions[k]))
+    return windows
 
 
 async def first_page(t: Target) -> list[str]:
@@ -522,11 +564,14 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         load, wrks, loaded, modern = {}, {}, {}, {}
         idle_cpu = idle_cores({k: t.pid for k, t in targets.items() if t.pid}, 5.0)
         for k, t in targets.items():
-            load[k] = asyncio.run(throughput(t, 16, 10.0))
+            if k not in ALTERNATED:
+                load[k] = asyncio.run(throughput(t, 16, 10.0))
             after_sdk = memory_mib(t.pid) if t.pid else None
             wrks[k] = wrk(t, lua)
             modern[k] = wrk(t, lua, modern=True)
-            if modern[k] is not None:
+            if modern[k] is not None and k in ALTERNATED:
+                modern[k]["sdk"] = None
+            elif modern[k] is not None:
                 try:
                     modern[k]["sdk"] = asyncio.run(throughput(t, 16, 10.0, modern=True))
                 except Exception as e:  # a target the SDK client cannot discover
@@ -535,23 +580,26 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
             if t.pid:
                 after_wrk = memory_mib(t.pid)
                 loaded[k] = (max(after_sdk[0], after_wrk[0]), max(after_sdk[1], after_wrk[1]), after_wrk[2])
-        # The SDK client's rate moves between 10 s windows by up to a fifth
-        # (its 16 clients share one Python process with the harness), more
-        # than between targets on one path: direct and toolgate's two are
-        # measured four times more, alternated, and each reports its median
-        # of five windows.
-        windows = {k: [v] for k, v in load.items()}
-        modern_windows = {k: [w["sdk"]] for k, w in modern.items() if w is not None and w["sdk"]}
-        for r in range(4):
-            order = ALTERNATED if r % 2 else tuple(reversed(ALTERNATED))
-            for k in order:
-                windows[k].append(asyncio.run(throughput(targets[k], 16, 10.0)))
-                if k in modern_windows:
-                    modern_windows[k].append(asyncio.run(throughput(targets[k], 16, 10.0, modern=True)))
-        load = {k: median_window(v) for k, v in windows.items()}
+        # The SDK client's rate moves between windows by up to a fifth (its
+        # 16 clients share one Python process with the harness), more than
+        # between targets on one path: direct and toolgate's two are
+        # measured in alternated rounds, each ratio taken within a round.
+        paired = {k: targets[k] for k in ALTERNATED}
+        windows = asyncio.run(alternated(paired, 16, ROUNDS, 5.0))
+        modern_paired = {k: t for k, t in paired.items() if modern.get(k) is not None}
+        modern_windows = {}
+        if "direct" in modern_paired:
+            modern_windows = asyncio.run(alternated(modern_paired, 16, ROUNDS, 5.0, modern=True))
+        ratios = {k: median_ratio(v, windows["direct"]) for k, v in windows.items()}
+        load.update({k: median_window(v) for k, v in windows.items()})
         for k, v in modern_windows.items():
             modern[k]["sdk"] = median_window(v)
-        report(n, calls, targets, times, load, wrks, lists, idle, loaded)
+            modern[k]["sdk_ratio"] = median_ratio(v, modern_windows["direct"])
+        for k, t in paired.items():
+            if t.pid:
+                now = memory_mib(t.pid)
+                loaded[k] = (max(loaded[k][0], now[0]), max(loaded[k][1], now[1]), loaded[k][2])
+        report(n, calls, targets, times, load, ratios, wrks, lists, idle, loaded)
         report_modern(n, modern)
         print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
         for note in notes:
@@ -567,6 +615,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
 
 
 ALTERNATED = ("direct", "toolgate", "toolgate-2025")
+ROUNDS = 12
 
 
 def median_window(windows: list[tuple[float, int, float]]) -> tuple[float, int, float]:
@@ -576,7 +625,13 @@ def median_window(windows: list[tuple[float, int, float]]) -> tuple[float, int, 
     return rates[len(rates) // 2], sum(w[1] for w in windows), sum(w[2] for w in windows)
 
 
-def report(n, calls, targets, times, load, wrks, lists, idle, loaded) -> None:
+def median_ratio(windows: list[tuple[float, int, float]], base: list[tuple[float, int, float]]) -> float:
+    """The median over rounds of a window's rate over direct's in the same round."""
+    ratios = sorted(w[0] / b[0] for w, b in zip(windows, base))
+    return ratios[len(ratios) // 2]
+
+
+def report(n, calls, targets, times, load, ratios, wrks, lists, idle, loaded) -> None:
     d50, d99 = pct(times["direct"], 0.5), pct(times["direct"], 0.99)
     print(
         f"| N = {n}, {calls} calls each | p50 ms | p99 ms | added p50 / p99 ms | calls/s, 16 clients | of direct "
@@ -595,7 +650,7 @@ def report(n, calls, targets, times, load, wrks, lists, idle, loaded) -> None:
             rss = f"{idle[k][0]:.0f} / {loaded[k][0]:.0f}"
             pss = f"{idle[k][1]:.0f} / {loaded[k][1]:.0f}"
         print(
-            f"| {k} | {p50:.2f} | {p99:.2f} | {added} | {rate:,.0f} | {rate / load['direct'][0]:.2f}x "
+            f"| {k} | {p50:.2f} | {p99:.2f} | {added} | {rate:,.0f} | {ratios.get(k, rate / load['direct'][0]):.2f}x "
             f"| {w['rate']:,.0f} | {w['rate'] / wrks['direct']['rate']:.2f}x | {w['50%']:.2f} / {w['99%']:.2f} "
             f"| {cpu_call} | {rss} | {pss} | {lists[k][0]:.1f} ({lists[k][1]}) |"
         )
@@ -634,7 +689,8 @@ def report_modern(n: int, modern: dict) -> None:
         else:
             rate, done, cpu = w["sdk"]
             sdk, sdk_cpu = f"{rate:,.0f}", f"{cpu / max(1, done) * 1e3:.2f}"
-            sdk_ratio = f"{rate / base['sdk'][0]:.2f}x" if base and base["sdk"] else ""
+            ratio_of = w.get("sdk_ratio") or (rate / base["sdk"][0] if base and base["sdk"] else None)
+            sdk_ratio = f"{ratio_of:.2f}x" if ratio_of else ""
         cpus = "" if k == "direct" else f"{wrk_cpu} / {sdk_cpu}"
         print(
             f"| {k} | {w['rate']:,.0f} | {ratio} | {w['50%']:.2f} / {w['99%']:.2f} "
