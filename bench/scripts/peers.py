@@ -508,9 +508,10 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         # Two gateways: toward the upstream on 2026-07-28 (a plain call then
         # takes the direct path: docs/gateway.md) and on 2025-11-25 (the
         # default, `initialize` and a session). Each relists the upstream
-        # every 10 min, not every 60 s (the default): a relisting of 10k
-        # tools costs the upstream about a second of CPU, which would land
-        # in some targets' timed windows and not others'.
+        # every hour, not every 60 s (the default), so not within a run
+        # (some 12 min): a relisting of 10k tools costs the upstream about a
+        # second of CPU, which would land in some targets' timed windows and
+        # not others', and holds two listings in the gateway's memory.
         gws = {}
         for key, protocol in (("toolgate", "2026-07-28"), ("toolgate-2025", "2025-11-25")):
             gw_port = free_port()
@@ -518,7 +519,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
                 f.write(
                     f'listen = "127.0.0.1:{gw_port}"\nproject = "{project}"\nregistry = "{project}/registry.toml"\n'
                     f'configuration = "chat"\n[identity]\nrole = "user"\n[limits]\nlist-page-size = 1000\n'
-                    f'relist-interval-ms = 600000\nmax-tools = {max(n, 1000)}\n[[upstream]]\nname = "up"\nprotocol = "{protocol}"\nurl = "{up_url}"\n'
+                    f'relist-interval-ms = 3600000\nmax-tools = {max(n, 1000)}\n[[upstream]]\nname = "up"\nprotocol = "{protocol}"\nurl = "{up_url}"\n'
                 )
             gw = spawn([toolgate, "gateway", "--config", f"{work}/{key}.toml", "--no-watch"], stderr=subprocess.DEVNULL)
             wait_port(gw_port, gw, "toolgate gateway")
