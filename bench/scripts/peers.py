@@ -235,36 +235,9 @@ async def throughput(t: Target, clients: int, seconds: float, modern: bool = Fal
     each session opened and warmed by one call first (the SDK client lists
     the tools once per session, to check results against their schemas),
     and the gateway's CPU seconds from the moment all are warm until the
-    last call ends (not the sessions' opening, listing and closing)."""
-    done = 0
-    ready = finished = 0
-    go, all_done = asyncio.Event(), asyncio.Event()
-    started = stop = ended = cpu = 0.0
-
-    async def one() -> None:
-        nonlocal done, ready, finished, started, stop, ended, cpu
-        async with Session(t.url, t.headers, modern) as s:
-            await s.call_tool(t.tool, {"id": "1"})
-            ready += 1
-            if ready == clients:
-                cpu = -cpu_seconds(t.pid) if t.pid else 0.0
-                started = time.monotonic()
-                stop = started + seconds
-                go.set()
-            await go.wait()
-            while time.monotonic() < stop:
-                r = await s.call_tool(t.tool, {"id": "1"})
-                assert not r.is_error, r
-                done += 1
-            finished += 1
-            if finished == clients:
-                ended = time.monotonic()
-                cpu += cpu_seconds(t.pid) if t.pid else 0.0
-                all_done.set()
-            await all_done.wait()
-
-    await asyncio.gather(*(one() for _ in range(clients)))
-    return done / (ended - started), done, cpu
+    last call ends (not the sessions' opening, listing and closing): one
+    window of [`alternated`]."""
+    return (await alternated({"t": t}, clients, 1, seconds, modern))["t"][0]
 
 
 async def alternated(targets: dict[str, Target], clients: int, rounds: int, seconds: float, modern: bool = False):
@@ -297,8 +270,7 @@ async def alternated(targets: dict[str, Target], clients: int, rounds: int, seco
         sessions = {}
         for k, t in targets.items():
             sessions[k] = [await stack.enter_async_context(Session(t.url, t.headers, modern)) for _ in range(clients)]
-            for s in sessions[k]:
-                await s.call_tool(t.tool, {"id": "1"})
+            await asyncio.gather(*(s.call_tool(t.tool, {"id": "1"}) for s in sessions[k]))
         for r in range(rounds):
             order = list(targets) if r % 2 == 0 else list(reversed(targets))
             for k in order:

@@ -19,10 +19,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use rmcp::model::{ClientCapabilities, ProtocolVersion, RequestId};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager;
-
-use rmcp::model::{ClientCapabilities, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
 /// One endpoint's live sessions, by session id.
