@@ -26,6 +26,14 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
   its method and tool in headers and carries the protocol in `_meta`), for
   the targets that answer a plain call on it, and the 16 SDK clients again
   on it (each opened with the client's `server/discover`);
+- a control, in the same rounds as direct and toolgate's two: direct
+  beside a busy loop that spins toolgate's CPU per call at toolgate's rate
+  (from a 5 s window), since on two cores the 16 clients' one Python
+  process is the bottleneck and any process beside it slows it;
+- the 16 SDK clients again with the client alone on one core and every
+  server on the other (`own_core`: 8 alternated rounds per revision, the
+  peers one 10 s window), as a load generator runs apart from what it
+  loads;
 - each gateway's CPU while idle (5 s, nothing asked), since the others
   idle beside the one under load on the same cores;
 - `tools/list` (every page) of the N tools;
@@ -150,6 +158,39 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def busy(spin: float, period: float) -> None:
+    """A control for the shared cores: spin `spin` seconds every `period`
+    seconds on an absolute schedule (so sleeping late does not lower the
+    rate), as a gateway spends its CPU per call at its rate of calls."""
+    wake = time.monotonic()
+    while True:
+        end = time.monotonic() + spin
+        while time.monotonic() < end:
+            pass
+        wake += period
+        pause = wake - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        else:
+            wake = time.monotonic()
+
+
+def pin(pids: list[int], cpus: set[int], with_children: bool = True) -> None:
+    """Every thread of `pids` (and of their children) onto `cpus` (threads
+    started later inherit it from the thread that starts them)."""
+    for pid in pids:
+        for p in [pid] + (children(pid) if with_children else []):
+            try:
+                tids = [int(t) for t in os.listdir(f"/proc/{p}/task")]
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    os.sched_setaffinity(tid, cpus)
+                except OSError:  # a thread that has just ended
+                    pass
+
+
 def memory_mib(pid: int) -> tuple[float, float, int]:
     """RSS and PSS of `pid` and its children, MiB, and how many processes."""
     rss = pss = 0
@@ -172,6 +213,9 @@ class Target(NamedTuple):
     tool: str
     headers: dict[str, str]
     pid: int | None  # the gateway's process (group leader), None for direct
+    # `pid` is a stopped busy loop (`busy`), run only during this target's
+    # windows: direct, beside a process spending what a gateway spends.
+    busy: bool = False
 
 
 class Session:
@@ -249,6 +293,8 @@ async def alternated(targets: dict[str, Target], clients: int, rounds: int, seco
 
     async def window(t: Target, sessions) -> tuple[float, int, float]:
         done = 0
+        if t.busy:
+            os.kill(t.pid, signal.SIGCONT)
         cpu = -cpu_seconds(t.pid) if t.pid else 0.0
         started = time.monotonic()
         stop = started + seconds
@@ -263,6 +309,8 @@ async def alternated(targets: dict[str, Target], clients: int, rounds: int, seco
         await asyncio.gather(*(one(s) for s in sessions))
         ended = time.monotonic()
         cpu += cpu_seconds(t.pid) if t.pid else 0.0
+        if t.busy:
+            os.kill(t.pid, signal.SIGSTOP)
         return done / (ended - started), done, cpu
 
     windows = {k: [] for k in targets}
@@ -419,10 +467,11 @@ def idle_cores(pids: dict[str, int], seconds: float) -> dict[str, float]:
 def stop(proc: subprocess.Popen) -> None:
     """`proc`'s whole process group (mcp-proxy's chain, ContextForge's
     helpers): SIGTERM, then SIGKILL after 10 s (a server with open sessions
-    may wait for them)."""
+    may wait for them). A stopped one (the busy loop) is woken to take it."""
     for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
         try:
             os.killpg(proc.pid, sig)
+            os.killpg(proc.pid, signal.SIGCONT)
         except ProcessLookupError:
             break
         try:
@@ -558,13 +607,22 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         # between targets on one path: direct and toolgate's two are
         # measured in alternated rounds, each ratio taken within a round.
         paired = {k: targets[k] for k in ALTERNATED}
-        windows = asyncio.run(alternated(paired, 16, ROUNDS, 5.0))
+        # The control: direct beside a busy loop spending what `toolgate`
+        # spends (its CPU per call at its rate, from a 5 s window), paired
+        # in the same rounds, so what the shared cores cost the client is
+        # read apart from what the gateway does.
+        cal_rate, cal_done, cal_cpu = asyncio.run(throughput(targets["toolgate"], 16, 5.0))
+        loop = spawn([sys.executable, here, "busy", str(cal_cpu / max(1, cal_done)), str(1 / cal_rate)])
+        os.kill(loop.pid, signal.SIGSTOP)
+        control = Target(up_url, "tool_00002", {}, loop.pid, busy=True)
+        windows = asyncio.run(alternated({**paired, BUSY: control}, 16, ROUNDS, 5.0))
         modern_paired = {k: t for k, t in paired.items() if modern.get(k) is not None}
         modern_windows = {}
         if "direct" in modern_paired:
             modern_windows = asyncio.run(alternated(modern_paired, 16, ROUNDS, 5.0, modern=True))
         ratios = {k: median_ratio(v, windows["direct"]) for k, v in windows.items()}
         load.update({k: median_window(v) for k, v in windows.items()})
+        own = own_core([up.pid] + [t.pid for t in targets.values() if t.pid], paired, modern_paired, targets)
         for k, v in modern_windows.items():
             modern[k]["sdk"] = median_window(v)
             modern[k]["sdk_ratio"] = median_ratio(v, modern_windows["direct"])
@@ -573,7 +631,14 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
                 now = memory_mib(t.pid)
                 loaded[k] = (max(loaded[k][0], now[0]), max(loaded[k][1], now[1]), loaded[k][2])
         report(n, calls, targets, times, load, ratios, wrks, lists, idle, loaded)
+        rate, done, cpu = load[BUSY]
+        print(
+            f"{BUSY} (spinning {cal_cpu / max(1, cal_done) * 1e3:.2f} ms every {1e3 / cal_rate:.2f} ms, "
+            f"toolgate's CPU per call at its rate): {rate:,.0f} calls/s, {ratios[BUSY]:.2f}x of direct, "
+            f"the loop at {cpu / (ROUNDS * 5.0):.2f} cores (toolgate {load['toolgate'][2] / (ROUNDS * 5.0):.2f})"
+        )
         report_modern(n, modern)
+        report_own(n, own)
         print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
         for note in notes:
             print(note)
@@ -589,6 +654,58 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
 
 ALTERNATED = ("direct", "toolgate", "toolgate-2025")
 ROUNDS = 12
+BUSY = "direct + busy loop"
+OWN_ROUNDS = 8
+
+
+def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dict) -> dict:
+    """The SDK client's load again with the client alone on one core and
+    every server (the upstream, each gateway, their threads and children)
+    on another, as a load generator runs apart from what it loads: direct
+    and toolgate's two in alternated rounds on both revisions, the peers in
+    one 10 s window. Every affinity is given back after."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("the own-core load needs two cores: run on a machine with two or more")
+    own: dict = {}
+    pin([os.getpid()], {cpus[0]}, with_children=False)
+    pin(servers, {cpus[1]})
+    try:
+        for revision, modern, ts in (("2025-11-25", False, paired), (MODERN, True, modern_paired)):
+            if "direct" not in ts:
+                continue
+            windows = asyncio.run(alternated(ts, 16, OWN_ROUNDS, 5.0, modern=modern))
+            for k, v in windows.items():
+                own.setdefault(k, {})[revision] = (median_window(v), median_ratio(v, windows["direct"]))
+        for k, t in targets.items():
+            if k not in ALTERNATED:
+                w = asyncio.run(throughput(t, 16, 10.0))
+                own.setdefault(k, {})["2025-11-25"] = (w, w[0] / own["direct"]["2025-11-25"][0][0])
+    finally:
+        pin([os.getpid()], set(cpus), with_children=False)
+        pin(servers, set(cpus))
+    return own
+
+
+def report_own(n: int, own: dict) -> None:
+    """The SDK client's load with the client on its own core."""
+    print()
+    print(
+        f"| N = {n}, 16 SDK clients on one core, the servers on another | calls/s 2025-11-25 | of direct "
+        f"| calls/s {MODERN} | of direct | CPU ms per call, 2025-11-25 / {MODERN} |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for k, by in own.items():
+        cells, cpus = [], []
+        for revision in ("2025-11-25", MODERN):
+            if revision not in by:
+                cells += ["—", ""]
+                cpus.append("—")
+                continue
+            (rate, done, cpu), ratio = by[revision]
+            cells += [f"{rate:,.0f}", f"{ratio:.2f}x"]
+            cpus.append(f"{cpu / max(1, done) * 1e3:.2f}")
+        print(f"| {k} | " + " | ".join(cells) + f" | {'' if k == 'direct' else ' / '.join(cpus)} |")
 
 
 def median_window(windows: list[tuple[float, int, float]]) -> tuple[float, int, float]:
@@ -679,5 +796,7 @@ if __name__ == "__main__":
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     if sys.argv[1] == "upstream":
         upstream(int(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "busy":
+        busy(float(sys.argv[2]), float(sys.argv[3]))
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
