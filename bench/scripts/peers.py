@@ -29,7 +29,8 @@ run, measured with the official Python MCP SDK client (2.3) and with wrk:
 - a control, in the same rounds as direct and toolgate's two: direct
   beside a busy loop that spins toolgate's CPU per call at toolgate's rate
   (from a 5 s window), since on two cores the 16 clients' one Python
-  process is the bottleneck and any process beside it slows it;
+  process is the bottleneck and any process beside it slows it; with each
+  target, how often per call the clients' thread was preempted;
 - the 16 SDK clients again with the client alone on one core and every
   server on the other (`own_core`: 8 alternated rounds per revision, the
   peers one 10 s window), as a load generator runs apart from what it
@@ -175,6 +176,21 @@ def busy(spin: float, period: float) -> None:
             wake = time.monotonic()
 
 
+def preemptions() -> int:
+    """How often this process's main thread (the clients' event loop) has
+    been preempted: its involuntary context switches."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("nonvoluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise SystemExit("/proc/self/status has no nonvoluntary_ctxt_switches")
+
+
+def preempted_per_call(windows: dict) -> str:
+    """Each target's preemptions of the clients' thread per call."""
+    return ", ".join(f"{k} {sum(w[3] for w in v) / max(1, sum(w[1] for w in v)):.2f}" for k, v in windows.items())
+
+
 def pin(pids: list[int], cpus: set[int], with_children: bool = True) -> None:
     """Every thread of `pids` (and of their children) onto `cpus` (threads
     started later inherit it from the thread that starts them)."""
@@ -281,20 +297,22 @@ async def throughput(t: Target, clients: int, seconds: float, modern: bool = Fal
     and the gateway's CPU seconds from the moment all are warm until the
     last call ends (not the sessions' opening, listing and closing): one
     window of [`alternated`]."""
-    return (await alternated({"t": t}, clients, 1, seconds, modern))["t"][0]
+    return (await alternated({"t": t}, clients, 1, seconds, modern))["t"][0][:3]
 
 
 async def alternated(targets: dict[str, Target], clients: int, rounds: int, seconds: float, modern: bool = False):
     """`rounds` windows of `seconds` for each target, the targets taken in
     turn within a round (the order reversed every other round), on
     `clients` sessions per target opened and warmed once: each window's
-    calls per second, calls and the gateway's CPU seconds."""
+    calls per second, calls, the gateway's CPU seconds and how often the
+    clients' thread was preempted (taken off its core while it could run)."""
     from contextlib import AsyncExitStack
 
-    async def window(t: Target, sessions) -> tuple[float, int, float]:
+    async def window(t: Target, sessions) -> tuple[float, int, float, int]:
         done = 0
         if t.busy:
             os.kill(t.pid, signal.SIGCONT)
+        preempted = -preemptions()
         cpu = -cpu_seconds(t.pid) if t.pid else 0.0
         started = time.monotonic()
         stop = started + seconds
@@ -309,9 +327,10 @@ async def alternated(targets: dict[str, Target], clients: int, rounds: int, seco
         await asyncio.gather(*(one(s) for s in sessions))
         ended = time.monotonic()
         cpu += cpu_seconds(t.pid) if t.pid else 0.0
+        preempted += preemptions()
         if t.busy:
             os.kill(t.pid, signal.SIGSTOP)
-        return done / (ended - started), done, cpu
+        return done / (ended - started), done, cpu, preempted
 
     windows = {k: [] for k in targets}
     async with AsyncExitStack() as stack:
@@ -637,6 +656,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
             f"toolgate's CPU per call at its rate): {rate:,.0f} calls/s, {ratios[BUSY]:.2f}x of direct, "
             f"the loop at {cpu / (ROUNDS * 5.0):.2f} cores (toolgate {load['toolgate'][2] / (ROUNDS * 5.0):.2f})"
         )
+        print(f"the clients' thread preempted per call, shared cores, 2025-11-25: {preempted_per_call(windows)}")
         report_modern(n, modern)
         report_own(n, own)
         print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
@@ -675,6 +695,7 @@ def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dic
             if "direct" not in ts:
                 continue
             windows = asyncio.run(alternated(ts, 16, OWN_ROUNDS, 5.0, modern=modern))
+            own.setdefault("preempted", {})[revision] = preempted_per_call(windows)
             for k, v in windows.items():
                 own.setdefault(k, {})[revision] = (median_window(v), median_ratio(v, windows["direct"]))
         for k, t in targets.items():
@@ -696,6 +717,8 @@ def report_own(n: int, own: dict) -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for k, by in own.items():
+        if k == "preempted":
+            continue
         cells, cpus = [], []
         for revision in ("2025-11-25", MODERN):
             if revision not in by:
@@ -706,6 +729,8 @@ def report_own(n: int, own: dict) -> None:
             cells += [f"{rate:,.0f}", f"{ratio:.2f}x"]
             cpus.append(f"{cpu / max(1, done) * 1e3:.2f}")
         print(f"| {k} | " + " | ".join(cells) + f" | {'' if k == 'direct' else ' / '.join(cpus)} |")
+    for revision, line in own["preempted"].items():
+        print(f"the clients' thread preempted per call, own core, {revision}: {line}")
 
 
 def median_window(windows: list[tuple[float, int, float]]) -> tuple[float, int, float]:
