@@ -641,7 +641,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
             modern_windows = asyncio.run(alternated(modern_paired, 16, ROUNDS, 5.0, modern=True))
         ratios = {k: median_ratio(v, windows["direct"]) for k, v in windows.items()}
         load.update({k: median_window(v) for k, v in windows.items()})
-        own = own_core([up.pid] + [t.pid for t in targets.values() if t.pid], paired, modern_paired, targets)
+        own, own_preempted = own_core([up.pid] + [t.pid for t in targets.values() if t.pid], paired, modern_paired, targets)
         for k, v in modern_windows.items():
             modern[k]["sdk"] = median_window(v)
             modern[k]["sdk_ratio"] = median_ratio(v, modern_windows["direct"])
@@ -658,7 +658,7 @@ def main(toolgate: str, proxy_bin: str, cf_bin: str, n: int, calls: int) -> None
         )
         print(f"the clients' thread preempted per call, shared cores, 2025-11-25: {preempted_per_call(windows)}")
         report_modern(n, modern)
-        report_own(n, own)
+        report_own(n, own, own_preempted)
         print("idle CPU, cores (5 s, nothing asked): " + ", ".join(f"{k} {v:.2f}" for k, v in idle_cpu.items()))
         for note in notes:
             print(note)
@@ -678,16 +678,18 @@ BUSY = "direct + busy loop"
 OWN_ROUNDS = 8
 
 
-def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dict) -> dict:
+def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dict) -> tuple[dict, dict[str, str]]:
     """The SDK client's load again with the client alone on one core and
     every server (the upstream, each gateway, their threads and children)
     on another, as a load generator runs apart from what it loads: direct
     and toolgate's two in alternated rounds on both revisions, the peers in
-    one 10 s window. Every affinity is given back after."""
+    one 10 s window; and per revision how often per call the clients'
+    thread was preempted. Every affinity is given back after."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         raise SystemExit("the own-core load needs two cores: run on a machine with two or more")
     own: dict = {}
+    preempted: dict[str, str] = {}
     pin([os.getpid()], {cpus[0]}, with_children=False)
     pin(servers, {cpus[1]})
     try:
@@ -695,7 +697,7 @@ def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dic
             if "direct" not in ts:
                 continue
             windows = asyncio.run(alternated(ts, 16, OWN_ROUNDS, 5.0, modern=modern))
-            own.setdefault("preempted", {})[revision] = preempted_per_call(windows)
+            preempted[revision] = preempted_per_call(windows)
             for k, v in windows.items():
                 own.setdefault(k, {})[revision] = (median_window(v), median_ratio(v, windows["direct"]))
         for k, t in targets.items():
@@ -705,10 +707,10 @@ def own_core(servers: list[int], paired: dict, modern_paired: dict, targets: dic
     finally:
         pin([os.getpid()], set(cpus), with_children=False)
         pin(servers, set(cpus))
-    return own
+    return own, preempted
 
 
-def report_own(n: int, own: dict) -> None:
+def report_own(n: int, own: dict, preempted: dict[str, str]) -> None:
     """The SDK client's load with the client on its own core."""
     print()
     print(
@@ -717,8 +719,6 @@ def report_own(n: int, own: dict) -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for k, by in own.items():
-        if k == "preempted":
-            continue
         cells, cpus = [], []
         for revision in ("2025-11-25", MODERN):
             if revision not in by:
@@ -729,18 +729,18 @@ def report_own(n: int, own: dict) -> None:
             cells += [f"{rate:,.0f}", f"{ratio:.2f}x"]
             cpus.append(f"{cpu / max(1, done) * 1e3:.2f}")
         print(f"| {k} | " + " | ".join(cells) + f" | {'' if k == 'direct' else ' / '.join(cpus)} |")
-    for revision, line in own["preempted"].items():
+    for revision, line in preempted.items():
         print(f"the clients' thread preempted per call, own core, {revision}: {line}")
 
 
-def median_window(windows: list[tuple[float, int, float]]) -> tuple[float, int, float]:
+def median_window(windows: list[tuple]) -> tuple[float, int, float]:
     """The median window's rate, with the calls and CPU of all windows (CPU
     per call over every call timed)."""
     rates = sorted(w[0] for w in windows)
     return rates[len(rates) // 2], sum(w[1] for w in windows), sum(w[2] for w in windows)
 
 
-def median_ratio(windows: list[tuple[float, int, float]], base: list[tuple[float, int, float]]) -> float:
+def median_ratio(windows: list[tuple], base: list[tuple]) -> float:
     """The median over rounds of a window's rate over direct's in the same round."""
     ratios = sorted(w[0] / b[0] for w, b in zip(windows, base))
     return ratios[len(ratios) // 2]
